@@ -1,0 +1,52 @@
+// How fast an estimate is: the pure estimate, the catalog load, and estimate + JSON report.
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+
+#include "trainbudget/core/catalog.hpp"
+#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/report/reporter.hpp"
+
+namespace {
+
+tb::HardwareCatalog catalog() {
+  return tb::io::load_catalog(tb::io::default_catalog_sources(std::nullopt));
+}
+
+void BM_EstimateDefaultJob(benchmark::State& state) {
+  const tb::HardwareCatalog cat = catalog();
+  const auto machines = tb::parse_machine_list(tb::kDefaultMachines, cat);
+  const tb::TrainingJob job;
+  for (auto _ : state) benchmark::DoNotOptimize(tb::estimate(job, machines));
+}
+BENCHMARK(BM_EstimateDefaultJob);
+
+void BM_EstimateAllMachines(benchmark::State& state) {
+  const tb::HardwareCatalog cat = catalog();
+  const auto machines = tb::parse_machine_list("all", cat);
+  const tb::TrainingJob job;
+  for (auto _ : state) benchmark::DoNotOptimize(tb::estimate(job, machines));
+}
+BENCHMARK(BM_EstimateAllMachines);
+
+void BM_LoadCatalog(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(catalog());
+}
+BENCHMARK(BM_LoadCatalog);
+
+void BM_EstimateAndReportJson(benchmark::State& state) {
+  const tb::HardwareCatalog cat = catalog();
+  const auto machines = tb::parse_machine_list(tb::kDefaultMachines, cat);
+  const auto reporter = tb::report::make_reporter(tb::report::Format::kJson);
+  for (auto _ : state) {
+    std::ostringstream out;
+    reporter->estimate(tb::estimate(tb::TrainingJob{}, machines), out);
+    benchmark::DoNotOptimize(out.str());
+  }
+}
+BENCHMARK(BM_EstimateAndReportJson);
+
+}  // namespace
+
+BENCHMARK_MAIN();

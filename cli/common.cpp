@@ -1,0 +1,27 @@
+// Shared CLI options: output format and the hardware catalog's locations.
+#include "common.hpp"
+
+#include "trainbudget/io/hardware_loader.hpp"
+
+namespace tb::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& options) {
+  app.add_option("--format", options.format,
+                 "Output: table (for people), json (docs/json.md), csv, markdown")
+      ->default_val("table");
+  app.add_option("--hardware-dir", options.hardware_dir,
+                 "Extra folder of device TOML files (docs/hardware-catalog.md); also read: "
+                 "$XDG_CONFIG_HOME/trainbudget/hardware (default ~/.config/trainbudget/hardware)");
+}
+
+report::Format format_of(const CommonOptions& options) {
+  return report::parse_format(options.format);
+}
+
+HardwareCatalog load_catalog(const CommonOptions& options) {
+  std::optional<std::filesystem::path> dir;
+  if (options.hardware_dir) dir = *options.hardware_dir;
+  return io::load_catalog(io::default_catalog_sources(dir));
+}
+
+}  // namespace tb::cli

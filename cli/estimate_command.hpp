@@ -1,0 +1,27 @@
+// `trainbudget estimate`: memory, FLOPs, hours and a verdict for a training job.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+#include <string>
+
+#include "common.hpp"
+
+namespace tb::cli {
+
+struct EstimateOptions {
+  CommonOptions common;
+  std::string params{"7e9"};
+  std::string tokens{"1e9"};
+  std::string method{"full"};
+  std::string trainable_fraction{"0.02"};
+  std::string recipe{"amp-adam"};
+  std::string utilization{"0.4"};
+  std::string machine;
+  std::string devices{"1"};
+};
+
+CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
+void run_estimate(const EstimateOptions& options, std::ostream& out);
+
+}  // namespace tb::cli

@@ -1,0 +1,32 @@
+// `trainbudget hardware`: the device catalog, listed or one device with its sources.
+#include "hardware_command.hpp"
+
+#include "trainbudget/report/reporter.hpp"
+
+namespace tb::cli {
+
+HardwareCommands setup_hardware(CLI::App& app, HardwareOptions& o) {
+  HardwareCommands c;
+  c.hardware = app.add_subcommand("hardware", "The device catalog (data/hardware, your own files)");
+  c.hardware->require_subcommand(1);
+  c.list = c.hardware->add_subcommand("list", "Every known device with memory and dense rates");
+  add_common_options(*c.list, o.common);
+  c.show = c.hardware->add_subcommand("show", "One device: every figure with its source");
+  c.show->add_option("id", o.show_id, "Device id, e.g. h100-sxm")->required();
+  add_common_options(*c.show, o.common);
+  return c;
+}
+
+void run_hardware_list(const HardwareOptions& o, std::ostream& out) {
+  const report::Format format = format_of(o.common);
+  const HardwareCatalog catalog = load_catalog(o.common);
+  report::make_reporter(format)->devices(catalog.devices(), out);
+}
+
+void run_hardware_show(const HardwareOptions& o, std::ostream& out) {
+  const report::Format format = format_of(o.common);
+  const HardwareCatalog catalog = load_catalog(o.common);
+  report::make_reporter(format)->device(catalog.at(o.show_id, "hardware show"), out);
+}
+
+}  // namespace tb::cli

@@ -1,0 +1,83 @@
+// The trainbudget executable: builds the command line, runs one subcommand, maps errors to
+// exit codes (0 ok, CLI11's code for usage errors, 1 for a tb::Error). Output is buffered and
+// written only when the command succeeds, so a failure leaves stdout empty.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "estimate_command.hpp"
+#include "hardware_command.hpp"
+#include "trainbudget/build_info.hpp"
+#include "trainbudget/core/error.hpp"
+
+namespace {
+
+// `trainbudget` alone, or `trainbudget --params 70B`, means `trainbudget estimate ...`.
+std::vector<std::string> with_default_command(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool top_level_flag =
+      !args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "--version");
+  if (args.empty() || (args[0].starts_with("-") && !top_level_flag)) {
+    args.insert(args.begin(), "estimate");
+  }
+  return args;
+}
+
+int fail(std::string_view message, int code) {
+  std::cerr << "trainbudget: error: " << message << '\n';
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
+               "cost and a verdict, with every figure sourced.",
+               "trainbudget"};
+  app.set_version_flag("--version",
+                       fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
+                                   tb::build_info::kGitCommit));
+  app.require_subcommand(0, 1);
+
+  tb::cli::EstimateOptions estimate_options;
+  tb::cli::HardwareOptions hardware_options;
+  CLI::App* estimate = tb::cli::setup_estimate(app, estimate_options);
+  const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
+
+  std::vector<std::string> args = with_default_command(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what(), e.get_exit_code());
+  }
+
+  std::ostringstream out;
+  try {
+    if (estimate->parsed()) {
+      tb::cli::run_estimate(estimate_options, out);
+    } else if (hardware.list->parsed()) {
+      tb::cli::run_hardware_list(hardware_options, out);
+    } else if (hardware.show->parsed()) {
+      tb::cli::run_hardware_show(hardware_options, out);
+    }
+  } catch (const tb::Error& e) {
+    return fail(e.what(), 1);
+  } catch (const std::exception& e) {
+    return fail(fmt::format("internal error: {}", e.what()), 2);
+  }
+  std::cout << out.str();
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}

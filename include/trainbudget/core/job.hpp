@@ -1,0 +1,40 @@
+// What the user wants to train: the inputs of an estimate, validated at construction.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tb {
+
+enum class Method { kFull, kLora, kFreeze };
+
+[[nodiscard]] std::string_view method_name(Method method);
+// "full" | "lora" | "freeze"; throws InvalidArgument naming --method otherwise.
+[[nodiscard]] Method parse_method(std::string_view text);
+
+// Utilization (model-FLOPs utilization) assumed when the user gives none. Published large runs
+// report 38-56 % MFU: Llama 3 405B on H100 38-43 % (Dubey et al. 2024, Table 4), Megatron-Core
+// 41-48 % on H100 (Megatron-LM README), PaLM 46.2 % (Chowdhery et al. 2022), Korthikanti et al.
+// 2022 up to 56 %. 0.40 sits at the low end of that range, which single-node fine-tunes rarely
+// beat. It is a choice, not a measurement: --utilization overrides it.
+inline constexpr double kDefaultUtilization = 0.40;
+
+// LoRA's trainable share when only a parameter count is known: the seed document's "2 %".
+inline constexpr double kDefaultTrainableFraction = 0.02;
+
+struct TrainingJob {
+  double params{7e9};    // parameters of the base model
+  double tokens{1e9};    // training tokens (all epochs)
+  Method method{Method::kFull};
+  // lora: adapter parameters as a fraction of `params` (added on top of the frozen base);
+  // freeze: the fraction of `params` that is trained (the rest is frozen below it).
+  double trainable_fraction{kDefaultTrainableFraction};
+  std::string recipe_id{"amp-adam"};
+  double utilization{kDefaultUtilization};
+  int devices{1};
+};
+
+// Throws InvalidArgument for any field out of range, naming its flag.
+void validate(const TrainingJob& job);
+
+}  // namespace tb

@@ -1,0 +1,48 @@
+// Training recipes: how many bytes each trainable parameter costs, component by component.
+//
+// Tools disagree by 2x on "model states" because they count different components; each recipe
+// here names its components and cites where the convention comes from (docs/recipes.md).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainbudget/core/dtype.hpp"
+
+namespace tb {
+
+// What a per-parameter byte is spent on. The JSON key of each kind is state_kind_key().
+enum class StateKind { kWeights, kGradients, kOptimizer, kMaster };
+
+[[nodiscard]] std::string_view state_kind_key(StateKind kind);
+
+struct StateComponent {
+  StateKind kind;
+  std::string_view label;  // e.g. "Adam m, v (fp32)"
+  double bytes_per_param;
+};
+
+struct Recipe {
+  std::string_view id;
+  std::string_view title;
+  DType compute_dtype;        // the matmul dtype, which picks the machine's rate
+  double frozen_weight_bytes;  // bytes per frozen (not trained) parameter
+  std::vector<StateComponent> components;  // per trainable parameter
+  std::string_view source;
+
+  // Sum of the components: the recipe's bytes per trainable parameter.
+  [[nodiscard]] double bytes_per_trainable_param() const;
+};
+
+// Every built-in recipe, in the order --help lists them.
+[[nodiscard]] std::span<const Recipe> all_recipes();
+
+// The recipe with this id; throws InvalidArgument naming --recipe and the accepted ids.
+[[nodiscard]] const Recipe& find_recipe(std::string_view id);
+
+// "amp-adam|megatron|..." for --help and error messages.
+[[nodiscard]] std::string recipe_choices();
+
+}  // namespace tb

@@ -1,0 +1,77 @@
+// Strong unit types for the training budget: bytes, FLOPs, FLOP/s, seconds.
+//
+// Training FLOPs reach 1e25, past uint64_t, so every quantity is a double inside a tag-typed
+// wrapper: Bytes + Flops does not compile. Decimal prefixes (GB = 1e9, TFLOP/s = 1e12) are the
+// default everywhere; binary ones (GiB) are spelled out where used.
+#pragma once
+
+#include <chrono>
+#include <compare>
+
+namespace tb {
+
+template <class Tag>
+class Quantity {
+ public:
+  constexpr Quantity() = default;
+  constexpr explicit Quantity(double value) : value_{value} {}
+
+  [[nodiscard]] constexpr double value() const { return value_; }
+
+  constexpr auto operator<=>(const Quantity&) const = default;
+
+  friend constexpr Quantity operator+(Quantity a, Quantity b) {
+    return Quantity{a.value_ + b.value_};
+  }
+  friend constexpr Quantity operator-(Quantity a, Quantity b) {
+    return Quantity{a.value_ - b.value_};
+  }
+  friend constexpr Quantity operator*(Quantity a, double k) { return Quantity{a.value_ * k}; }
+  friend constexpr Quantity operator*(double k, Quantity a) { return Quantity{a.value_ * k}; }
+  friend constexpr Quantity operator/(Quantity a, double k) { return Quantity{a.value_ / k}; }
+  friend constexpr double operator/(Quantity a, Quantity b) { return a.value_ / b.value_; }
+  constexpr Quantity& operator+=(Quantity other) {
+    value_ += other.value_;
+    return *this;
+  }
+
+ private:
+  double value_{0.0};
+};
+
+using Bytes = Quantity<struct BytesTag>;
+using Flops = Quantity<struct FlopsTag>;
+using FlopsPerSecond = Quantity<struct FlopsPerSecondTag>;
+using BytesPerSecond = Quantity<struct BytesPerSecondTag>;
+using Seconds = std::chrono::duration<double>;
+
+// Time to do `work` at `rate`: the one place FLOPs become seconds.
+constexpr Seconds operator/(Flops work, FlopsPerSecond rate) {
+  return Seconds{work.value() / rate.value()};
+}
+constexpr Seconds operator/(Bytes data, BytesPerSecond rate) {
+  return Seconds{data.value() / rate.value()};
+}
+
+inline constexpr double kKilo = 1e3;
+inline constexpr double kMega = 1e6;
+inline constexpr double kGiga = 1e9;
+inline constexpr double kTera = 1e12;
+inline constexpr double kPeta = 1e15;
+inline constexpr double kExa = 1e18;
+inline constexpr double kGibi = 1024.0 * 1024.0 * 1024.0;
+
+namespace literals {
+constexpr Bytes operator""_GB(long double v) { return Bytes{static_cast<double>(v) * kGiga}; }
+constexpr Bytes operator""_GB(unsigned long long v) { return Bytes{static_cast<double>(v) * kGiga}; }
+constexpr FlopsPerSecond operator""_TFLOPS(long double v) {
+  return FlopsPerSecond{static_cast<double>(v) * kTera};
+}
+constexpr FlopsPerSecond operator""_TFLOPS(unsigned long long v) {
+  return FlopsPerSecond{static_cast<double>(v) * kTera};
+}
+}  // namespace literals
+
+constexpr double hours(Seconds s) { return s.count() / 3600.0; }
+
+}  // namespace tb

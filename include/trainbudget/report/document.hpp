@@ -1,0 +1,47 @@
+// A report as titled sections of paragraphs and tables, so that the text and Markdown
+// reporters show the same content and differ only in rendering.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/core/hardware.hpp"
+#include "trainbudget/report/text_table.hpp"
+
+namespace tb::report {
+
+struct Section {
+  std::string title;
+  std::vector<std::variant<std::string, TextTable>> blocks;  // paragraph or table
+
+  void text(std::string paragraph) { blocks.emplace_back(std::move(paragraph)); }
+  void table(TextTable t) { blocks.emplace_back(std::move(t)); }
+};
+
+struct Document {
+  std::string title;
+  std::vector<Section> sections;
+};
+
+[[nodiscard]] Document estimate_document(const Estimate& estimate);
+[[nodiscard]] Document devices_document(const std::vector<Device>& devices);
+[[nodiscard]] Document device_document(const Device& device);
+
+// The machine rows of an estimate (both scenarios), as CSV-ready columns.
+[[nodiscard]] TextTable estimate_rows(const Estimate& estimate);
+// One row per device.
+[[nodiscard]] TextTable device_rows(const std::vector<Device>& devices);
+
+void render_text(const Document& doc, std::ostream& out);
+void render_markdown(const Document& doc, std::ostream& out);
+
+// The machine's display name, with the measurement method for measured rates.
+[[nodiscard]] std::string machine_label(const MachineEstimate& m);
+// One sentence: does it fit, how long, what to change.
+[[nodiscard]] std::string verdict_sentence(const MachineEstimate& m, const Scenario& scenario,
+                                           const std::optional<Scenario>& lora);
+
+}  // namespace tb::report

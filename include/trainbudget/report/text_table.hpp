@@ -1,0 +1,40 @@
+// A table of strings rendered as aligned text, Markdown or CSV.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tb::report {
+
+enum class Align { kLeft, kRight };
+
+class TextTable {
+ public:
+  struct Column {
+    std::string header;
+    Align align{Align::kLeft};
+  };
+
+  explicit TextTable(std::vector<Column> columns);
+  void add_row(std::vector<std::string> cells);
+
+  // Space-aligned columns, each line prefixed with `indent`.
+  void render_text(std::ostream& out, const std::string& indent = "  ") const;
+  void render_markdown(std::ostream& out) const;
+  void render_csv(std::ostream& out) const;
+
+  [[nodiscard]] const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// RFC 4180 quoting: quote a field that holds a comma, quote or newline.
+[[nodiscard]] std::string csv_field(const std::string& field);
+
+// Display width of UTF-8 text (code points; all our glyphs are single-width).
+[[nodiscard]] std::size_t display_width(const std::string& text);
+
+}  // namespace tb::report

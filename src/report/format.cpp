@@ -1,0 +1,73 @@
+// Number formatting shared by every reporter.
+#include "trainbudget/report/format.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "trainbudget/core/error.hpp"
+
+namespace tb::report {
+
+Format parse_format(std::string_view text) {
+  if (text == "table") return Format::kTable;
+  if (text == "json") return Format::kJson;
+  if (text == "csv") return Format::kCsv;
+  if (text == "markdown") return Format::kMarkdown;
+  throw InvalidArgument(
+      fmt::format("--format: unknown format '{}'; accepted: table|json|csv|markdown", text));
+}
+
+std::string gb(Bytes bytes) {
+  const double v = bytes.value() / kGiga;
+  if (v >= 1000.0) return fmt::format("{:.2f} TB", v / 1000.0);
+  if (v >= 0.1) return fmt::format("{:.1f} GB", v);
+  return fmt::format("{:.1f} MB", bytes.value() / kMega);
+}
+
+std::string tflops(FlopsPerSecond rate) { return fmt::format("{:.1f}", rate.value() / kTera); }
+
+std::string flops(Flops work) {
+  const double v = work.value();
+  if (v >= 1e24) return fmt::format("{:.1f} YFLOP", v / 1e24);
+  if (v >= 1e21) return fmt::format("{:.1f} ZFLOP", v / 1e21);
+  if (v >= kExa) return fmt::format("{:.1f} EFLOP", v / kExa);
+  if (v >= kPeta) return fmt::format("{:.1f} PFLOP", v / kPeta);
+  if (v >= kTera) return fmt::format("{:.1f} TFLOP", v / kTera);
+  if (v >= kGiga) return fmt::format("{:.1f} GFLOP", v / kGiga);
+  return fmt::format("{:.3g} FLOP", v);
+}
+
+std::string count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.1f} M", n / 1e6);
+  if (n >= 1e3) return fmt::format("{:.1f} k", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string hours_text(Seconds s) { return fmt::format("{:.1f} h", hours(s)); }
+
+std::string duration(Seconds s) {
+  const double secs = s.count();
+  constexpr double kMinute = 60.0;
+  constexpr double kHour = 3600.0;
+  constexpr double kDay = 24.0 * kHour;
+  constexpr double kWeek = 7.0 * kDay;
+  constexpr double kYear = 365.25 * kDay;
+  if (secs < kMinute) return fmt::format("{:.1f} s", secs);
+  if (secs < kHour) return fmt::format("{:.1f} min", secs / kMinute);
+  if (secs < 2.0 * kDay) return fmt::format("{:.1f} hours", secs / kHour);
+  if (secs < 3.0 * kWeek) return fmt::format("{:.1f} days", secs / kDay);
+  if (secs < kYear) return fmt::format("{:.1f} weeks", secs / kWeek);
+  return fmt::format("{:.1f} years", secs / kYear);
+}
+
+std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100.0); }
+
+std::string bytes_per_param(double b) {
+  if (std::abs(b - std::round(b)) < 1e-9) return fmt::format("{:.0f}", b);
+  return fmt::format("{:.4g}", b);
+}
+
+}  // namespace tb::report

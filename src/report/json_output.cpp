@@ -1,0 +1,168 @@
+// nlohmann::json stays in this file: the public header speaks strings.
+#include "trainbudget/report/json_output.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "trainbudget/build_info.hpp"
+#include "trainbudget/report/document.hpp"
+#include "trainbudget/report/reporter.hpp"
+
+namespace tb::report {
+namespace {
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json tool_block() {
+  return {{"name", "trainbudget"},
+          {"version", build_info::kVersion},
+          {"commit", build_info::kGitCommit},
+          {"build_type", build_info::kBuildType}};
+}
+
+ordered_json memory_json(const MemoryEstimate& m) {
+  ordered_json components = ordered_json::object();
+  ordered_json rows = ordered_json::array();
+  for (const MemoryComponent& c : m.components) {
+    components[c.key] = m.by_key(c.key).value();
+    rows.push_back({{"key", c.key},
+                    {"label", c.label},
+                    {"bytes_per_param", c.bytes_per_param},
+                    {"params", c.params},
+                    {"bytes", c.bytes.value()}});
+  }
+  return {{"total_bytes", m.total.value()},
+          {"activations_included", m.activations_included},
+          {"components", components},
+          {"rows", rows}};
+}
+
+ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
+                          const std::optional<Scenario>& lora) {
+  ordered_json j{{"id", m.device->id},
+                 {"name", m.device->name},
+                 {"dtype", m.rate ? json(dtype_name(m.dtype)) : json(nullptr)},
+                 {"dtype_requested", dtype_name(m.wanted)},
+                 {"dtype_overridden", m.dtype_overridden},
+                 {"rate_flops_per_s", m.rate ? json(m.rate->dense.value()) : json(nullptr)},
+                 {"rate_kind", m.rate ? json(m.rate->kind == RateKind::kMeasured ? "measured"
+                                                                                 : "spec")
+                                      : json(nullptr)},
+                 {"rate_source", m.rate ? json(m.rate->source) : json(nullptr)},
+                 {"utilization", m.utilization},
+                 {"devices", m.devices},
+                 {"seconds_at_peak", m.rate ? json(m.at_peak.count()) : json(nullptr)},
+                 {"hours_at_peak", m.rate ? json(hours(m.at_peak)) : json(nullptr)},
+                 {"seconds", m.rate ? json(m.at_utilization.count()) : json(nullptr)},
+                 {"hours", m.rate ? json(hours(m.at_utilization)) : json(nullptr)},
+                 {"memory_capacity_bytes", m.device->memory_capacity.value()},
+                 {"fits", m.fits},
+                 {"verdict", fit_key(m.fit)},
+                 {"devices_to_fit", m.devices_to_fit},
+                 {"cost_usd", m.cost_usd ? json(*m.cost_usd) : json(nullptr)},
+                 {"summary", verdict_sentence(m, s, lora)}};
+  return j;
+}
+
+ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lora) {
+  ordered_json machines = ordered_json::array();
+  for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
+  return {{"label", s.label},
+          {"method", method_name(s.method)},
+          {"params_trainable", s.params_trainable},
+          {"memory", memory_json(s.memory)},
+          {"compute",
+           {{"flops_per_token", s.compute.flops_per_token},
+            {"flops_per_token_6n", s.compute.flops_per_token_6n},
+            {"total_flops", s.compute.total.value()},
+            {"formula", s.compute.formula}}},
+          {"machines", machines}};
+}
+
+ordered_json device_object(const Device& d) {
+  ordered_json rates = ordered_json::object();
+  for (const ComputeRate& r : d.rates) {
+    ordered_json rj{{"dense_flops_per_s", r.dense.value()},
+                    {"sparse_flops_per_s", r.sparse ? json(r.sparse->value()) : json(nullptr)},
+                    {"kind", r.kind == RateKind::kMeasured ? "measured" : "spec"},
+                    {"source", r.source}};
+    if (!r.note.empty()) rj["note"] = r.note;
+    if (r.kind == RateKind::kMeasured) {
+      rj["measured_by"] = r.measured_by;
+      rj["method"] = r.method;
+    }
+    if (!r.date.empty()) rj["date"] = r.date;
+    rates[std::string{dtype_name(r.dtype)}] = rj;
+  }
+  ordered_json j{{"id", d.id},
+                 {"name", d.name},
+                 {"vendor", d.vendor},
+                 {"category", d.category},
+                 {"memory_capacity_bytes", d.memory_capacity.value()},
+                 {"memory_bandwidth_bytes_per_s",
+                  d.memory_bandwidth ? json(d.memory_bandwidth->value()) : json(nullptr)},
+                 {"memory_source", d.memory_source},
+                 {"compute", rates}};
+  if (d.interconnect) {
+    j["interconnect"] = {{"name", d.interconnect->name},
+                         {"bandwidth_bytes_per_s", d.interconnect->bandwidth.value()},
+                         {"direction", d.interconnect->bidirectional ? "bidirectional"
+                                                                     : "per-direction"},
+                         {"source", d.interconnect->source}};
+  }
+  if (d.tdp_watts) j["power"] = {{"tdp_watts", *d.tdp_watts}, {"source", d.power_source}};
+  if (d.price) {
+    j["price"] = {{"usd_per_hour", d.price->usd_per_hour},
+                  {"date", d.price->date},
+                  {"source", d.price->source}};
+  }
+  if (!d.notes.empty()) j["notes"] = d.notes;
+  return j;
+}
+
+}  // namespace
+
+std::string estimate_json(const Estimate& e) {
+  const TrainingJob& job = e.job;
+  ordered_json root{
+      {"schema_version", kJsonSchemaVersion},
+      {"tool", tool_block()},
+      {"units",
+       {{"memory", "bytes (decimal GB = 1e9 in text output)"},
+        {"compute", "FLOP"},
+        {"rate", "FLOP/s"},
+        {"time", "seconds; hours where the key says so"}}},
+      {"model",
+       {{"params_total", job.params},
+        {"params_trainable", e.primary.params_trainable},
+        {"source", "count"}}},
+      {"tokens", job.tokens},
+      {"method", method_name(job.method)},
+      {"trainable_fraction", job.method == Method::kFull ? json(nullptr)
+                                                         : json(job.trainable_fraction)},
+      {"recipe",
+       {{"id", e.recipe->id},
+        {"title", e.recipe->title},
+        {"compute_dtype", dtype_name(e.recipe->compute_dtype)},
+        {"bytes_per_trainable_param", e.recipe->bytes_per_trainable_param()},
+        {"source", e.recipe->source}}},
+      {"utilization", job.utilization},
+      {"devices", job.devices},
+  };
+  const ordered_json primary = scenario_json(e.primary, e.lora_alternative);
+  root["memory"] = primary["memory"];
+  root["compute"] = primary["compute"];
+  root["machines"] = primary["machines"];
+  root["lora_alternative"] =
+      e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
+  return root.dump(2) + "\n";
+}
+
+std::string devices_json(const std::vector<Device>& devices) {
+  ordered_json arr = ordered_json::array();
+  for (const Device& d : devices) arr.push_back(device_object(d));
+  return arr.dump(2) + "\n";
+}
+
+std::string device_json(const Device& device) { return device_object(device).dump(2) + "\n"; }
+
+}  // namespace tb::report
