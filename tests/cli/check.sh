@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One CLI test: run a command, check its exit code, stderr and stdout.
+#   check.sh EXPECTED_EXIT STDERR_REGEX STDOUT_SPEC -- COMMAND...
+# STDOUT_SPEC: "empty" | "any" | "regex:PATTERN" | "golden:FILE" (volatile fields masked).
+# An expected exit of "nonzero" accepts any failure code.
+set -u
+expected_exit=$1 stderr_regex=$2 stdout_spec=$3
+shift 4
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+"$@" >"$out" 2>"$err"
+code=$?
+fail() { echo "FAIL: $*"; echo "--- command: $*"; echo "--- exit: $code"; echo "--- stdout:"; head -c 4000 "$out"; echo "--- stderr:"; cat "$err"; exit 1; }
+if [[ $expected_exit == nonzero ]]; then
+  [[ $code -ne 0 ]] || fail "expected a non-zero exit"
+else
+  [[ $code -eq $expected_exit ]] || fail "expected exit $expected_exit"
+fi
+if [[ -n $stderr_regex ]]; then
+  grep -Eq -- "$stderr_regex" "$err" || fail "stderr does not match /$stderr_regex/"
+  [[ $(wc -l <"$err") -le 1 ]] || fail "stderr must be one line"
+fi
+mask() { sed -E 's/"(commit|version|build_type)": "[^"]*"/"\1": "<masked>"/'; }
+case $stdout_spec in
+  empty) [[ ! -s $out ]] || fail "stdout must be empty" ;;
+  any) ;;
+  regex:*) grep -Eq -- "${stdout_spec#regex:}" "$out" || fail "stdout does not match /${stdout_spec#regex:}/" ;;
+  golden:*)
+    golden=${stdout_spec#golden:}
+    if ! diff -u <(mask <"$golden") <(mask <"$out") >"$err.diff"; then
+      cat "$err.diff"; rm -f "$err.diff"; fail "stdout differs from $golden"
+    fi
+    rm -f "$err.diff" ;;
+  *) echo "bad STDOUT_SPEC $stdout_spec"; exit 2 ;;
+esac
+echo "ok"

@@ -1,0 +1,74 @@
+// Device lookup, suggestions and the --machine syntax.
+#include "trainbudget/core/catalog.hpp"
+
+#include <gtest/gtest.h>
+
+#include "trainbudget/core/error.hpp"
+
+namespace tb {
+namespace {
+
+HardwareCatalog small_catalog() {
+  std::vector<Device> devices;
+  for (const char* id : {"h100-sxm", "h100-pcie", "h100-nvl", "a100-sxm-80gb", "m3-ultra"}) {
+    Device d;
+    d.id = id;
+    d.memory_capacity = Bytes{80e9};
+    devices.push_back(d);
+  }
+  return HardwareCatalog(std::move(devices));
+}
+
+TEST(Catalog, FindsAndSortsById) {
+  const HardwareCatalog c = small_catalog();
+  ASSERT_NE(c.find("m3-ultra"), nullptr);
+  EXPECT_EQ(c.find("m3"), nullptr);
+  EXPECT_EQ(c.devices().front().id, "a100-sxm-80gb");
+}
+
+TEST(Catalog, UserDeviceReplacesOursById) {
+  HardwareCatalog c = small_catalog();
+  Device mine;
+  mine.id = "h100-sxm";
+  mine.name = "mine";
+  c.put(mine);
+  EXPECT_EQ(c.find("h100-sxm")->name, "mine");
+  EXPECT_EQ(c.devices().size(), 5U);
+}
+
+TEST(Catalog, SuggestsClosestIds) {
+  const HardwareCatalog c = small_catalog();
+  const auto near = c.closest("h100", 3);
+  ASSERT_EQ(near.size(), 3U);
+  for (const auto& id : near) EXPECT_TRUE(id.starts_with("h100")) << id;
+  EXPECT_EQ(c.closest("m3-ultar", 1).front(), "m3-ultra");
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3U);
+}
+
+TEST(Catalog, UnknownIdErrorNamesFieldAndSuggestions) {
+  const HardwareCatalog c = small_catalog();
+  try {
+    (void)c.at("a100", "--machine");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("--machine: unknown machine 'a100'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("a100-sxm-80gb"), std::string::npos) << msg;
+  }
+}
+
+TEST(Catalog, MachineListSyntax) {
+  const HardwareCatalog c = small_catalog();
+  const auto list = parse_machine_list("h100-sxm:fp8,m3-ultra", c);
+  ASSERT_EQ(list.size(), 2U);
+  EXPECT_EQ(list[0].device->id, "h100-sxm");
+  EXPECT_EQ(list[0].dtype, DType::kFp8);
+  EXPECT_FALSE(list[1].dtype.has_value());
+  EXPECT_EQ(parse_machine_list("all", c).size(), 5U);
+  EXPECT_THROW((void)parse_machine_list("h100-sxm:fp7", c), InvalidArgument);
+  EXPECT_THROW((void)parse_machine_list("h100-sxm,", c), InvalidArgument);
+  EXPECT_THROW((void)parse_machine_list("", c), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace tb

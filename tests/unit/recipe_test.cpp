@@ -1,0 +1,103 @@
+// Each recipe's bytes per parameter against its source.
+#include "trainbudget/core/recipe.hpp"
+
+#include <gtest/gtest.h>
+
+#include "trainbudget/core/error.hpp"
+
+namespace tb {
+namespace {
+
+double component(const Recipe& r, StateKind kind) {
+  double sum = 0.0;
+  for (const StateComponent& c : r.components) {
+    if (c.kind == kind) sum += c.bytes_per_param;
+  }
+  return sum;
+}
+
+TEST(Recipe, MixedPrecisionAdamIs16BytesPerParam) {
+  // Seed document and ZeRO §3.1: 2 + 2 + 8 + 4.
+  const Recipe& r = find_recipe("amp-adam");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kWeights), 2.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kGradients), 2.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kOptimizer), 8.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kMaster), 4.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 16.0);
+  EXPECT_EQ(r.compute_dtype, DType::kBf16);
+}
+
+TEST(Recipe, MegatronIs18WithFp32Grads) {
+  // Megatron Core distributed-optimizer guide: "float16 param, fp32 grads: 18".
+  const Recipe& r = find_recipe("megatron");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kGradients), 4.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 18.0);
+}
+
+TEST(Recipe, DeepSpeedZero2EstimatorIs20OnOneDevice) {
+  // estimate_zero2_model_states_mem_needs: 4Ψ + 16Ψ/N, N = 1.
+  EXPECT_DOUBLE_EQ(find_recipe("deepspeed").bytes_per_trainable_param(), 4.0 + 16.0);
+}
+
+TEST(Recipe, HfTrainerIs18) {
+  // Transformers "model training anatomy": 6 (weights) + 4 (grads) + 8 (AdamW).
+  const Recipe& r = find_recipe("hf-trainer");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kWeights) + component(r, StateKind::kMaster), 6.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kGradients), 4.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 18.0);
+}
+
+TEST(Recipe, PureBf16HasNoMasterCopy) {
+  const Recipe& r = find_recipe("pure-bf16-adam");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kMaster), 0.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 8.0);
+}
+
+TEST(Recipe, Fp32AdamIs4Plus4Plus8) {
+  const Recipe& r = find_recipe("fp32-adam");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kWeights), 4.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kGradients), 4.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kOptimizer), 8.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 16.0);
+  EXPECT_EQ(r.compute_dtype, DType::kFp32);
+  EXPECT_DOUBLE_EQ(r.frozen_weight_bytes, 4.0);
+}
+
+TEST(Recipe, EightBitAdamIsBlockwiseQuantized) {
+  // Dettmers et al. 2022: two 1-byte moments + one fp32 absmax per 2048 values each.
+  const Recipe& r = find_recipe("adam-8bit");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kOptimizer), 2.0 + 2.0 * 4.0 / 2048.0);
+  EXPECT_NEAR(r.bytes_per_trainable_param(), 10.0039, 1e-4);
+}
+
+TEST(Recipe, SgdMomentumKeepsOneState) {
+  EXPECT_DOUBLE_EQ(component(find_recipe("sgd-momentum"), StateKind::kOptimizer), 4.0);
+  EXPECT_DOUBLE_EQ(find_recipe("sgd-momentum").bytes_per_trainable_param(), 12.0);
+}
+
+TEST(Recipe, AdafactorFactoredStateIsTiny) {
+  // 4(r + c)/(rc) with r = c = 4096.
+  EXPECT_DOUBLE_EQ(component(find_recipe("adafactor"), StateKind::kOptimizer), 8.0 / 4096.0);
+}
+
+TEST(Recipe, EveryRecipeCitesASource) {
+  EXPECT_GE(all_recipes().size(), 8U);
+  for (const Recipe& r : all_recipes()) {
+    EXPECT_FALSE(r.source.empty()) << r.id;
+    EXPECT_GT(r.bytes_per_trainable_param(), 0.0) << r.id;
+  }
+}
+
+TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
+  try {
+    (void)find_recipe("adam");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
+                 "hf-trainer|pure-bf16-adam|fp32-adam|adam-8bit|sgd-momentum|adafactor");
+  }
+}
+
+}  // namespace
+}  // namespace tb

@@ -1,0 +1,116 @@
+// Formatting and reporters: the numbers a person reads and the JSON a program reads.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "trainbudget/core/error.hpp"
+#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/report/format.hpp"
+#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/text_table.hpp"
+
+namespace tb::report {
+namespace {
+
+TEST(Format, DecimalUnits) {
+  EXPECT_EQ(gb(Bytes{112e9}), "112.0 GB");
+  EXPECT_EQ(gb(Bytes{1.12e12}), "1.12 TB");
+  EXPECT_EQ(gb(Bytes{2.5e7}), "25.0 MB");
+  EXPECT_EQ(flops(Flops{42e18}), "42.0 EFLOP");
+  EXPECT_EQ(flops(Flops{3.1e23}), "310.0 ZFLOP");
+  EXPECT_EQ(count(7e9), "7.00 B");
+  EXPECT_EQ(count(125e6), "125.0 M");
+  EXPECT_EQ(hours_text(Seconds{598.29 * 3600}), "598.3 h");
+}
+
+TEST(Format, DurationsInWords) {
+  EXPECT_EQ(duration(Seconds{30}), "30.0 s");
+  EXPECT_EQ(duration(Seconds{11.8 * 3600}), "11.8 hours");
+  EXPECT_EQ(duration(Seconds{598.3 * 3600}), "3.6 weeks");
+  EXPECT_EQ(duration(Seconds{10 * 86400}), "10.0 days");
+  EXPECT_EQ(duration(Seconds{2 * 365.25 * 86400}), "2.0 years");
+}
+
+TEST(Format, ParseFormat) {
+  EXPECT_EQ(parse_format("json"), Format::kJson);
+  EXPECT_THROW((void)parse_format("xml"), InvalidArgument);
+}
+
+TEST(TextTable, CsvQuotesFieldsThatNeedIt) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(TextTable, AlignsByDisplayWidth) {
+  TextTable t({{"name"}, {"value", Align::kRight}});
+  t.add_row({"µ", "1"});
+  t.add_row({"ab", "22"});
+  std::ostringstream out;
+  t.render_text(out, "");
+  EXPECT_EQ(out.str(), "name  value\nµ         1\nab       22\n");
+}
+
+Device h100() {
+  Device d;
+  d.id = "h100-sxm";
+  d.name = "H100";
+  d.memory_capacity = Bytes{80e9};
+  ComputeRate r;
+  r.dtype = DType::kBf16;
+  r.dense = FlopsPerSecond{989.5e12};
+  r.source = "datasheet";
+  d.rates.push_back(r);
+  return d;
+}
+
+TEST(JsonReporter, HasTheDocumentedKeysInBaseUnits) {
+  const Device d = h100();
+  const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
+  std::ostringstream out;
+  make_reporter(Format::kJson)->estimate(e, out);
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["schema_version"], kJsonSchemaVersion);
+  EXPECT_EQ(j["model"]["params_total"], 7e9);
+  EXPECT_EQ(j["model"]["params_trainable"], 7e9);
+  EXPECT_EQ(j["tokens"], 1e9);
+  EXPECT_EQ(j["memory"]["total_bytes"], 112e9);
+  EXPECT_EQ(j["memory"]["components"]["optimizer_states"], 56e9);
+  EXPECT_EQ(j["compute"]["flops_per_token"], 42e9);
+  EXPECT_EQ(j["compute"]["total_flops"], 42e18);
+  ASSERT_EQ(j["machines"].size(), 1U);
+  EXPECT_EQ(j["machines"][0]["id"], "h100-sxm");
+  EXPECT_EQ(j["machines"][0]["rate_flops_per_s"], 989.5e12);
+  EXPECT_EQ(j["machines"][0]["utilization"], 0.4);
+  EXPECT_NEAR(j["machines"][0]["hours"].get<double>(), 42e18 / (0.4 * 989.5e12) / 3600, 1e-9);
+  EXPECT_EQ(j["machines"][0]["fits"], false);
+  EXPECT_EQ(j["machines"][0]["verdict"], "needs_lora");
+  EXPECT_EQ(j["lora_alternative"]["machines"][0]["fits"], true);
+}
+
+TEST(CsvReporter, OneRowPerScenarioAndMachine) {
+  const Device d = h100();
+  const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
+  std::ostringstream out;
+  make_reporter(Format::kCsv)->estimate(e, out);
+  const std::string csv = out.str();
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + full + LoRA
+  EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,0.4,1"),
+            std::string::npos)
+      << csv;
+}
+
+TEST(TableReporter, ShowsVerdictAndMissingActivations) {
+  const Device d = h100();
+  const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
+  std::ostringstream out;
+  make_reporter(Format::kTable)->estimate(e, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("Activations are not included"), std::string::npos);
+  EXPECT_NE(text.find("does not fit (112.0 GB > 80.0 GB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("LoRA (2 % trainable) fits in 16.2 GB"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tb::report
