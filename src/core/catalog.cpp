@@ -67,9 +67,9 @@ std::vector<std::string> HardwareCatalog::closest(std::string_view id, std::size
 const Device& HardwareCatalog::at(std::string_view id, std::string_view field) const {
   if (const Device* d = find(id)) return *d;
   const std::vector<std::string> near = closest(id, 3);
-  throw InvalidArgument(fmt::format(
-      "{}: unknown machine '{}'; closest known: {} (see 'trainbudget hardware list')", field, id,
-      fmt::join(near, ", ")));
+  throw InvalidArgument(
+      fmt::format("{}: unknown machine '{}'; closest known: {} (see 'trainbudget hardware list')",
+                  field, id, fmt::join(near, ", ")));
 }
 
 std::vector<MachineChoice> parse_machine_list(std::string_view text,

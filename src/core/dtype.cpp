@@ -33,13 +33,20 @@ std::string_view dtype_choices() { return "fp64|fp32|tf32|bf16|fp16|fp8|fp4"; }
 
 std::span<const DType> rate_fallbacks(DType wanted) {
   switch (wanted) {
-    case DType::kFp64: return kFallFp64;
-    case DType::kFp32: return kFallFp32;
-    case DType::kTf32: return kFallTf32;
-    case DType::kBf16: return kFallBf16;
-    case DType::kFp16: return kFallFp16;
-    case DType::kFp8: return kFallFp8;
-    case DType::kFp4: return kFallFp4;
+    case DType::kFp64:
+      return kFallFp64;
+    case DType::kFp32:
+      return kFallFp32;
+    case DType::kTf32:
+      return kFallTf32;
+    case DType::kBf16:
+      return kFallBf16;
+    case DType::kFp16:
+      return kFallFp16;
+    case DType::kFp8:
+      return kFallFp8;
+    case DType::kFp4:
+      return kFallFp4;
   }
   return kFallFp32;
 }

@@ -14,6 +14,8 @@ std::string join_problems(const std::string& file, const std::vector<std::string
 }  // namespace
 
 DataError::DataError(std::string file, std::vector<std::string> problems)
-    : Error(join_problems(file, problems)), file_(std::move(file)), problems_(std::move(problems)) {}
+    : Error(join_problems(file, problems)),
+      file_(std::move(file)),
+      problems_(std::move(problems)) {}
 
 }  // namespace tb

@@ -17,9 +17,12 @@ Bytes MemoryEstimate::by_key(std::string_view key) const {
 
 std::string_view fit_key(Fit fit) {
   switch (fit) {
-    case Fit::kFits: return "fits";
-    case Fit::kNeedsLora: return "needs_lora";
-    case Fit::kNeedsSharding: return "needs_sharding";
+    case Fit::kFits:
+      return "fits";
+    case Fit::kNeedsLora:
+      return "needs_lora";
+    case Fit::kNeedsSharding:
+      return "needs_sharding";
   }
   return "fits";
 }
@@ -36,9 +39,11 @@ double flops_per_token_freeze(double params, double trained_params) {
 
 double trainable_params(const TrainingJob& job) {
   switch (job.method) {
-    case Method::kFull: return job.params;
+    case Method::kFull:
+      return job.params;
     case Method::kLora:
-    case Method::kFreeze: return job.params * job.trainable_fraction;
+    case Method::kFreeze:
+      return job.params * job.trainable_fraction;
   }
   return job.params;
 }
@@ -56,10 +61,9 @@ MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe) {
   // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen.
   const double frozen = adapters ? job.params : job.params - trainable;
   if (frozen > 0.0) {
-    out.components.push_back({"frozen_weights",
-                              fmt::format("frozen weights ({})", dtype_name(recipe.compute_dtype)),
-                              recipe.frozen_weight_bytes, frozen,
-                              Bytes{recipe.frozen_weight_bytes * frozen}});
+    out.components.push_back(
+        {"frozen_weights", fmt::format("frozen weights ({})", dtype_name(recipe.compute_dtype)),
+         recipe.frozen_weight_bytes, frozen, Bytes{recipe.frozen_weight_bytes * frozen}});
   }
   for (const MemoryComponent& c : out.components) out.total += c.bytes;
   return out;
@@ -89,7 +93,8 @@ ComputeEstimate estimate_compute(const TrainingJob& job) {
 
 MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,
                             const TrainingJob& job, const MemoryEstimate& memory,
-                            const ComputeEstimate& compute, const std::optional<Bytes>& lora_total) {
+                            const ComputeEstimate& compute,
+                            const std::optional<Bytes>& lora_total) {
   MachineEstimate m;
   m.device = choice.device;
   m.wanted = choice.dtype.value_or(recipe.compute_dtype);
@@ -141,7 +146,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
 
 std::string scenario_label(const TrainingJob& job) {
   switch (job.method) {
-    case Method::kFull: return "full fine-tune";
+    case Method::kFull:
+      return "full fine-tune";
     case Method::kLora:
       return fmt::format("LoRA ({:g} % trainable)", job.trainable_fraction * 100.0);
     case Method::kFreeze:

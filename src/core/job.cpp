@@ -12,9 +12,12 @@ namespace tb {
 
 std::string_view method_name(Method method) {
   switch (method) {
-    case Method::kFull: return "full";
-    case Method::kLora: return "lora";
-    case Method::kFreeze: return "freeze";
+    case Method::kFull:
+      return "full";
+    case Method::kLora:
+      return "lora";
+    case Method::kFreeze:
+      return "freeze";
   }
   return "full";
 }
@@ -37,9 +40,9 @@ void validate(const TrainingJob& job) {
   }
   if (!std::isfinite(job.trainable_fraction) || job.trainable_fraction <= 0.0 ||
       job.trainable_fraction > 1.0) {
-    throw InvalidArgument(fmt::format(
-        "--trainable-fraction: {} is out of range; expected a value in (0, 1]",
-        job.trainable_fraction));
+    throw InvalidArgument(
+        fmt::format("--trainable-fraction: {} is out of range; expected a value in (0, 1]",
+                    job.trainable_fraction));
   }
   if (!std::isfinite(job.utilization) || job.utilization <= 0.0 || job.utilization > 1.0) {
     throw InvalidArgument(fmt::format(

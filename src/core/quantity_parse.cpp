@@ -40,11 +40,26 @@ double parse_count(std::string_view text, std::string_view field) {
   double scale = 1.0;
   std::string_view digits = s;
   switch (s.back()) {
-    case 'k': case 'K': scale = 1e3; break;
-    case 'm': case 'M': scale = 1e6; break;
-    case 'b': case 'B': case 'g': case 'G': scale = 1e9; break;
-    case 't': case 'T': scale = 1e12; break;
-    default: break;
+    case 'k':
+    case 'K':
+      scale = 1e3;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1e6;
+      break;
+    case 'b':
+    case 'B':
+    case 'g':
+    case 'G':
+      scale = 1e9;
+      break;
+    case 't':
+    case 'T':
+      scale = 1e12;
+      break;
+    default:
+      break;
   }
   if (scale != 1.0) digits.remove_suffix(1);
   double value = 0.0;
@@ -65,8 +80,8 @@ double parse_number_in(std::string_view text, std::string_view field, double lo,
         fmt::format("{}: '{}' is not a number; expected a value in {}", field, text, range));
   }
   if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
-    throw InvalidArgument(fmt::format("{}: {} is out of range; expected a value in {}", field,
-                                      text, range));
+    throw InvalidArgument(
+        fmt::format("{}: {} is out of range; expected a value in {}", field, text, range));
   }
   return value;
 }

@@ -111,8 +111,7 @@ std::vector<Recipe> make_recipes() {
        2.0,
        {{K::kWeights, "weights (bf16)", 2.0},
         {K::kGradients, "gradients (bf16)", 2.0},
-        {K::kOptimizer, "row + column second moments (fp32, 4096x4096 nominal)",
-         kAdafactorBytes},
+        {K::kOptimizer, "row + column second moments (fp32, 4096x4096 nominal)", kAdafactorBytes},
         {K::kMaster, "master weights (fp32)", 4.0}},
        "Shazeer & Stern 2018, 'Adafactor' (arXiv:1804.04235), §3: r + c fp32 statistics per "
        "r x c matrix, beta1 = 0"},
@@ -128,17 +127,22 @@ const std::vector<Recipe>& recipes() {
 
 std::string_view state_kind_key(StateKind kind) {
   switch (kind) {
-    case StateKind::kWeights: return "weights";
-    case StateKind::kGradients: return "gradients";
-    case StateKind::kOptimizer: return "optimizer_states";
-    case StateKind::kMaster: return "master_weights";
+    case StateKind::kWeights:
+      return "weights";
+    case StateKind::kGradients:
+      return "gradients";
+    case StateKind::kOptimizer:
+      return "optimizer_states";
+    case StateKind::kMaster:
+      return "master_weights";
   }
   return "weights";
 }
 
 double Recipe::bytes_per_trainable_param() const {
-  return std::accumulate(components.begin(), components.end(), 0.0,
-                         [](double sum, const StateComponent& c) { return sum + c.bytes_per_param; });
+  return std::accumulate(
+      components.begin(), components.end(), 0.0,
+      [](double sum, const StateComponent& c) { return sum + c.bytes_per_param; });
 }
 
 std::span<const Recipe> all_recipes() { return recipes(); }

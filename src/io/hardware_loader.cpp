@@ -2,12 +2,12 @@
 #include "trainbudget/io/hardware_loader.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/core/error.hpp"
@@ -16,7 +16,7 @@ namespace tb::io {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::array<std::string_view, 6> kVendors{"nvidia", "amd", "google",
+constexpr std::array<std::string_view, 6> kVendors{"nvidia", "amd",   "google",
                                                    "intel",  "apple", "other"};
 constexpr std::array<std::string_view, 7> kCategories{
     "datacenter-gpu", "consumer-gpu", "workstation-gpu", "tpu", "accelerator", "soc", "cpu"};
@@ -40,8 +40,8 @@ class Reader {
   void allow_only(std::initializer_list<std::string_view> keys) {
     for (auto&& [key, node] : table_) {
       if (std::find(keys.begin(), keys.end(), key.str()) == keys.end()) {
-        problems_.push_back(fmt::format("{}: unknown key (accepted: {})", name(key.str()),
-                                        fmt::join(keys, ", ")));
+        problems_.push_back(
+            fmt::format("{}: unknown key (accepted: {})", name(key.str()), fmt::join(keys, ", ")));
       }
     }
   }
@@ -105,8 +105,8 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
                std::vector<std::string>& problems) {
   const std::string prefix = fmt::format("compute.{}", dtype_name(dtype));
   Reader r(t, prefix, problems);
-  r.allow_only({"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by",
-                "method", "date"});
+  r.allow_only(
+      {"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by", "method", "date"});
   ComputeRate rate;
   rate.dtype = dtype;
   const auto dense = r.positive("dense_tflops", true);
@@ -128,8 +128,8 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
   }
   if (dense && sparse && *sparse < *dense) {
     problems.push_back(fmt::format(
-        "{}: sparse_tflops {} is below dense_tflops {} (a sparse figure stored as dense?)",
-        prefix, *sparse, *dense));
+        "{}: sparse_tflops {} is below dense_tflops {} (a sparse figure stored as dense?)", prefix,
+        *sparse, *dense));
   }
   if (dense) rate.dense = FlopsPerSecond{*dense * kTera};
   if (sparse) rate.sparse = FlopsPerSecond{*sparse * kTera};
@@ -141,8 +141,8 @@ Device build_device(const toml::table& root, const std::string& origin) {
   Device d;
   d.origin = origin;
   Reader top(root, "", problems);
-  top.allow_only({"id", "name", "vendor", "category", "notes", "memory", "compute",
-                  "interconnect", "power", "price"});
+  top.allow_only({"id", "name", "vendor", "category", "notes", "memory", "compute", "interconnect",
+                  "power", "price"});
   d.id = top.string("id", true);
   d.name = top.string("name", true);
   d.vendor = top.string("vendor", true);
@@ -174,8 +174,8 @@ Device build_device(const toml::table& root, const std::string& origin) {
     for (auto&& [key, node] : *compute) {
       const auto dtype = parse_dtype(key.str());
       if (!dtype) {
-        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(),
-                                       dtype_choices()));
+        problems.push_back(
+            fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(), dtype_choices()));
         continue;
       }
       if (const auto* t = node.as_table()) {
@@ -192,7 +192,8 @@ Device build_device(const toml::table& root, const std::string& origin) {
     r.allow_only({"name", "bandwidth_gb_per_s", "direction", "source"});
     Interconnect link;
     link.name = r.string("name", true);
-    if (auto bw = r.positive("bandwidth_gb_per_s", true)) link.bandwidth = BytesPerSecond{*bw * kGiga};
+    if (auto bw = r.positive("bandwidth_gb_per_s", true))
+      link.bandwidth = BytesPerSecond{*bw * kGiga};
     const std::string direction = r.string("direction", true);
     if (direction == "per-direction") {
       link.bidirectional = false;
@@ -289,8 +290,8 @@ CatalogSources default_catalog_sources(const std::optional<fs::path>& hardware_d
   if (hardware_dir) {
     std::error_code ec;
     if (!fs::is_directory(*hardware_dir, ec)) {
-      throw InvalidArgument(fmt::format("--hardware-dir: '{}' is not a directory",
-                                        hardware_dir->string()));
+      throw InvalidArgument(
+          fmt::format("--hardware-dir: '{}' is not a directory", hardware_dir->string()));
     }
     s.user_dirs.push_back(*hardware_dir);
   }

@@ -20,8 +20,13 @@ std::string bandwidth_cell(const Device& d) {
 }  // namespace
 
 TextTable device_rows(const std::vector<Device>& devices) {
-  TextTable t({{"id"}, {"name"}, {"vendor"}, {"memory GB", Align::kRight},
-               {"GB/s", Align::kRight}, {"fp32", Align::kRight}, {"bf16", Align::kRight},
+  TextTable t({{"id"},
+               {"name"},
+               {"vendor"},
+               {"memory GB", Align::kRight},
+               {"GB/s", Align::kRight},
+               {"fp32", Align::kRight},
+               {"bf16", Align::kRight},
                {"fp8", Align::kRight}});
   for (const Device& d : devices) {
     t.add_row({d.id, d.name, d.vendor, fmt::format("{:g}", d.memory_capacity.value() / kGiga),
@@ -33,7 +38,8 @@ TextTable device_rows(const std::vector<Device>& devices) {
 
 Document devices_document(const std::vector<Device>& devices) {
   Document doc;
-  doc.title = fmt::format("{} devices -- dense peak TFLOP/s (no sparsity); (m) = measured", devices.size());
+  doc.title =
+      fmt::format("{} devices -- dense peak TFLOP/s (no sparsity); (m) = measured", devices.size());
   Section s;
   s.table(device_rows(devices));
   s.text("'trainbudget hardware show ID' prints every figure of a device with its source.");
@@ -51,16 +57,18 @@ Document device_document(const Device& d) {
 
   Section memory;
   memory.title = "Memory";
-  memory.text(fmt::format("capacity {}{}", gb(d.memory_capacity),
-                          d.memory_bandwidth
-                              ? fmt::format(", bandwidth {} GB/s", bandwidth_cell(d))
-                              : std::string{}));
+  memory.text(fmt::format(
+      "capacity {}{}", gb(d.memory_capacity),
+      d.memory_bandwidth ? fmt::format(", bandwidth {} GB/s", bandwidth_cell(d)) : std::string{}));
   memory.text(fmt::format("source: {}", d.memory_source));
   doc.sections.push_back(std::move(memory));
 
   Section compute;
   compute.title = "Compute (dense peak; sparse figures are informational only)";
-  TextTable t({{"dtype"}, {"dense TFLOP/s", Align::kRight}, {"sparse", Align::kRight}, {"kind"},
+  TextTable t({{"dtype"},
+               {"dense TFLOP/s", Align::kRight},
+               {"sparse", Align::kRight},
+               {"kind"},
                {"source"}});
   for (const ComputeRate& r : d.rates) {
     std::string source = r.source;

@@ -9,7 +9,9 @@ namespace tb::report {
 namespace {
 
 TextTable memory_table(const MemoryEstimate& memory) {
-  TextTable t({{"component"}, {"bytes/param", Align::kRight}, {"params", Align::kRight},
+  TextTable t({{"component"},
+               {"bytes/param", Align::kRight},
+               {"params", Align::kRight},
                {"total", Align::kRight}});
   for (const MemoryComponent& c : memory.components) {
     t.add_row({c.label, bytes_per_param(c.bytes_per_param), count(c.params), gb(c.bytes)});
@@ -40,7 +42,8 @@ TextTable machines_table(const Scenario& s, double utilization) {
     std::string at_util = "-";
     if (has_rate) {
       at_util = hours_text(m.at_utilization);
-      if (hours(m.at_utilization) >= 48.0) at_util += fmt::format(" ({})", duration(m.at_utilization));
+      if (hours(m.at_utilization) >= 48.0)
+        at_util += fmt::format(" ({})", duration(m.at_utilization));
     }
     t.add_row({machine_label(m), dtype_cell(m), has_rate ? tflops(m.rate->dense) : "-",
                has_rate ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec, dense") : "-",
@@ -68,7 +71,8 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   std::string time;
   if (m.rate != nullptr) {
     time = fmt::format("{} at {} utilization", duration(m.at_utilization), percent(m.utilization));
-    if (m.cost_usd) time += fmt::format(", about ${:.0f} at the catalog's hourly price", *m.cost_usd);
+    if (m.cost_usd)
+      time += fmt::format(", about ${:.0f} at the catalog's hourly price", *m.cost_usd);
   } else {
     time = "no compute figure for this device";
   }
@@ -95,8 +99,9 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
 Document estimate_document(const Estimate& e) {
   Document doc;
   const TrainingJob& job = e.job;
-  doc.title = fmt::format("trainbudget {} -- training budget (GB = 1e9 bytes, TFLOP/s = 1e12 FLOP/s)",
-                          build_info::kVersion);
+  doc.title =
+      fmt::format("trainbudget {} -- training budget (GB = 1e9 bytes, TFLOP/s = 1e12 FLOP/s)",
+                  build_info::kVersion);
 
   Section job_section;
   job_section.title = "Job";
@@ -111,9 +116,9 @@ Document estimate_document(const Estimate& e) {
   doc.sections.push_back(std::move(job_section));
 
   Section memory;
-  memory.title = fmt::format("Memory before activations -- {} ({} B per trainable parameter)",
-                             e.primary.label,
-                             bytes_per_param(e.recipe->bytes_per_trainable_param()));
+  memory.title =
+      fmt::format("Memory before activations -- {} ({} B per trainable parameter)", e.primary.label,
+                  bytes_per_param(e.recipe->bytes_per_trainable_param()));
   memory.table(memory_table(e.primary.memory));
   memory.text(
       "Activations are not included: they depend on the architecture, micro-batch and sequence "
@@ -122,10 +127,12 @@ Document estimate_document(const Estimate& e) {
 
   Section compute;
   compute.title = fmt::format("Compute -- {}", e.primary.compute.formula);
-  compute.text(fmt::format("{}/token x {} tokens = {}", flops(Flops{e.primary.compute.flops_per_token}),
-                           count(job.tokens), flops(e.primary.compute.total)));
+  compute.text(fmt::format("{}/token x {} tokens = {}",
+                           flops(Flops{e.primary.compute.flops_per_token}), count(job.tokens),
+                           flops(e.primary.compute.total)));
   if (e.primary.method != Method::kFull) {
-    compute.text(fmt::format("reference 6N: {}/token = {}", flops(Flops{e.primary.compute.flops_per_token_6n}),
+    compute.text(fmt::format("reference 6N: {}/token = {}",
+                             flops(Flops{e.primary.compute.flops_per_token_6n}),
                              flops(Flops{e.primary.compute.flops_per_token_6n * job.tokens})));
   }
   doc.sections.push_back(std::move(compute));
@@ -165,10 +172,23 @@ Document estimate_document(const Estimate& e) {
 }
 
 TextTable estimate_rows(const Estimate& e) {
-  TextTable t({{"scenario"}, {"method"}, {"machine_id"}, {"machine"}, {"dtype"},
-               {"dtype_requested"}, {"rate_flops_per_s"}, {"rate_kind"}, {"utilization"},
-               {"devices"}, {"hours_at_peak"}, {"hours"}, {"memory_total_bytes"},
-               {"memory_capacity_bytes"}, {"fits"}, {"verdict"}, {"cost_usd"}});
+  TextTable t({{"scenario"},
+               {"method"},
+               {"machine_id"},
+               {"machine"},
+               {"dtype"},
+               {"dtype_requested"},
+               {"rate_flops_per_s"},
+               {"rate_kind"},
+               {"utilization"},
+               {"devices"},
+               {"hours_at_peak"},
+               {"hours"},
+               {"memory_total_bytes"},
+               {"memory_capacity_bytes"},
+               {"fits"},
+               {"verdict"},
+               {"cost_usd"}});
   const auto add = [&](const Scenario& s) {
     for (const MachineEstimate& m : s.machines) {
       const bool r = m.rate != nullptr;

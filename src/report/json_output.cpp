@@ -38,28 +38,28 @@ ordered_json memory_json(const MemoryEstimate& m) {
 
 ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
                           const std::optional<Scenario>& lora) {
-  ordered_json j{{"id", m.device->id},
-                 {"name", m.device->name},
-                 {"dtype", m.rate ? json(dtype_name(m.dtype)) : json(nullptr)},
-                 {"dtype_requested", dtype_name(m.wanted)},
-                 {"dtype_overridden", m.dtype_overridden},
-                 {"rate_flops_per_s", m.rate ? json(m.rate->dense.value()) : json(nullptr)},
-                 {"rate_kind", m.rate ? json(m.rate->kind == RateKind::kMeasured ? "measured"
-                                                                                 : "spec")
-                                      : json(nullptr)},
-                 {"rate_source", m.rate ? json(m.rate->source) : json(nullptr)},
-                 {"utilization", m.utilization},
-                 {"devices", m.devices},
-                 {"seconds_at_peak", m.rate ? json(m.at_peak.count()) : json(nullptr)},
-                 {"hours_at_peak", m.rate ? json(hours(m.at_peak)) : json(nullptr)},
-                 {"seconds", m.rate ? json(m.at_utilization.count()) : json(nullptr)},
-                 {"hours", m.rate ? json(hours(m.at_utilization)) : json(nullptr)},
-                 {"memory_capacity_bytes", m.device->memory_capacity.value()},
-                 {"fits", m.fits},
-                 {"verdict", fit_key(m.fit)},
-                 {"devices_to_fit", m.devices_to_fit},
-                 {"cost_usd", m.cost_usd ? json(*m.cost_usd) : json(nullptr)},
-                 {"summary", verdict_sentence(m, s, lora)}};
+  ordered_json j{
+      {"id", m.device->id},
+      {"name", m.device->name},
+      {"dtype", m.rate ? json(dtype_name(m.dtype)) : json(nullptr)},
+      {"dtype_requested", dtype_name(m.wanted)},
+      {"dtype_overridden", m.dtype_overridden},
+      {"rate_flops_per_s", m.rate ? json(m.rate->dense.value()) : json(nullptr)},
+      {"rate_kind",
+       m.rate ? json(m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : json(nullptr)},
+      {"rate_source", m.rate ? json(m.rate->source) : json(nullptr)},
+      {"utilization", m.utilization},
+      {"devices", m.devices},
+      {"seconds_at_peak", m.rate ? json(m.at_peak.count()) : json(nullptr)},
+      {"hours_at_peak", m.rate ? json(hours(m.at_peak)) : json(nullptr)},
+      {"seconds", m.rate ? json(m.at_utilization.count()) : json(nullptr)},
+      {"hours", m.rate ? json(hours(m.at_utilization)) : json(nullptr)},
+      {"memory_capacity_bytes", m.device->memory_capacity.value()},
+      {"fits", m.fits},
+      {"verdict", fit_key(m.fit)},
+      {"devices_to_fit", m.devices_to_fit},
+      {"cost_usd", m.cost_usd ? json(*m.cost_usd) : json(nullptr)},
+      {"summary", verdict_sentence(m, s, lora)}};
   return j;
 }
 
@@ -103,11 +103,11 @@ ordered_json device_object(const Device& d) {
                  {"memory_source", d.memory_source},
                  {"compute", rates}};
   if (d.interconnect) {
-    j["interconnect"] = {{"name", d.interconnect->name},
-                         {"bandwidth_bytes_per_s", d.interconnect->bandwidth.value()},
-                         {"direction", d.interconnect->bidirectional ? "bidirectional"
-                                                                     : "per-direction"},
-                         {"source", d.interconnect->source}};
+    j["interconnect"] = {
+        {"name", d.interconnect->name},
+        {"bandwidth_bytes_per_s", d.interconnect->bandwidth.value()},
+        {"direction", d.interconnect->bidirectional ? "bidirectional" : "per-direction"},
+        {"source", d.interconnect->source}};
   }
   if (d.tdp_watts) j["power"] = {{"tdp_watts", *d.tdp_watts}, {"source", d.power_source}};
   if (d.price) {
@@ -137,8 +137,8 @@ std::string estimate_json(const Estimate& e) {
         {"source", "count"}}},
       {"tokens", job.tokens},
       {"method", method_name(job.method)},
-      {"trainable_fraction", job.method == Method::kFull ? json(nullptr)
-                                                         : json(job.trainable_fraction)},
+      {"trainable_fraction",
+       job.method == Method::kFull ? json(nullptr) : json(job.trainable_fraction)},
       {"recipe",
        {{"id", e.recipe->id},
         {"title", e.recipe->title},

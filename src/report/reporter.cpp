@@ -59,10 +59,14 @@ class CsvReporter final : public Reporter {
 
 std::unique_ptr<Reporter> make_reporter(Format format) {
   switch (format) {
-    case Format::kTable: return std::make_unique<TableReporter>();
-    case Format::kJson: return std::make_unique<JsonReporter>();
-    case Format::kCsv: return std::make_unique<CsvReporter>();
-    case Format::kMarkdown: return std::make_unique<MarkdownReporter>();
+    case Format::kTable:
+      return std::make_unique<TableReporter>();
+    case Format::kJson:
+      return std::make_unique<JsonReporter>();
+    case Format::kCsv:
+      return std::make_unique<CsvReporter>();
+    case Format::kMarkdown:
+      return std::make_unique<MarkdownReporter>();
   }
   return std::make_unique<TableReporter>();
 }

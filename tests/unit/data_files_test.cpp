@@ -37,9 +37,9 @@ TEST(DataFiles, EveryHardwareFileLoads) {
 TEST(DataFiles, CatalogCoversEveryVendor) {
   const std::vector<Device> devices = io::load_device_dir(kData / "hardware");
   for (const char* vendor : {"nvidia", "amd", "google", "intel", "apple"}) {
-    EXPECT_TRUE(std::any_of(devices.begin(), devices.end(),
-                            [&](const Device& d) { return d.vendor == vendor; }))
-        << vendor;
+    EXPECT_TRUE(std::any_of(devices.begin(), devices.end(), [&](const Device& d) {
+      return d.vendor == vendor;
+    })) << vendor;
   }
 }
 

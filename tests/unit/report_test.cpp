@@ -1,7 +1,7 @@
 // Formatting and reporters: the numbers a person reads and the JSON a program reads.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "trainbudget/core/error.hpp"

@@ -9,9 +9,13 @@ namespace tb {
 namespace {
 
 template <class A, class B>
-concept Addable = requires(A a, B b) { a + b; };
+concept Addable = requires(A a, B b) {
+  a + b;
+};
 template <class A, class B>
-concept Divisible = requires(A a, B b) { a / b; };
+concept Divisible = requires(A a, B b) {
+  a / b;
+};
 
 // Compile-time checks: mixing units is a type error.
 static_assert(Addable<Bytes, Bytes>);
@@ -39,9 +43,7 @@ TEST(Units, LiteralsAreDecimal) {
   EXPECT_NE((1_GB).value(), kGibi);
 }
 
-TEST(Units, RatioOfSameUnitIsDimensionless) {
-  EXPECT_DOUBLE_EQ(Bytes{112e9} / Bytes{80e9}, 1.4);
-}
+TEST(Units, RatioOfSameUnitIsDimensionless) { EXPECT_DOUBLE_EQ(Bytes{112e9} / Bytes{80e9}, 1.4); }
 
 }  // namespace
 }  // namespace tb

@@ -14,7 +14,8 @@
 namespace tb {
 
 struct MemoryComponent {
-  std::string key;    // JSON key: weights, gradients, optimizer_states, master_weights, frozen_weights
+  std::string
+      key;  // JSON key: weights, gradients, optimizer_states, master_weights, frozen_weights
   std::string label;  // human label with dtype
   double bytes_per_param{0.0};
   double params{0.0};  // how many parameters this component is kept for
@@ -48,8 +49,8 @@ enum class Fit {
 
 struct MachineEstimate {
   const Device* device{nullptr};
-  DType dtype{DType::kBf16};    // the rate actually used
-  DType wanted{DType::kBf16};   // recipe's compute dtype, or the user's :dtype override
+  DType dtype{DType::kBf16};   // the rate actually used
+  DType wanted{DType::kBf16};  // recipe's compute dtype, or the user's :dtype override
   bool dtype_overridden{false};
   DType recipe_dtype{DType::kBf16};  // what the recipe computes in
   const ComputeRate* rate{nullptr};
@@ -59,7 +60,7 @@ struct MachineEstimate {
   Seconds at_utilization{0.0};  // at `utilization`
   bool fits{false};
   Fit fit{Fit::kFits};
-  int devices_to_fit{1};  // devices needed if model states are fully sharded (ZeRO-3)
+  int devices_to_fit{1};           // devices needed if model states are fully sharded (ZeRO-3)
   std::optional<double> cost_usd;  // at_utilization x devices x price, where a price is known
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }

@@ -23,8 +23,8 @@ inline constexpr double kDefaultUtilization = 0.40;
 inline constexpr double kDefaultTrainableFraction = 0.02;
 
 struct TrainingJob {
-  double params{7e9};    // parameters of the base model
-  double tokens{1e9};    // training tokens (all epochs)
+  double params{7e9};  // parameters of the base model
+  double tokens{1e9};  // training tokens (all epochs)
   Method method{Method::kFull};
   // lora: adapter parameters as a fraction of `params` (added on top of the frozen base);
   // freeze: the fraction of `params` that is trained (the rest is frozen below it).

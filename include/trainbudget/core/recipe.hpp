@@ -27,8 +27,8 @@ struct StateComponent {
 struct Recipe {
   std::string_view id;
   std::string_view title;
-  DType compute_dtype;        // the matmul dtype, which picks the machine's rate
-  double frozen_weight_bytes;  // bytes per frozen (not trained) parameter
+  DType compute_dtype;                     // the matmul dtype, which picks the machine's rate
+  double frozen_weight_bytes;              // bytes per frozen (not trained) parameter
   std::vector<StateComponent> components;  // per trainable parameter
   std::string_view source;
 

@@ -63,7 +63,9 @@ inline constexpr double kGibi = 1024.0 * 1024.0 * 1024.0;
 
 namespace literals {
 constexpr Bytes operator""_GB(long double v) { return Bytes{static_cast<double>(v) * kGiga}; }
-constexpr Bytes operator""_GB(unsigned long long v) { return Bytes{static_cast<double>(v) * kGiga}; }
+constexpr Bytes operator""_GB(unsigned long long v) {
+  return Bytes{static_cast<double>(v) * kGiga};
+}
 constexpr FlopsPerSecond operator""_TFLOPS(long double v) {
   return FlopsPerSecond{static_cast<double>(v) * kTera};
 }

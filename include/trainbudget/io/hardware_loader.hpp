@@ -29,8 +29,8 @@ namespace tb::io {
 [[nodiscard]] std::optional<std::filesystem::path> user_hardware_dir();
 
 struct CatalogSources {
-  std::filesystem::path builtin_dir;                  // data_dir()/hardware
-  std::vector<std::filesystem::path> user_dirs;       // later ones override earlier ones
+  std::filesystem::path builtin_dir;             // data_dir()/hardware
+  std::vector<std::filesystem::path> user_dirs;  // later ones override earlier ones
 };
 
 // The sources a run uses: built-in, then the user's directory (if present), then --hardware-dir.

@@ -13,13 +13,13 @@ enum class Format { kTable, kJson, kCsv, kMarkdown };
 // "table" | "json" | "csv" | "markdown"; throws InvalidArgument naming --format.
 [[nodiscard]] Format parse_format(std::string_view text);
 
-[[nodiscard]] std::string gb(Bytes bytes);                // "112.0 GB"
-[[nodiscard]] std::string tflops(FlopsPerSecond rate);    // "989.5"
-[[nodiscard]] std::string flops(Flops work);              // "42.0 EFLOP"
-[[nodiscard]] std::string count(double n);                // "7.00 B", "125 M"
-[[nodiscard]] std::string hours_text(Seconds s);          // "598.3 h"
-[[nodiscard]] std::string duration(Seconds s);            // "24.9 days", "8.9 weeks", "1.4 years"
-[[nodiscard]] std::string percent(double fraction);       // "40 %"
-[[nodiscard]] std::string bytes_per_param(double b);      // "16", "2.0039"
+[[nodiscard]] std::string gb(Bytes bytes);              // "112.0 GB"
+[[nodiscard]] std::string tflops(FlopsPerSecond rate);  // "989.5"
+[[nodiscard]] std::string flops(Flops work);            // "42.0 EFLOP"
+[[nodiscard]] std::string count(double n);              // "7.00 B", "125 M"
+[[nodiscard]] std::string hours_text(Seconds s);        // "598.3 h"
+[[nodiscard]] std::string duration(Seconds s);          // "24.9 days", "8.9 weeks", "1.4 years"
+[[nodiscard]] std::string percent(double fraction);     // "40 %"
+[[nodiscard]] std::string bytes_per_param(double b);    // "16", "2.0039"
 
 }  // namespace tb::report
