@@ -8,10 +8,12 @@ namespace tb::cli {
 void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_option("--format", options.format,
                  "Output: table (for people), json (docs/json.md), csv, markdown")
+      ->type_name("FORMAT")
       ->default_val("table");
   app.add_option("--hardware-dir", options.hardware_dir,
                  "Extra folder of device TOML files (docs/hardware-catalog.md); also read: "
-                 "$XDG_CONFIG_HOME/trainbudget/hardware (default ~/.config/trainbudget/hardware)");
+                 "$XDG_CONFIG_HOME/trainbudget/hardware (default ~/.config/trainbudget/hardware)")
+      ->type_name("DIR");
 }
 
 report::Format format_of(const CommonOptions& options) {

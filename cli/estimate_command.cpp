@@ -20,31 +20,47 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       "(the default command)");
   o.machine = std::string{kDefaultMachines};
   cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
+
+      ->type_name("COUNT")
       ->default_val("7e9");
   cmd->add_option("--tokens", o.tokens, "Training tokens, all epochs (count, same suffixes)")
+
+      ->type_name("COUNT")
       ->default_val("1e9");
   cmd->add_option("--method", o.method,
                   "full (every weight trained) | lora (adapters on a frozen base) | freeze "
                   "(only the top fraction trained)")
+
+      ->type_name("METHOD")
       ->default_val("full");
   cmd->add_option("--trainable-fraction", o.trainable_fraction,
                   "lora: adapter parameters as a fraction of --params; freeze: fraction "
                   "trained; in (0, 1]")
+
+      ->type_name("FRACTION")
       ->default_val("0.02");
   cmd->add_option("--recipe", o.recipe,
                   "Bytes-per-parameter convention (docs/recipes.md): " + recipe_choices())
+
+      ->type_name("ID")
       ->default_val("amp-adam");
   cmd->add_option("--utilization", o.utilization,
                   "Model-FLOPs utilization (MFU) for the realistic column, in (0, 1]; default "
                   "0.4 (published large runs: 38-56 %)")
+
+      ->type_name("FRACTION")
       ->default_val("0.4");
   cmd->add_option("--machine", o.machine,
                   "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks "
                   "the rate instead of the recipe's compute dtype. Default: the seed's four "
                   "rows")
+
+      ->type_name("LIST")
       ->default_val(std::string{kDefaultMachines});
   cmd->add_option("--devices", o.devices,
                   "Devices per machine, ideal data-parallel scaling (no communication cost)")
+
+      ->type_name("N")
       ->default_val("1");
   add_common_options(*cmd, o.common);
   return cmd;

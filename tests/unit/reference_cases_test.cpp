@@ -1,0 +1,141 @@
+// Reference cases as data: every tests/cases/*.toml runs the real CLI with its `args` and
+// --format json, then checks each expected value within its stated tolerance. A case the
+// estimator is known to miss says so (`outside = "why"`): the test then asserts that it IS
+// outside, so a later fix cannot go unnoticed. Adding a case needs no C++.
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  fs::path file;
+};
+
+std::vector<Case> all_cases() {
+  std::vector<Case> out;
+  for (const auto& entry : fs::directory_iterator(fs::path(TB_TEST_DIR) / "cases")) {
+    if (entry.path().extension() == ".toml") out.push_back({entry.path()});
+  }
+  std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.file < b.file; });
+  return out;
+}
+
+std::string quote(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Runs the CLI; returns stdout, sets `status`.
+std::string run_cli(const std::vector<std::string>& args, int& status) {
+  std::string command = quote(TB_CLI_PATH);
+  for (const auto& a : args) command += " " + quote(a);
+  command += " --format json 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    output.append(buffer.data(), n);
+  status = pclose(pipe);
+  return output;
+}
+
+// "machines.0.hours" -> the value at that path.
+const nlohmann::json* at_path(const nlohmann::json& root, const std::string& path) {
+  const nlohmann::json* node = &root;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t dot = std::min(path.find('.', start), path.size());
+    const std::string part = path.substr(start, dot - start);
+    if (node->is_array()) {
+      const std::size_t index = std::stoul(part);
+      if (index >= node->size()) return nullptr;
+      node = &(*node)[index];
+    } else if (node->is_object() && node->contains(part)) {
+      node = &(*node)[part];
+    } else {
+      return nullptr;
+    }
+    start = dot + 1;
+  }
+  return node;
+}
+
+class ReferenceCase : public testing::TestWithParam<Case> {};
+
+TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
+  const fs::path& file = GetParam().file;
+  toml::table t;
+  ASSERT_NO_THROW(t = toml::parse_file(file.string())) << file;
+  const std::string source = t["source"].value_or(std::string{});
+  ASSERT_FALSE(source.empty()) << file << ": every case cites its source";
+  ASSERT_TRUE(t["name"].is_string()) << file;
+  std::vector<std::string> args;
+  const toml::array* arr = t["args"].as_array();
+  ASSERT_NE(arr, nullptr) << file << ": args missing";
+  for (const auto& a : *arr) args.push_back(a.value_or(std::string{}));
+
+  int status = -1;
+  const std::string out = run_cli(args, status);
+  ASSERT_EQ(status, 0) << file << "\n" << out;
+  const nlohmann::json j = nlohmann::json::parse(out);
+
+  const toml::array* expects = t["expect"].as_array();
+  ASSERT_NE(expects, nullptr) << file << ": no [[expect]]";
+  ASSERT_FALSE(expects->empty());
+  for (const auto& e : *expects) {
+    const toml::table& ex = *e.as_table();
+    const std::string key = ex["key"].value_or(std::string{});
+    const double expected = ex["value"].value<double>().value_or(std::nan(""));
+    const double tolerance = ex["tolerance"].value<double>().value_or(-1.0);
+    const std::string why = ex["why"].value_or(std::string{});
+    const std::optional<std::string> outside = ex["outside"].value<std::string>();
+    ASSERT_GE(tolerance, 0.0) << file << " " << key << ": state a relative tolerance";
+    ASSERT_FALSE(why.empty()) << file << " " << key << ": justify the tolerance";
+    const nlohmann::json* node = at_path(j, key);
+    ASSERT_NE(node, nullptr) << file << ": no key " << key;
+    ASSERT_TRUE(node->is_number()) << file << " " << key;
+    const double actual = node->get<double>();
+    const double rel = std::abs(actual - expected) / std::abs(expected);
+    if (outside) {
+      EXPECT_GT(rel, tolerance) << file << " " << key
+                                << ": marked outside but now within tolerance; update the case";
+      std::printf("[ outside  ] %s %s: expected %.6g, got %.6g (%.1f %%): %s\n",
+                  file.filename().c_str(), key.c_str(), expected, actual, rel * 100,
+                  outside->c_str());
+    } else {
+      EXPECT_LE(rel, tolerance) << file << " " << key << ": expected " << expected << ", got "
+                                << actual << " (" << rel * 100 << " %); source: " << source;
+      std::printf("[ within   ] %s %s: expected %.6g, got %.6g (%.3f %% <= %.3f %%)\n",
+                  file.filename().c_str(), key.c_str(), expected, actual, rel * 100,
+                  tolerance * 100);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ReferenceCase, testing::ValuesIn(all_cases()),
+                         [](const testing::TestParamInfo<Case>& param_info) {
+                           std::string name = param_info.param.file.stem().string();
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
