@@ -80,8 +80,39 @@ TEST(Recipe, AdafactorFactoredStateIsTiny) {
   EXPECT_DOUBLE_EQ(component(find_recipe("adafactor"), StateKind::kOptimizer), 8.0 / 4096.0);
 }
 
+TEST(Recipe, Bf16AdamReproducesQloraPapers780GB) {
+  // QLoRA §1: 16-bit finetuning of LLaMA 65B needs more than 780 GB: 65.2e9 x 12 = 782.4 GB.
+  const Recipe& r = find_recipe("bf16-adam");
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 12.0);
+  EXPECT_GT(65.2e9 * r.bytes_per_trainable_param(), 780e9);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kMaster), 0.0);
+}
+
+TEST(Recipe, Fp32GradientAccumulationAddsTwoBytes) {
+  EXPECT_DOUBLE_EQ(find_recipe("pure-bf16-fp32-grads").bytes_per_trainable_param(),
+                   find_recipe("pure-bf16-adam").bytes_per_trainable_param() + 2.0);
+}
+
+TEST(Recipe, OptimizerInBackwardKeepsNoGradientBuffer) {
+  const Recipe& r = find_recipe("adam-in-backward");
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kGradients), 0.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 14.0);
+}
+
+TEST(Recipe, PagedEightBitCountsTheSameBytesOnDevice) {
+  EXPECT_DOUBLE_EQ(find_recipe("paged-adam-8bit").bytes_per_trainable_param(),
+                   find_recipe("adam-8bit").bytes_per_trainable_param());
+}
+
+TEST(Recipe, Fp8ComputesInFp8AndCachesFp8Weights) {
+  const Recipe& r = find_recipe("fp8-amp");
+  EXPECT_EQ(r.compute_dtype, DType::kFp8);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kWeights), 3.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 17.0);
+}
+
 TEST(Recipe, EveryRecipeCitesASource) {
-  EXPECT_GE(all_recipes().size(), 8U);
+  EXPECT_GE(all_recipes().size(), 14U);
   for (const Recipe& r : all_recipes()) {
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_GT(r.bytes_per_trainable_param(), 0.0) << r.id;
@@ -95,7 +126,8 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(),
                  "--recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
-                 "hf-trainer|pure-bf16-adam|fp32-adam|adam-8bit|sgd-momentum|adafactor");
+                 "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
+                 "fp32-adam|adam-8bit|paged-adam-8bit|fp8-amp|sgd-momentum|adafactor");
   }
 }
 
