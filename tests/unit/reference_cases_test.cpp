@@ -111,8 +111,12 @@ TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
       const nlohmann::json* node = at_path(j, key);
       ASSERT_NE(node, nullptr) << file << ": no key " << key;
       const double actual = node->get<double>();
-      if (at_least) EXPECT_GE(actual, *at_least) << file << " " << key;
-      if (at_most) EXPECT_LE(actual, *at_most) << file << " " << key;
+      if (at_least) {
+        EXPECT_GE(actual, *at_least) << file << " " << key;
+      }
+      if (at_most) {
+        EXPECT_LE(actual, *at_most) << file << " " << key;
+      }
       std::printf("[ bound    ] %s %s: %.6g within [%s, %s]\n", file.filename().c_str(),
                   key.c_str(), actual, at_least ? std::to_string(*at_least).c_str() : "-",
                   at_most ? std::to_string(*at_most).c_str() : "-");
