@@ -1,0 +1,108 @@
+// A decoder-only transformer as its config.json describes it: the shapes that fix every
+// parameter, every linear layer and (for part B) every activation. Pure data, no I/O.
+//
+// One struct covers the families trainbudget counts exactly (docs/models.md): GPT-2, Llama
+// 1/2/3.x, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen3-MoE, Gemma 1/2/3, Phi-3, OLMo and
+// DeepSeek-V3/R1. Family differences are switches (norm kind, fused projections, biases, q/k
+// norms, MLA, MoE layout, multi-token prediction), never family names in the counting code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+enum class NormKind {
+  kRmsNorm,        // weight only (Llama, Gemma's (1 + w) form has the same count)
+  kLayerNorm,      // weight, plus bias when NormSpec::bias (GPT-2)
+  kNonParametric,  // no learned parameters (OLMo 1: LayerNorm without affine)
+};
+
+struct NormSpec {
+  NormKind kind{NormKind::kRmsNorm};
+  bool bias{false};  // only meaningful for kLayerNorm
+};
+
+// Multi-head latent attention (DeepSeek-V2 paper, sec. 2.1.2; DeepSeek-V3 modeling file):
+// queries and keys/values go through low-rank bottlenecks with their own RMSNorms.
+struct LatentAttentionSpec {
+  std::int64_t q_lora_rank{0};  // 0: no query compression (a plain q_proj, DeepSeek-V2-Lite)
+  std::int64_t kv_lora_rank{0};
+  std::int64_t qk_nope_head_dim{0};
+  std::int64_t qk_rope_head_dim{0};
+  std::int64_t v_head_dim{0};
+};
+
+struct AttentionSpec {
+  std::int64_t num_heads{0};
+  std::int64_t num_kv_heads{0};  // == num_heads: MHA; 1: MQA; else GQA
+  std::int64_t head_dim{0};      // may differ from hidden / num_heads (Gemma, Qwen3)
+  bool qkv_bias{false};          // bias on the q, k, v projections (Qwen2, GPT-2); MLA: on
+                                 // q_a_proj (or q_proj) and kv_a_proj_with_mqa
+  bool output_bias{false};       // bias on the output projection (GPT-2)
+  bool qk_norm{false};           // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
+  bool fused_qkv{false};         // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
+  // Set: MLA. Then num_kv_heads, head_dim, qk_norm and fused_qkv are unused.
+  std::optional<LatentAttentionSpec> latent;
+};
+
+struct MlpSpec {
+  bool gated{true};  // gate * up -> down (SwiGLU/GeGLU); false: up -> act -> down (GPT-2)
+  std::int64_t intermediate{0};
+  bool bias{false};
+  bool fused_gate_up{false};  // one gate_up_proj (Phi-3)
+  std::string activation{"silu"};
+};
+
+// Mixture of experts replacing the dense MLP in some layers.
+struct MoeSpec {
+  std::int64_t num_experts{0};          // routed experts per MoE layer
+  std::int64_t experts_per_token{0};    // top-k
+  std::int64_t expert_intermediate{0};  // width of one routed expert (gated MLP)
+  // Shared experts are one always-on gated MLP of width shared_intermediate (DeepSeek:
+  // n_shared_experts * moe_intermediate_size). 0: none.
+  std::int64_t num_shared_experts{0};
+  std::int64_t shared_intermediate{0};
+  bool router_bias{false};        // bias on the router linear
+  bool router_score_bias{false};  // DeepSeek-V3 e_score_correction_bias (num_experts values)
+  // Which layers are MoE: layer i is MoE unless i < first_dense_layers, (i + 1) is not a
+  // multiple of layer_step (Qwen's decoder_sparse_step) or i is listed in dense_layers.
+  std::int64_t first_dense_layers{0};
+  std::int64_t layer_step{1};
+  std::vector<std::int64_t> dense_layers;
+};
+
+struct ModelArchitecture {
+  std::string model_type;  // the config.json model_type ("llama", "deepseek_v3", ...)
+  std::string name;        // a display name (preset or folder); may be empty
+  std::int64_t hidden{0};
+  std::int64_t num_layers{0};
+  std::int64_t vocab{0};
+  std::int64_t max_positions{0};  // context length the model was built for
+  bool learned_positions{false};  // a max_positions x hidden position table (GPT-2 wpe)
+  bool tie_embeddings{false};     // LM head shares the input embedding matrix
+  NormSpec norm;
+  int norms_per_layer{2};  // 2 (pre-attention, pre-MLP); Gemma 2/3: 4 (+ post-attn, post-MLP)
+  AttentionSpec attention;
+  MlpSpec mlp;  // the dense MLP (all layers of a dense model; MoE models' dense layers)
+  std::optional<MoeSpec> moe;
+  // DeepSeek-V3 multi-token-prediction modules (num_nextn_predict_layers). Each holds an
+  // embedding and an LM head (copies of the main ones in the checkpoint), enorm, hnorm,
+  // eh_proj (2h -> h), one decoder layer of the last layer's kind, and a final norm.
+  std::int64_t mtp_layers{0};
+};
+
+// Everything wrong with an architecture, one message per problem ("hidden: 0 must be > 0").
+// Empty when it is consistent. Field names are the struct's; io maps them to config keys.
+[[nodiscard]] std::vector<std::string> architecture_problems(const ModelArchitecture& arch);
+
+// Whether decoder layer `layer` (0-based) uses the MoE block instead of the dense MLP.
+[[nodiscard]] bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer);
+[[nodiscard]] std::int64_t moe_layer_count(const ModelArchitecture& arch);
+
+// The display family of a model_type ("llama" -> "Llama", "deepseek_v3" -> "DeepSeek-V3").
+[[nodiscard]] std::string family_name(const std::string& model_type);
+
+}  // namespace tb

@@ -1,0 +1,401 @@
+// config.json -> ModelArchitecture. Each family's reader mirrors its transformers config class
+// (configuration_<family>.py defaults) and modeling file (which weights exist).
+#include "trainbudget/io/hf_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "trainbudget/core/error.hpp"
+
+namespace tb::io {
+namespace {
+
+using Json = nlohmann::json;
+
+// Reads typed fields out of one JSON object and records every problem instead of stopping.
+class Fields {
+ public:
+  Fields(const Json& object, std::string prefix, std::vector<std::string>& problems)
+      : object_(object), prefix_(std::move(prefix)), problems_(problems) {}
+
+  [[nodiscard]] std::string name(std::string_view key) const {
+    return prefix_.empty() ? std::string{key} : fmt::format("{}.{}", prefix_, key);
+  }
+
+  [[nodiscard]] bool present(std::string_view key) const { return object_.contains(key); }
+
+  // Present and not null.
+  [[nodiscard]] const Json* find(std::string_view key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  // An integer: JSON integers, or floats with an integral value (4096.0).
+  std::optional<std::int64_t> integer(std::string_view key, bool required) {
+    const Json* v = find(key);
+    if (v == nullptr) {
+      if (required) problems_.push_back(fmt::format("{}: missing (an integer)", name(key)));
+      return std::nullopt;
+    }
+    if (v->is_number_integer()) {
+      if (v->is_number_unsigned() &&
+          v->get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        problems_.push_back(fmt::format("{}: {} is out of range", name(key), v->dump()));
+        return std::nullopt;
+      }
+      return v->get<std::int64_t>();
+    }
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9e15) {
+        return static_cast<std::int64_t>(d);
+      }
+    }
+    problems_.push_back(fmt::format("{}: {} must be an integer", name(key), v->dump()));
+    return std::nullopt;
+  }
+
+  std::int64_t required(std::string_view key) { return integer(key, true).value_or(0); }
+  std::int64_t optional(std::string_view key, std::int64_t fallback) {
+    return integer(key, false).value_or(fallback);
+  }
+
+  bool flag(std::string_view key, bool fallback) {
+    const Json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_boolean()) return v->get<bool>();
+    problems_.push_back(fmt::format("{}: {} must be true or false", name(key), v->dump()));
+    return fallback;
+  }
+
+  std::string text(std::string_view key, std::string fallback) {
+    const Json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_string()) return v->get<std::string>();
+    problems_.push_back(fmt::format("{}: {} must be a string", name(key), v->dump()));
+    return fallback;
+  }
+
+  std::vector<std::int64_t> integer_list(std::string_view key) {
+    std::vector<std::int64_t> out;
+    const Json* v = find(key);
+    if (v == nullptr) return out;
+    if (!v->is_array()) {
+      problems_.push_back(fmt::format("{}: must be a list of integers", name(key)));
+      return out;
+    }
+    for (const Json& item : *v) {
+      if (!item.is_number_integer()) {
+        problems_.push_back(fmt::format("{}: {} is not an integer", name(key), item.dump()));
+        continue;
+      }
+      out.push_back(item.get<std::int64_t>());
+    }
+    return out;
+  }
+
+  void fail(std::string message) { problems_.push_back(std::move(message)); }
+
+ private:
+  const Json& object_;
+  std::string prefix_;
+  std::vector<std::string>& problems_;
+};
+
+// What differs between the llama-like families' config classes.
+struct Family {
+  bool tie_default{false};
+  std::optional<std::int64_t> head_dim_default;  // nullopt: hidden / heads
+};
+
+// The attention heads: num_key_value_heads defaults to num_attention_heads (every config class
+// here); head_dim is the config's, else the class default, else hidden / heads, which must
+// then divide exactly.
+void read_heads(Fields& f, const Family& family, ModelArchitecture& a) {
+  AttentionSpec& at = a.attention;
+  at.num_heads = f.required("num_attention_heads");
+  at.num_kv_heads = f.optional("num_key_value_heads", at.num_heads);
+  if (auto hd = f.integer("head_dim", false)) {
+    at.head_dim = *hd;
+  } else if (family.head_dim_default) {
+    at.head_dim = *family.head_dim_default;
+  } else if (a.hidden > 0 && at.num_heads > 0) {
+    if (a.hidden % at.num_heads != 0) {
+      f.fail(fmt::format("{}: {} does not divide {} {} and no head_dim is given",
+                         f.name("num_attention_heads"), at.num_heads, f.name("hidden_size"),
+                         a.hidden));
+    }
+    at.head_dim = a.hidden / at.num_heads;
+  }
+}
+
+// The fields Llama-style configs share (LlamaConfig and its descendants).
+ModelArchitecture read_llama_like(Fields& f, const std::string& model_type, const Family& family) {
+  ModelArchitecture a;
+  a.model_type = model_type;
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 0);
+  a.tie_embeddings = f.flag("tie_word_embeddings", family.tie_default);
+  read_heads(f, family, a);
+  a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
+  a.mlp.intermediate = f.required("intermediate_size");
+  a.mlp.bias = f.flag("mlp_bias", false);
+  a.mlp.activation = f.text("hidden_act", "silu");
+  return a;
+}
+
+// GPT2Config: n_embd 768, n_layer 12, n_head 12, n_positions 1024, n_inner None (= 4 * n_embd),
+// tie_word_embeddings True (PretrainedConfig's default). GPT2Block: ln_1, attn (c_attn,
+// c_proj), ln_2, mlp (c_fc, c_proj); every Conv1D and LayerNorm has a bias.
+ModelArchitecture read_gpt2(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "gpt2";
+  a.hidden = f.required("n_embd");
+  a.num_layers = f.required("n_layer");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("n_positions", 1024);
+  a.learned_positions = true;
+  a.tie_embeddings = f.flag("tie_word_embeddings", true);
+  a.norm = {NormKind::kLayerNorm, true};
+  AttentionSpec& at = a.attention;
+  at.num_heads = at.num_kv_heads = f.required("n_head");
+  if (a.hidden > 0 && at.num_heads > 0) {
+    if (a.hidden % at.num_heads != 0) {
+      f.fail(fmt::format("n_head: {} does not divide n_embd {}", at.num_heads, a.hidden));
+    }
+    at.head_dim = a.hidden / at.num_heads;
+  }
+  at.qkv_bias = at.output_bias = at.fused_qkv = true;
+  a.mlp.gated = false;
+  a.mlp.bias = true;
+  a.mlp.intermediate = f.optional("n_inner", 4 * a.hidden);
+  a.mlp.activation = f.text("activation_function", "gelu_new");
+  return a;
+}
+
+// MixtralConfig: num_local_experts 8, num_experts_per_tok 2; every layer's MLP is the sparse
+// block, each expert intermediate_size wide (Jiang et al. 2024, Table 1).
+ModelArchitecture read_mixtral(Fields& f) {
+  ModelArchitecture a = read_llama_like(f, "mixtral", {});
+  MoeSpec m;
+  m.num_experts = f.optional("num_local_experts", 8);
+  m.experts_per_token = f.optional("num_experts_per_tok", 2);
+  m.expert_intermediate = a.mlp.intermediate;
+  a.mlp.intermediate = 0;
+  a.moe = m;
+  return a;
+}
+
+// Qwen3MoeConfig: num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768,
+// decoder_sparse_step 1, mlp_only_layers []; no head_dim default in the class, so the modeling
+// file's hidden / heads applies. Experts have no shared expert; q_norm/k_norm as in Qwen3.
+ModelArchitecture read_qwen3_moe(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "qwen3_moe";
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 0);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  read_heads(f, {}, a);
+  a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
+  a.attention.qk_norm = true;
+  MoeSpec m;
+  m.num_experts = f.optional("num_experts", 128);
+  m.experts_per_token = f.optional("num_experts_per_tok", 8);
+  m.expert_intermediate = f.required("moe_intermediate_size");
+  m.layer_step = f.optional("decoder_sparse_step", 1);
+  m.dense_layers = f.integer_list("mlp_only_layers");
+  a.moe = m;
+  // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
+  a.mlp.intermediate = f.optional("intermediate_size", 6144);
+  a.mlp.activation = f.text("hidden_act", "silu");
+  return a;
+}
+
+// DeepseekV3Config defaults (configuration_deepseek_v3.py): q_lora_rank 1536, kv_lora_rank
+// 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, n_routed_experts 256,
+// num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size 2048, first_k_dense_replace
+// 3, tie_word_embeddings False. DeepSeek's own config adds moe_layer_freq (MoE where
+// layer % freq == 0), topk_method ("noaux_tc" carries e_score_correction_bias) and
+// num_nextn_predict_layers (MTP modules; transformers ignores them, so 0 when absent).
+ModelArchitecture read_deepseek_v3(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "deepseek_v3";
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 0);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  a.mlp.intermediate = f.required("intermediate_size");
+  a.mlp.activation = f.text("hidden_act", "silu");
+  AttentionSpec& at = a.attention;
+  at.num_heads = f.required("num_attention_heads");
+  at.num_kv_heads = f.optional("num_key_value_heads", at.num_heads);
+  at.qkv_bias = at.output_bias = f.flag("attention_bias", false);
+  LatentAttentionSpec mla;
+  // q_lora_rank: absent -> the class default 1536; null -> no query compression (V2-Lite).
+  mla.q_lora_rank = f.present("q_lora_rank") ? f.optional("q_lora_rank", 0) : 1536;
+  mla.kv_lora_rank = f.optional("kv_lora_rank", 512);
+  mla.qk_nope_head_dim = f.optional("qk_nope_head_dim", 128);
+  mla.qk_rope_head_dim = f.optional("qk_rope_head_dim", 64);
+  mla.v_head_dim = f.optional("v_head_dim", 128);
+  at.latent = mla;
+
+  const std::int64_t routed = f.optional("n_routed_experts", 256);
+  if (routed > 0) {
+    MoeSpec m;
+    m.num_experts = routed;
+    m.experts_per_token = f.optional("num_experts_per_tok", 8);
+    m.expert_intermediate = f.optional("moe_intermediate_size", 2048);
+    m.num_shared_experts = f.optional("n_shared_experts", 1);
+    m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
+    m.first_dense_layers = f.optional("first_k_dense_replace", 3);
+    const std::int64_t freq = f.optional("moe_layer_freq", 1);
+    if (freq <= 0) {
+      f.fail(fmt::format("moe_layer_freq: {} must be >= 1", freq));
+    } else if (freq > 1) {
+      for (std::int64_t i = m.first_dense_layers; i < std::min<std::int64_t>(a.num_layers, 100000);
+           ++i) {
+        if (i % freq != 0) m.dense_layers.push_back(i);
+      }
+    }
+    m.router_score_bias = f.text("topk_method", "noaux_tc") == "noaux_tc";
+    a.moe = m;
+  }
+  a.mtp_layers = f.optional("num_nextn_predict_layers", 0);
+  return a;
+}
+
+ModelArchitecture read_family(Fields& f, const std::string& type) {
+  if (type == "gpt2") return read_gpt2(f);
+  // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
+  if (type == "llama" || type == "mistral") return read_llama_like(f, type, {});
+  if (type == "mixtral") return read_mixtral(f);
+  if (type == "qwen2") {
+    // Qwen2Attention: q_proj, k_proj, v_proj biased, o_proj not, whatever the config says.
+    ModelArchitecture a = read_llama_like(f, type, {});
+    a.attention.qkv_bias = true;
+    a.attention.output_bias = false;
+    return a;
+  }
+  if (type == "qwen3") {
+    // Qwen3Config: head_dim 128, attention_bias False, tie False; q_norm and k_norm.
+    ModelArchitecture a = read_llama_like(f, type, {false, 128});
+    a.attention.qk_norm = true;
+    return a;
+  }
+  if (type == "qwen3_moe") return read_qwen3_moe(f);
+  if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
+    // GemmaConfig / Gemma2Config / Gemma3TextConfig: head_dim 256, tie_word_embeddings True.
+    // Gemma 2 and 3 add pre/post feed-forward and post-attention norms (four per layer);
+    // Gemma 3 adds q_norm / k_norm.
+    ModelArchitecture a = read_llama_like(f, type, {true, 256});
+    a.mlp.activation = f.text("hidden_activation", f.text("hidden_act", "gelu_pytorch_tanh"));
+    if (type != "gemma") a.norms_per_layer = 4;
+    if (type == "gemma3_text") a.attention.qk_norm = true;
+    return a;
+  }
+  if (type == "phi3") {
+    // Phi3Config: tie False; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj are fused.
+    ModelArchitecture a = read_llama_like(f, type, {});
+    a.attention.fused_qkv = true;
+    a.mlp.fused_gate_up = true;
+    return a;
+  }
+  if (type == "olmo") {
+    // OlmoConfig: tie False, attention_bias False; OlmoLayerNorm has no parameters.
+    ModelArchitecture a = read_llama_like(f, type, {});
+    a.norm = {NormKind::kNonParametric, false};
+    return a;
+  }
+  return read_deepseek_v3(f);
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_model_types() {
+  static const std::vector<std::string> kTypes{
+      "deepseek_v3", "gemma",   "gemma2", "gemma3", "gemma3_text", "gpt2",  "llama",
+      "mistral",     "mixtral", "olmo",   "phi3",   "qwen2",       "qwen3", "qwen3_moe"};
+  return kTypes;
+}
+
+ModelArchitecture parse_hf_config(std::string_view json_text, const std::string& origin) {
+  Json root;
+  try {
+    root = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    throw DataError(origin, {fmt::format("not valid JSON: {}", e.what())});
+  }
+  if (!root.is_object()) throw DataError(origin, {"not a JSON object"});
+
+  std::vector<std::string> problems;
+  Fields top(root, "", problems);
+  std::string type = top.text("model_type", "");
+  if (!problems.empty()) throw DataError(origin, problems);
+  if (type.empty()) throw DataError(origin, {"model_type: missing (a string)"});
+  const auto& types = supported_model_types();
+  if (std::find(types.begin(), types.end(), type) == types.end()) {
+    throw DataError(origin, {fmt::format("model_type: \"{}\" is not supported (supported: {})",
+                                         type, fmt::join(types, ", "))});
+  }
+
+  ModelArchitecture arch;
+  if (type == "gemma3") {
+    // Gemma3Config wraps the language model in text_config (plus a SigLIP vision tower that
+    // is not counted here). Google's published text_configs omit keys that Gemma3TextConfig
+    // defaults (vocab_size 262208, num_attention_heads 8, num_key_value_heads 4, head_dim 256),
+    // so inside text_config those defaults apply, as they do in transformers.
+    const Json* text = top.find("text_config");
+    if (text == nullptr || !text->is_object()) {
+      throw DataError(origin, {"text_config: missing (an object; model_type gemma3)"});
+    }
+    Json filled = *text;
+    for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 262208},
+                                     {"hidden_size", 2304},
+                                     {"intermediate_size", 9216},
+                                     {"num_hidden_layers", 26},
+                                     {"num_attention_heads", 8},
+                                     {"num_key_value_heads", 4}}) {
+      if (!filled.contains(key) || filled[key].is_null()) filled[key] = value;
+    }
+    Fields f(filled, "text_config", problems);
+    arch = read_family(f, "gemma3_text");
+    arch.model_type = "gemma3";
+  } else {
+    arch = read_family(top, type);
+  }
+  // Consistency problems, except for fields already reported as missing or mistyped.
+  const auto read_problems = static_cast<std::ptrdiff_t>(problems.size());
+  for (std::string p : architecture_problems(arch)) {
+    if (type == "gemma3") p = "text_config." + p;
+    const std::string field = p.substr(0, p.find(':') + 1);
+    const bool known = std::any_of(problems.begin(), problems.begin() + read_problems,
+                                   [&](const std::string& q) { return q.starts_with(field); });
+    if (!known) problems.push_back(std::move(p));
+  }
+  if (!problems.empty()) throw DataError(origin, problems);
+  return arch;
+}
+
+ModelArchitecture load_hf_config(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw DataError(file.string(), {"cannot be opened"});
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_hf_config(buffer.str(), file.string());
+}
+
+}  // namespace tb::io

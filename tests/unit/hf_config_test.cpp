@@ -1,0 +1,169 @@
+// config.json parsing: transformers' defaults, and clear errors for bad input.
+#include "trainbudget/io/hf_config.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "trainbudget/core/error.hpp"
+#include "trainbudget/core/param_count.hpp"
+
+namespace tb::io {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// A small valid Llama config; tests edit it.
+std::string llama(const std::string& extra = "", const std::string& heads = "32") {
+  return R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+             "intermediate_size": 11008, "vocab_size": 32000,
+             "num_attention_heads": )" +
+         heads + extra + "}";
+}
+
+std::string error_of(const std::string& json) {
+  try {
+    (void)parse_hf_config(json, "model/config.json");
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "model/config.json");
+    return e.what();
+  }
+  ADD_FAILURE() << "no DataError for " << json;
+  return {};
+}
+
+TEST(HfConfig, LlamaDefaultsFollowLlamaConfig) {
+  const ModelArchitecture a = parse_hf_config(llama(), "c");
+  EXPECT_EQ(a.attention.num_kv_heads, 32);  // num_key_value_heads defaults to the heads
+  EXPECT_EQ(a.attention.head_dim, 128);     // hidden / heads
+  EXPECT_FALSE(a.tie_embeddings);
+  EXPECT_FALSE(a.attention.qkv_bias);
+  EXPECT_EQ(count_params(a).total, 6738415616);
+}
+
+TEST(HfConfig, GemmaDefaultsToTiedEmbeddingsAndHeadDim256) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "gemma", "hidden_size": 2048, "num_hidden_layers": 18,
+          "intermediate_size": 16384, "vocab_size": 256000, "num_attention_heads": 8,
+          "num_key_value_heads": 1})",
+      "c");
+  EXPECT_TRUE(a.tie_embeddings);
+  EXPECT_EQ(a.attention.head_dim, 256);
+  // Gemma-2B: keras-hub preset gemma_2b_en params 2,506,172,416.
+  EXPECT_EQ(count_params(a).total, 2506172416);
+}
+
+TEST(HfConfig, Gemma3TextConfigUsesGemma3TextConfigDefaults) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "gemma3", "text_config": {"hidden_size": 2560,
+          "intermediate_size": 10240, "num_hidden_layers": 34}})",
+      "c");
+  EXPECT_EQ(a.model_type, "gemma3");
+  EXPECT_EQ(a.vocab, 262208);
+  EXPECT_EQ(a.attention.num_heads, 8);
+  EXPECT_EQ(a.attention.num_kv_heads, 4);
+  EXPECT_EQ(a.attention.head_dim, 256);
+  EXPECT_TRUE(a.attention.qk_norm);
+  EXPECT_EQ(a.norms_per_layer, 4);
+}
+
+TEST(HfConfig, Qwen2AlwaysHasQkvBiases) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+          "intermediate_size": 4864, "vocab_size": 151936, "num_attention_heads": 14,
+          "num_key_value_heads": 2, "tie_word_embeddings": true})",
+      "c");
+  EXPECT_TRUE(a.attention.qkv_bias);
+  EXPECT_FALSE(a.attention.output_bias);
+  // Qwen2.5-0.5B: HF API safetensors.total 494,032,768.
+  EXPECT_EQ(count_params(a).total, 494032768);
+}
+
+TEST(HfConfig, DeepSeekNullQLoraRankMeansPlainQueryProjection) {
+  const std::string base = R"({"model_type": "deepseek_v3", "hidden_size": 2048,
+      "num_hidden_layers": 4, "intermediate_size": 10944, "vocab_size": 102400,
+      "num_attention_heads": 16, "kv_lora_rank": 512, "moe_intermediate_size": 1408,
+      "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+      "first_k_dense_replace": 1, "topk_method": "greedy")";
+  const ModelArchitecture lite = parse_hf_config(base + R"(, "q_lora_rank": null})", "c");
+  EXPECT_EQ(lite.attention.latent->q_lora_rank, 0);
+  EXPECT_FALSE(lite.moe->router_score_bias);
+  EXPECT_EQ(lite.moe->shared_intermediate, 2 * 1408);
+  const ModelArchitecture absent = parse_hf_config(base + "}", "c");
+  EXPECT_EQ(absent.attention.latent->q_lora_rank, 1536);  // DeepseekV3Config's default
+  EXPECT_EQ(absent.mtp_layers, 0);
+}
+
+TEST(HfConfig, UnknownModelTypeListsSupportedOnes) {
+  EXPECT_THAT(error_of(R"({"model_type": "bert"})"),
+              AllOf(HasSubstr("model/config.json"), HasSubstr("\"bert\" is not supported"),
+                    HasSubstr("llama"), HasSubstr("deepseek_v3"), HasSubstr("qwen3_moe")));
+  EXPECT_THAT(error_of(R"({"hidden_size": 1})"), HasSubstr("model_type: missing"));
+}
+
+TEST(HfConfig, MalformedJsonNamesTheFile) {
+  EXPECT_THAT(error_of(R"({"model_type": "llama", )"),
+              AllOf(HasSubstr("model/config.json"), HasSubstr("not valid JSON")));
+  EXPECT_THAT(error_of("[1, 2]"), HasSubstr("not a JSON object"));
+  EXPECT_THAT(error_of(""), HasSubstr("not valid JSON"));
+}
+
+TEST(HfConfig, MissingRequiredFieldsAreAllNamed) {
+  EXPECT_THAT(
+      error_of(R"({"model_type": "mistral", "hidden_size": 4096})"),
+      AllOf(HasSubstr("num_hidden_layers: missing"), HasSubstr("vocab_size: missing"),
+            HasSubstr("num_attention_heads: missing"), HasSubstr("intermediate_size: missing")));
+  EXPECT_THAT(error_of(R"({"model_type": "gemma3"})"), HasSubstr("text_config: missing"));
+}
+
+TEST(HfConfig, ContradictoryHeadsAreRejected) {
+  EXPECT_THAT(error_of(llama("", "30")),
+              HasSubstr("num_attention_heads: 30 does not divide hidden_size 4096"));
+  // With an explicit head_dim, heads need not divide hidden (Gemma, Qwen3 do this).
+  EXPECT_NO_THROW((void)parse_hf_config(llama(R"(, "head_dim": 128)", "30"), "c"));
+  EXPECT_THAT(error_of(llama(R"(, "num_key_value_heads": 5)")),
+              HasSubstr("num_key_value_heads: 5 does not divide num_attention_heads 32"));
+}
+
+TEST(HfConfig, AbsurdValuesAreRejected) {
+  EXPECT_THAT(error_of(llama(R"(, "num_hidden_layers": -3)")),
+              HasSubstr("num_hidden_layers: -3 must be between 1 and"));
+  EXPECT_THAT(error_of(llama(R"(, "vocab_size": 0)")), HasSubstr("vocab_size: 0 must be"));
+  EXPECT_THAT(error_of(llama(R"(, "hidden_size": 99999999999)")), HasSubstr("hidden_size"));
+  EXPECT_THAT(error_of(llama(R"(, "num_hidden_layers": 10000001)")),
+              HasSubstr("num_hidden_layers"));
+  EXPECT_THAT(error_of(llama(R"(, "vocab_size": "32000")")),
+              HasSubstr("vocab_size: \"32000\" must be an integer"));
+  EXPECT_THAT(error_of(llama(R"(, "vocab_size": 3.5)")), HasSubstr("must be an integer"));
+  EXPECT_THAT(error_of(llama(R"(, "vocab_size": 18446744073709551615)")),
+              HasSubstr("out of range"));
+  EXPECT_THAT(error_of(llama(R"(, "tie_word_embeddings": "yes")")),
+              HasSubstr("tie_word_embeddings: \"yes\" must be true or false"));
+  // In range one by one, but 9e6 wide and 90,000 deep is ~3e19 parameters: past int64.
+  EXPECT_THAT(error_of(llama(R"(, "hidden_size": 9000000, "num_hidden_layers": 90000,
+                                 "intermediate_size": 9000000)")),
+              HasSubstr("parameters, past the"));
+}
+
+TEST(HfConfig, ReportsEveryProblemAtOnce) {
+  const std::string e = error_of(llama(R"(, "vocab_size": -1, "num_hidden_layers": "x")"));
+  EXPECT_THAT(
+      e, AllOf(HasSubstr("2 problems"), HasSubstr("vocab_size"), HasSubstr("num_hidden_layers")));
+}
+
+TEST(HfConfig, MoeContradictionsAreRejected) {
+  EXPECT_THAT(error_of(llama(R"(, "model_type": "mixtral", "num_local_experts": 4,
+                                 "num_experts_per_tok": 6)")),
+              HasSubstr("num_experts_per_tok: 6 exceeds the 4 experts"));
+  EXPECT_THAT(error_of(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2,
+                            "vocab_size": 10, "num_attention_heads": 2,
+                            "moe_intermediate_size": 8, "mlp_only_layers": [5]})"),
+              HasSubstr("mlp_only_layers: layer 5 is outside 0..1"));
+}
+
+TEST(HfConfig, MissingFileIsADataError) {
+  EXPECT_THROW((void)load_hf_config("/nonexistent/config.json"), DataError);
+}
+
+}  // namespace
+}  // namespace tb::io

@@ -1,0 +1,125 @@
+// The linear-layer inventory: names, shapes, counts, and that it accounts for every parameter.
+#include "trainbudget/core/linear_layers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/io/hf_config.hpp"
+
+namespace tb {
+namespace {
+
+const std::filesystem::path kConfigs = std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs";
+
+ModelArchitecture config(const std::string& name) { return io::load_hf_config(kConfigs / name); }
+
+// Parameters that are not linear weights: embeddings, norms, q/k norms, MLA norms, the
+// DeepSeek router score bias.
+std::int64_t non_linear_params(const ModelArchitecture& a) {
+  const ParamCounts c = count_params(a);
+  std::int64_t n = c.input_embedding + (a.num_layers * a.norms_per_layer + 1) * norm_params(a);
+  if (a.attention.qk_norm) n += a.num_layers * 2 * a.attention.head_dim;
+  if (a.attention.latent) {
+    n += a.num_layers * (a.attention.latent->q_lora_rank + a.attention.latent->kv_lora_rank);
+  }
+  if (a.moe && a.moe->router_score_bias) n += moe_layer_count(a) * a.moe->num_experts;
+  return n;
+}
+
+TEST(LinearLayers, AccountForEveryParameterOfEveryFamily) {
+  for (const auto& entry : std::filesystem::directory_iterator(kConfigs)) {
+    SCOPED_TRACE(entry.path().filename().string());
+    const ModelArchitecture a = io::load_hf_config(entry.path());
+    std::int64_t linear = 0;
+    std::int64_t active = 0;
+    for (const LinearLayer& l : model_linears(a)) {
+      linear += l.total_params();
+      if (!l.tied) active += l.params() * l.active_copies * l.layers;
+    }
+    const ParamCounts c = count_params(a);
+    EXPECT_EQ(linear + non_linear_params(a), c.total);
+    EXPECT_EQ(active + non_linear_params(a), c.active);
+  }
+}
+
+// PEFT LoRA adds r * (in + out) per targeted linear (A: in x r, B: r x out). For Llama-2-7B
+// with r = 8 on q_proj and v_proj, PEFT prints "trainable params: 4194304 || all params:
+// 6742609920" (alpaca-lora / LLaMA-Factory logs).
+TEST(LinearLayers, GiveLoraCountsPeftPrints) {
+  const ModelArchitecture a = config("llama-2-7b-hf.json");
+  const auto lora = [&](std::int64_t r, const std::vector<std::string>& targets) {
+    std::int64_t n = 0;
+    for (const LinearLayer& l : model_linears(a)) {
+      if (std::find(targets.begin(), targets.end(), l.name) == targets.end()) continue;
+      n += r * (l.in_features + l.out_features) * l.copies * l.layers;
+    }
+    return n;
+  };
+  EXPECT_EQ(lora(8, {"q_proj", "v_proj"}), 4194304);
+  EXPECT_EQ(count_params(a).total + lora(8, {"q_proj", "v_proj"}), 6742609920);
+  // All seven projections at r = 64 (the QLoRA paper's setting), by hand:
+  // 32 * 64 * (4 * 8192 + 3 * (4096 + 11008)).
+  EXPECT_EQ(lora(64, {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}),
+            32LL * 64 * (4 * 8192 + 3 * (4096 + 11008)));
+}
+
+TEST(LinearLayers, NamesFollowEachCheckpoint) {
+  const auto names = [](const ModelArchitecture& a, bool moe) {
+    std::vector<std::string> out;
+    for (const LinearLayer& l : decoder_layer_linears(a, moe)) out.push_back(l.path);
+    return out;
+  };
+  EXPECT_EQ(names(config("gpt2.json"), false),
+            (std::vector<std::string>{"attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj"}));
+  EXPECT_EQ(names(config("phi-3-mini-4k-instruct.json"), false),
+            (std::vector<std::string>{"self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj",
+                                      "mlp.down_proj"}));
+  EXPECT_EQ(names(config("mixtral-8x7b-v0.1.json"), true),
+            (std::vector<std::string>{
+                "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+                "block_sparse_moe.gate", "block_sparse_moe.experts.{e}.w1",
+                "block_sparse_moe.experts.{e}.w3", "block_sparse_moe.experts.{e}.w2"}));
+  EXPECT_EQ(
+      names(config("deepseek-v3.json"), true),
+      (std::vector<std::string>{
+          "self_attn.q_a_proj", "self_attn.q_b_proj", "self_attn.kv_a_proj_with_mqa",
+          "self_attn.kv_b_proj", "self_attn.o_proj", "mlp.gate", "mlp.experts.{e}.gate_proj",
+          "mlp.experts.{e}.up_proj", "mlp.experts.{e}.down_proj", "mlp.shared_experts.gate_proj",
+          "mlp.shared_experts.up_proj", "mlp.shared_experts.down_proj"}));
+}
+
+TEST(LinearLayers, ShapesAndCountsOfMoeLayers) {
+  const ModelArchitecture a = config("deepseek-v3.json");
+  const std::vector<LinearLayer> all = model_linears(a);
+  const auto find = [&](const std::string& path) {
+    return *std::find_if(all.begin(), all.end(),
+                         [&](const LinearLayer& l) { return l.path == path; });
+  };
+  const LinearLayer q_b = find("self_attn.q_b_proj");
+  EXPECT_EQ(q_b.in_features, 1536);
+  EXPECT_EQ(q_b.out_features, 128 * 192);
+  EXPECT_EQ(q_b.layers, 61);
+  const LinearLayer dense_gate = find("mlp.gate_proj");
+  EXPECT_EQ(dense_gate.layers, 3);
+  EXPECT_EQ(dense_gate.out_features, 18432);
+  const LinearLayer expert_down = find("mlp.experts.{e}.down_proj");
+  EXPECT_EQ(expert_down.layers, 58);
+  EXPECT_EQ(expert_down.copies, 256);
+  EXPECT_EQ(expert_down.active_copies, 8);
+  EXPECT_EQ(expert_down.in_features, 2048);
+  EXPECT_EQ(find("lm_head").tied, false);
+  EXPECT_TRUE(find("lm_head").place == LinearPlace::kHead);
+  // The MTP module adds eh_proj and one more MoE layer's linears.
+  const std::vector<LinearLayer> with_mtp = model_linears(a, true);
+  EXPECT_TRUE(std::any_of(with_mtp.begin(), with_mtp.end(),
+                          [](const LinearLayer& l) { return l.path == "eh_proj"; }));
+  EXPECT_TRUE(std::any_of(with_mtp.begin(), with_mtp.end(), [](const LinearLayer& l) {
+    return l.path == "mtp.mlp.experts.{e}.down_proj" && l.layers == 1;
+  }));
+}
+
+}  // namespace
+}  // namespace tb
