@@ -62,6 +62,11 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
 
       ->type_name("N")
       ->default_val("1");
+  cmd->add_option("--zero", o.zero,
+                  "ZeRO stage over --devices: 0 (a full replica each), 1 (optimizer states "
+                  "partitioned), 2 (+ gradients), 3 (+ weights; FSDP FULL_SHARD)")
+      ->type_name("STAGE")
+      ->default_val("0");
   cmd->add_option("--lora-rank", o.lora_rank,
                   "LoRA/QLoRA rank r (needs --model): r x (in + out) parameters per adapted "
                   "matrix; default 16")
@@ -98,6 +103,11 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   job.recipe_id = o.recipe;
   job.utilization = parse_number_in(o.utilization, "--utilization", 0.0, 1.0, false);
   job.devices = parse_devices(o.devices);
+  if (o.zero != "0" && o.zero != "1" && o.zero != "2" && o.zero != "3") {
+    throw InvalidArgument(
+        fmt::format("--zero: '{}' is not a ZeRO stage; accepted: 0|1|2|3", o.zero));
+  }
+  job.zero_stage = o.zero[0] - '0';
   if (!o.lora_rank.empty()) {
     const double rank = parse_number_in(o.lora_rank, "--lora-rank", 1.0, 65536.0, true);
     if (rank != std::floor(rank)) {

@@ -15,6 +15,12 @@ Bytes MemoryEstimate::by_key(std::string_view key) const {
   return sum;
 }
 
+Bytes MemoryEstimate::replica_total() const {
+  Bytes sum{0.0};
+  for (const MemoryComponent& c : components) sum += c.bytes * static_cast<double>(c.sharded_over);
+  return sum;
+}
+
 std::string_view fit_key(Fit fit) {
   switch (fit) {
     case Fit::kFits:
@@ -109,8 +115,19 @@ MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe) {
                               c.bytes_per_param, trainable, Bytes{c.bytes_per_param * trainable}});
   }
   add_frozen_base(job, recipe, out);
-  for (const MemoryComponent& c : out.components) out.total += c.bytes;
+  for (std::size_t i = 0; i < out.components.size(); ++i) {
+    MemoryComponent& c = out.components[i];
+    // Recipe components carry their own stage; the frozen base is weights (stage 3).
+    const int stage = i < recipe.components.size() ? shard_stage(recipe.components[i]) : 3;
+    c.sharded_over = zero_partition(job.zero_stage, stage, job.devices);
+    c.bytes = c.bytes / static_cast<double>(c.sharded_over);
+    out.total += c.bytes;
+  }
   return out;
+}
+
+int zero_partition(int job_stage, int component_stage, int devices) {
+  return job_stage >= component_stage ? devices : 1;
 }
 
 ComputeEstimate estimate_compute(const TrainingJob& job) {
@@ -162,7 +179,8 @@ MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,
   }
   const Bytes capacity = choice.device->memory_capacity;
   m.fits = memory.total <= capacity;
-  m.devices_to_fit = static_cast<int>(std::ceil(memory.total / capacity));
+  // The ZeRO-3 lower bound: a full replica's states split evenly over enough devices.
+  m.devices_to_fit = static_cast<int>(std::ceil(memory.replica_total() / capacity));
   if (m.fits) {
     m.fit = Fit::kFits;
   } else if (lora_total && *lora_total <= capacity) {

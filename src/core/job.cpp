@@ -54,6 +54,10 @@ void validate(const TrainingJob& job) {
   if (job.devices < 1) {
     throw InvalidArgument(fmt::format("--devices: {} must be at least 1", job.devices));
   }
+  if (job.zero_stage < 0 || job.zero_stage > 3) {
+    throw InvalidArgument(
+        fmt::format("--zero: {} is not a ZeRO stage; accepted: 0|1|2|3", job.zero_stage));
+  }
   (void)find_recipe(job.recipe_id);  // throws naming --recipe
   if (job.lora_given && !job.model.architecture) {
     throw InvalidArgument(

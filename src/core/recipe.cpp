@@ -51,8 +51,10 @@ std::vector<Recipe> make_recipes() {
        DType::kBf16,
        2.0,
        {{K::kWeights, "weights (bf16)", 2.0},
-        {K::kGradients, "gradients (bf16)", 2.0},
-        {K::kGradients, "gradient partition (fp32)", 4.0},
+        // DeepSpeed's estimator keeps the 16-bit gradients whole under ZeRO-2 (its 4Ψ term) and
+        // partitions the fp32 gradient with the optimizer states (16Ψ/N).
+        {K::kGradients, "gradients (bf16)", 2.0, 3},
+        {K::kGradients, "gradient partition (fp32)", 4.0, 1},
         {K::kOptimizer, "Adam m, v (fp32)", 8.0},
         {K::kMaster, "master weights (fp32)", 4.0}},
        "DeepSpeed deepspeed.runtime.zero.stage_1_and_2.estimate_zero2_model_states_mem_needs: "
@@ -187,6 +189,23 @@ std::string_view state_kind_key(StateKind kind) {
       return "master_weights";
   }
   return "weights";
+}
+
+int default_shard_stage(StateKind kind) {
+  switch (kind) {
+    case StateKind::kWeights:
+      return 3;
+    case StateKind::kGradients:
+      return 2;
+    case StateKind::kOptimizer:
+    case StateKind::kMaster:
+      return 1;
+  }
+  return 3;
+}
+
+int shard_stage(const StateComponent& component) {
+  return component.shard_stage != 0 ? component.shard_stage : default_shard_stage(component.kind);
 }
 
 double Recipe::bytes_per_trainable_param() const {

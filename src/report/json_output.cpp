@@ -28,9 +28,11 @@ ordered_json memory_json(const MemoryEstimate& m) {
                     {"label", c.label},
                     {"bytes_per_param", c.bytes_per_param},
                     {"params", c.params},
-                    {"bytes", c.bytes.value()}});
+                    {"bytes", c.bytes.value()},
+                    {"sharded_over", c.sharded_over}});
   }
   return {{"total_bytes", m.total.value()},
+          {"replica_total_bytes", m.replica_total().value()},
           {"activations_included", m.activations_included},
           {"components", components},
           {"rows", rows}};
@@ -147,6 +149,7 @@ std::string estimate_json(const Estimate& e) {
         {"source", e.recipe->source}}},
       {"utilization", job.utilization},
       {"devices", job.devices},
+      {"zero_stage", job.zero_stage},
   };
   const ordered_json primary = scenario_json(e.primary, e.lora_alternative);
   root["memory"] = primary["memory"];

@@ -42,6 +42,10 @@ struct TrainingJob {
   std::string recipe_id{"amp-adam"};
   double utilization{kDefaultUtilization};
   int devices{1};
+  // ZeRO stage over the `devices` data-parallel ranks: 0 = plain data parallelism (a full
+  // replica each), 1 = optimizer states, 2 = + gradients, 3 = + weights partitioned (FSDP's
+  // FULL_SHARD is stage 3, SHARD_GRAD_OP stage 2).
+  int zero_stage{0};
 };
 
 // Throws InvalidArgument for any field out of range, naming its flag.

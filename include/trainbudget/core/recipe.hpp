@@ -22,7 +22,15 @@ struct StateComponent {
   StateKind kind;
   std::string_view label;  // e.g. "Adam m, v (fp32)"
   double bytes_per_param;
+  // The ZeRO stage from which this component is partitioned over the data-parallel devices;
+  // 0 = by its kind (default_shard_stage).
+  int shard_stage{0};
 };
+
+// ZeRO (Rajbhandari et al. 2020, §5): stage 1 partitions the optimizer states (with the fp32
+// master copy), stage 2 also the gradients, stage 3 also the parameters.
+[[nodiscard]] int default_shard_stage(StateKind kind);
+[[nodiscard]] int shard_stage(const StateComponent& component);
 
 struct Recipe {
   std::string_view id;
