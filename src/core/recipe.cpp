@@ -216,6 +216,32 @@ double Recipe::bytes_per_trainable_param() const {
 
 std::span<const Recipe> all_recipes() { return recipes(); }
 
+std::vector<RecipeBreakdown> recipe_breakdowns() {
+  std::vector<RecipeBreakdown> out;
+  for (const Recipe& r : recipes()) {
+    RecipeBreakdown b;
+    b.recipe = &r;
+    for (const StateComponent& c : r.components) {
+      switch (c.kind) {
+        case StateKind::kWeights:
+          b.weights += c.bytes_per_param;
+          break;
+        case StateKind::kGradients:
+          b.gradients += c.bytes_per_param;
+          break;
+        case StateKind::kOptimizer:
+          b.optimizer += c.bytes_per_param;
+          break;
+        case StateKind::kMaster:
+          b.master += c.bytes_per_param;
+          break;
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
 const Recipe& find_recipe(std::string_view id) {
   for (const Recipe& recipe : recipes()) {
     if (recipe.id == id) return recipe;

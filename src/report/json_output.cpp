@@ -168,4 +168,24 @@ std::string devices_json(const std::vector<Device>& devices) {
 
 std::string device_json(const Device& device) { return device_object(device).dump(2) + "\n"; }
 
+std::string recipes_json(double params) {
+  ordered_json arr = ordered_json::array();
+  for (const RecipeBreakdown& b : recipe_breakdowns()) {
+    arr.push_back({{"id", b.recipe->id},
+                   {"title", b.recipe->title},
+                   {"compute_dtype", dtype_name(b.recipe->compute_dtype)},
+                   {"bytes_per_param",
+                    {{"weights", b.weights},
+                     {"gradients", b.gradients},
+                     {"optimizer_states", b.optimizer},
+                     {"master_weights", b.master},
+                     {"total", b.total()}}},
+                   {"params", params},
+                   {"total_bytes", b.total() * params},
+                   {"source", b.recipe->source}});
+  }
+  ordered_json root{{"schema_version", kJsonSchemaVersion}, {"recipes", arr}};
+  return root.dump(2) + "\n";
+}
+
 }  // namespace tb::report

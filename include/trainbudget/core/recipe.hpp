@@ -50,6 +50,19 @@ struct Recipe {
 // The recipe with this id; throws InvalidArgument naming --recipe and the accepted ids.
 [[nodiscard]] const Recipe& find_recipe(std::string_view id);
 
+// One recipe's bytes per trainable parameter summed by kind, for side-by-side comparison.
+struct RecipeBreakdown {
+  const Recipe* recipe{nullptr};
+  double weights{0.0};
+  double gradients{0.0};
+  double optimizer{0.0};
+  double master{0.0};
+  [[nodiscard]] double total() const { return weights + gradients + optimizer + master; }
+};
+
+// Every built-in recipe broken down by kind, in all_recipes() order.
+[[nodiscard]] std::vector<RecipeBreakdown> recipe_breakdowns();
+
 // "amp-adam|megatron|..." for --help and error messages.
 [[nodiscard]] std::string recipe_choices();
 
