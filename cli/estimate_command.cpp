@@ -9,6 +9,8 @@
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/quantity_parse.hpp"
 #include "trainbudget/core/recipe.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/report/reporter.hpp"
 
 namespace tb::cli {
@@ -19,9 +21,14 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       "Memory (GB = 1e9 B), FLOPs, hours per machine and a verdict for a training job "
       "(the default command)");
   o.machine = std::string{kDefaultMachines};
-  cmd->add_option("--params", o.params,
-                  "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
-      ->default_val("7e9");
+  CLI::Option* params =
+      cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
+          ->default_val("7e9");
+  cmd->add_option("--model", o.model,
+                  "The model, counted exactly from its architecture (docs/models.md): a "
+                  "config.json, a model folder (config.json + safetensors headers) or a preset "
+                  "id from data/models (e.g. llama-3.1-8b); replaces --params")
+      ->excludes(params);
   cmd->add_option("--tokens", o.tokens, "Training tokens, all epochs (count, same suffixes)")
       ->default_val("1e9");
   cmd->add_option("--method", o.method,
@@ -65,7 +72,12 @@ int parse_devices(const std::string& text) {
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
   TrainingJob job;
-  job.params = parse_count(o.params, "--params");
+  if (o.model.empty()) {
+    job.params = parse_count(o.params, "--params");
+  } else {
+    job.model = io::load_model(o.model, io::data_dir() / "models");
+    job.params = static_cast<double>(job.model.counts->total);
+  }
   job.tokens = parse_count(o.tokens, "--tokens");
   job.method = parse_method(o.method);
   job.trainable_fraction = parse_number_in(o.trainable_fraction, "--trainable-fraction", 0.0,

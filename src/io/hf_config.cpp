@@ -135,6 +135,10 @@ void read_heads(Fields& f, const Family& family, ModelArchitecture& a) {
                          a.hidden));
     }
     at.head_dim = a.hidden / at.num_heads;
+  } else {
+    // hidden_size or num_attention_heads is already reported; a derived "head_dim: 0" would
+    // only repeat it. The placeholder never leaves the parser, which throws.
+    at.head_dim = 1;
   }
 }
 

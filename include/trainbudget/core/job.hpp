@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "trainbudget/core/model_source.hpp"
+
 namespace tb {
 
 enum class Method { kFull, kLora, kFreeze };
@@ -24,6 +26,7 @@ inline constexpr double kDefaultTrainableFraction = 0.02;
 
 struct TrainingJob {
   double params{7e9};    // parameters of the base model
+  ModelSource model;     // where `params` came from; an architecture with --model
   double tokens{1e9};    // training tokens (all epochs)
   Method method{Method::kFull};
   // lora: adapter parameters as a fraction of `params` (added on top of the frozen base);
