@@ -62,7 +62,7 @@ std::vector<std::string> index_files(const fs::path& index, std::map<std::string
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(read_text(index));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw DataError(origin, {fmt::format("not valid JSON: {}", e.what())});
   }
   std::vector<std::string> problems;

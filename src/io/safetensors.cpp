@@ -135,7 +135,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, std::ui
   Json root;
   try {
     root = Json::parse(header_json);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
     throw DataError(origin, {fmt::format("header is not valid JSON: {}", e.what())});
   }
   if (!root.is_object()) throw DataError(origin, {"header is not a JSON object"});

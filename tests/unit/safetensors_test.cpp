@@ -108,6 +108,7 @@ TEST_F(Safetensors, TruncatedOrLyingLengthsAreErrors) {
 TEST_F(Safetensors, BadHeadersNameTheTensorAndField) {
   EXPECT_THAT(error_of("not json", 0), HasSubstr("header is not valid JSON"));
   EXPECT_THAT(error_of("[1]", 0), HasSubstr("not a JSON object"));
+  EXPECT_THAT(error_of(R"({"a": 9e99999})", 0), HasSubstr("header is not valid JSON"));
   EXPECT_THAT(error_of(R"({"w": {"dtype": "F17", "shape": [1], "data_offsets": [0, 2]}})", 2),
               HasSubstr("tensor \"w\": dtype: unknown \"F17\""));
   EXPECT_THAT(error_of(R"({"w": {"dtype": "F16", "shape": [2], "data_offsets": [0, 2]}})", 2),
