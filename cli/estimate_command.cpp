@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "measure_command.hpp"
 #include "trainbudget/core/error.hpp"
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/quantity_parse.hpp"
@@ -19,8 +20,7 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       "Memory (GB = 1e9 B), FLOPs, hours per machine and a verdict for a training job "
       "(the default command)");
   o.machine = std::string{kDefaultMachines};
-  cmd->add_option("--params", o.params,
-                  "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
+  cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
       ->default_val("7e9");
   cmd->add_option("--tokens", o.tokens, "Training tokens, all epochs (count, same suffixes)")
       ->default_val("1e9");
@@ -41,7 +41,8 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       ->default_val("0.4");
   cmd->add_option("--machine", o.machine,
                   "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks "
-                  "the rate instead of the recipe's compute dtype. Default: the seed's four "
+                  "the rate instead of the recipe's compute dtype; 'local' is this machine, "
+                  "measured once with `measure --quick` and saved. Default: the seed's four "
                   "rows")
       ->default_val(std::string{kDefaultMachines});
   cmd->add_option("--devices", o.devices,
@@ -68,14 +69,15 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   job.params = parse_count(o.params, "--params");
   job.tokens = parse_count(o.tokens, "--tokens");
   job.method = parse_method(o.method);
-  job.trainable_fraction = parse_number_in(o.trainable_fraction, "--trainable-fraction", 0.0,
-                                           1.0, false);
+  job.trainable_fraction =
+      parse_number_in(o.trainable_fraction, "--trainable-fraction", 0.0, 1.0, false);
   job.recipe_id = o.recipe;
   job.utilization = parse_number_in(o.utilization, "--utilization", 0.0, 1.0, false);
   job.devices = parse_devices(o.devices);
   validate(job);
   const report::Format format = format_of(o.common);
 
+  ensure_local_profile(o.machine, o.common);  // --machine local: measure once, then reuse
   const HardwareCatalog catalog = load_catalog(o.common);
   const std::vector<MachineChoice> machines = parse_machine_list(o.machine, catalog);
   const Estimate result = estimate(job, machines);

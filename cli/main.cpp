@@ -1,9 +1,9 @@
 // The trainbudget executable: builds the command line, runs one subcommand, maps errors to
 // exit codes (0 ok, CLI11's code for usage errors, 1 for a tb::Error). Output is buffered and
 // written only when the command succeeds, so a failure leaves stdout empty.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -12,6 +12,7 @@
 
 #include "estimate_command.hpp"
 #include "hardware_command.hpp"
+#include "measure_command.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/core/error.hpp"
 
@@ -36,18 +37,20 @@ int fail(std::string_view message, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
-               "cost and a verdict, with every figure sourced.",
-               "trainbudget"};
-  app.set_version_flag("--version",
-                       fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
-                                   tb::build_info::kGitCommit));
+  CLI::App app{
+      "trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
+      "cost and a verdict, with every figure sourced.",
+      "trainbudget"};
+  app.set_version_flag("--version", fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
+                                                tb::build_info::kGitCommit));
   app.require_subcommand(0, 1);
 
   tb::cli::EstimateOptions estimate_options;
   tb::cli::HardwareOptions hardware_options;
   CLI::App* estimate = tb::cli::setup_estimate(app, estimate_options);
   const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
+  tb::cli::MeasureCommandOptions measure_options;
+  CLI::App* measure = tb::cli::setup_measure(app, measure_options);
 
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream out;
+  int code = 0;
   try {
     if (estimate->parsed()) {
       tb::cli::run_estimate(estimate_options, out);
@@ -71,6 +75,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_list(hardware_options, out);
     } else if (hardware.show->parsed()) {
       tb::cli::run_hardware_show(hardware_options, out);
+    } else if (measure->parsed()) {
+      code = tb::cli::run_measure(measure_options, out);
     }
   } catch (const tb::Error& e) {
     return fail(e.what(), 1);
@@ -79,5 +85,5 @@ int main(int argc, char** argv) {
   }
   std::cout << out.str();
   std::cout.flush();
-  return std::cout ? 0 : 1;
+  return std::cout ? code : 1;
 }
