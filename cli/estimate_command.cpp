@@ -20,7 +20,8 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       "Memory (GB = 1e9 B), FLOPs, hours per machine and a verdict for a training job "
       "(the default command)");
   o.machine = std::string{kDefaultMachines};
-  cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
+  cmd->add_option("--params", o.params,
+                  "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
       ->default_val("7e9");
   cmd->add_option("--tokens", o.tokens, "Training tokens, all epochs (count, same suffixes)")
       ->default_val("1e9");
@@ -69,8 +70,8 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   job.params = parse_count(o.params, "--params");
   job.tokens = parse_count(o.tokens, "--tokens");
   job.method = parse_method(o.method);
-  job.trainable_fraction =
-      parse_number_in(o.trainable_fraction, "--trainable-fraction", 0.0, 1.0, false);
+  job.trainable_fraction = parse_number_in(o.trainable_fraction, "--trainable-fraction", 0.0,
+                                           1.0, false);
   job.recipe_id = o.recipe;
   job.utilization = parse_number_in(o.utilization, "--utilization", 0.0, 1.0, false);
   job.devices = parse_devices(o.devices);

@@ -1,9 +1,9 @@
 // The trainbudget executable: builds the command line, runs one subcommand, maps errors to
 // exit codes (0 ok, CLI11's code for usage errors, 1 for a tb::Error). Output is buffered and
 // written only when the command succeeds, so a failure leaves stdout empty.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -37,12 +37,12 @@ int fail(std::string_view message, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
-      "cost and a verdict, with every figure sourced.",
-      "trainbudget"};
-  app.set_version_flag("--version", fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
-                                                tb::build_info::kGitCommit));
+  CLI::App app{"trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
+               "cost and a verdict, with every figure sourced.",
+               "trainbudget"};
+  app.set_version_flag("--version",
+                       fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
+                                   tb::build_info::kGitCommit));
   app.require_subcommand(0, 1);
 
   tb::cli::EstimateOptions estimate_options;
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream out;
-  int code = 0;
+  int code = 0;  // measure: 3 when a run failed, with the report still printed
   try {
     if (estimate->parsed()) {
       tb::cli::run_estimate(estimate_options, out);
