@@ -50,6 +50,8 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
       "Measure this machine: GEMM throughput per library and dtype (GFLOP/s), memory "
       "bandwidth (STREAM triad, GB/s) and % of the CPU's theoretical peak (docs/measure.md)");
   cmd->add_flag("--quick", o.quick, "A short run (2048^3 and one training shape, 3 repetitions)");
+  cmd->add_flag("--no-bandwidth", o.no_bandwidth,
+                "Skip the STREAM memory-bandwidth runs (a saved profile then has no bandwidth)");
   cmd->add_option("--backend", o.backend,
                   fmt::format("Comma list of {} or all (default: {})",
                               fmt::join(measure::backend_names(), ", "),
@@ -82,6 +84,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   const report::Format format = report::parse_format(o.format);
   measure::MeasureOptions options;
   options.quick = o.quick;
+  options.bandwidth = !o.no_bandwidth;
   if (!o.backend.empty()) options.backends = measure::parse_backend_list(o.backend);
   if (o.dtype != "all") options.dtypes = measure::parse_dtype_list(o.dtype);
   if (!o.sizes.empty()) options.shapes = measure::parse_sizes(o.sizes);

@@ -14,6 +14,7 @@ namespace tb::cli {
 
 struct MeasureCommandOptions {
   bool quick{false};
+  bool no_bandwidth{false};
   std::string backend;  // empty: the default backends
   std::string dtype{"all"};
   std::string format{"table"};

@@ -33,6 +33,8 @@ constexpr GemmShape kVerifyShape{67, 45, 129};
 constexpr std::uint64_t kSeed = 0x7261696e627564ULL;  // "trainbud"
 // A sample shorter than this is a batch of calls (timer resolution and call overhead).
 constexpr double kMinSampleSeconds = 0.02;
+// --quick must finish in about 15 s on a 2-core machine: each run's timed calls get this long.
+constexpr double kQuickRunBudgetSeconds = 0.75;
 
 std::vector<std::string> split(std::string_view text, char sep) {
   std::vector<std::string> out;
@@ -80,7 +82,7 @@ std::map<std::string, std::string> steering_environment() {
 // time alone is batched so each sample lasts at least kMinSampleSeconds; a sample is then the
 // batch time divided by its calls.
 GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int warmups,
-                  int repetitions) {
+                  int repetitions, double budget_seconds) {
   GemmRun run;
   run.backend = backend.name();
   run.dtype = dtype;
@@ -101,6 +103,10 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
                         : static_cast<int>(std::min(
                               1000.0, std::ceil(kMinSampleSeconds / std::max(single, 1e-7))));
   run.calls_per_sample = calls;
+  // A budget (quick mode) trims the repetitions of slow runs, keeping two for a spread.
+  if (budget_seconds > 0.0 && calls == 1 && repetitions > 2) {
+    repetitions = std::clamp(static_cast<int>(budget_seconds / single), 2, repetitions);
+  }
   for (int r = 0; r < repetitions; ++r) {
     const auto start = Clock::now();
     for (int c = 0; c < calls; ++c) kernel->run();
@@ -166,16 +172,18 @@ std::vector<ShapeSpec> default_shapes(bool quick) {
   // An MLP block with hidden size h and T tokens runs three GEMMs per weight matrix: forward
   // (T x 4h x h), input gradient (T x h x 4h) and weight gradient (h x 4h x T).
   if (quick) {
-    return {{{2048, 2048, 2048}, "square"},
-            {{2048, 4096, 1024}, "FFN up: tokens x 4h x h (h 1024)"}};
+    const std::vector<DType> training{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
+    return {{{1024, 1024, 1024}, "square", {DType::kFp64}},
+            {{2048, 2048, 2048}, "square", training},
+            {{2048, 4096, 1024}, "FFN up: tokens x 4h x h (h 1024)", training}};
   }
-  return {{{512, 512, 512}, "square"},
-          {{1024, 1024, 1024}, "square"},
-          {{2048, 2048, 2048}, "square"},
-          {{4096, 4096, 4096}, "square"},
-          {{4096, 8192, 2048}, "FFN up: tokens x 4h x h (h 2048)"},
-          {{4096, 2048, 8192}, "FFN down: tokens x h x 4h (h 2048)"},
-          {{2048, 8192, 4096}, "weight grad: h x 4h x tokens (h 2048)"}};
+  return {{{512, 512, 512}, "square", {}},
+          {{1024, 1024, 1024}, "square", {}},
+          {{2048, 2048, 2048}, "square", {}},
+          {{4096, 4096, 4096}, "square", {}},
+          {{4096, 8192, 2048}, "FFN up: tokens x 4h x h (h 2048)", {}},
+          {{4096, 2048, 8192}, "FFN down: tokens x h x 4h (h 2048)", {}},
+          {{2048, 8192, 4096}, "weight grad: h x 4h x tokens (h 2048)", {}}};
 }
 
 std::vector<std::string> parse_backend_list(std::string_view text) {
@@ -227,10 +235,11 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
       dims.push_back(v);
     }
     if (dims.size() == 1) {
-      out.push_back({{dims[0], dims[0], dims[0]}, "square"});
+      out.push_back({{dims[0], dims[0], dims[0]}, "square", {}});
     } else if (dims.size() == 3) {
       out.push_back({{dims[0], dims[1], dims[2]},
-                     dims[0] == dims[1] && dims[1] == dims[2] ? "square" : "M x N x K"});
+                     dims[0] == dims[1] && dims[1] == dims[2] ? "square" : "M x N x K",
+                     {}});
     } else {
       throw InvalidArgument(
           fmt::format("--sizes: '{}' is not a size; accepted: N or MxNxK, comma-separated", entry));
@@ -300,7 +309,15 @@ Measurement run_measurement(const MeasureOptions& options) {
       }
     }
   }
-  const std::size_t total = plan.size() * shapes.size() + (options.bandwidth ? 2 : 0);
+  std::size_t total = options.bandwidth ? 2 : 0;
+  for (const Step& step : plan) {
+    for (const ShapeSpec& spec : shapes) {
+      if (spec.dtypes.empty() ||
+          std::find(spec.dtypes.begin(), spec.dtypes.end(), step.dtype) != spec.dtypes.end()) {
+        ++total;
+      }
+    }
+  }
   std::size_t done = 0;
   const auto report = [&](const std::string& line) {
     ++done;
@@ -328,6 +345,10 @@ Measurement run_measurement(const MeasureOptions& options) {
       failure = e.what();
     }
     for (const ShapeSpec& spec : shapes) {
+      if (!spec.dtypes.empty() &&
+          std::find(spec.dtypes.begin(), spec.dtypes.end(), step.dtype) == spec.dtypes.end()) {
+        continue;
+      }
       const std::string what =
           fmt::format("{} {} {}", backend.name(), dtype_name(step.dtype), shape_text(spec.shape));
       GemmRun run;
@@ -337,7 +358,8 @@ Measurement run_measurement(const MeasureOptions& options) {
         run = not_run(backend.name(), step.dtype, spec, Status::kSkipped, *big);
       } else {
         try {
-          run = time_gemm(backend, step.dtype, spec, warmups, repetitions);
+          run = time_gemm(backend, step.dtype, spec, warmups, repetitions,
+                          options.quick && options.repetitions == 0 ? kQuickRunBudgetSeconds : 0.0);
         } catch (const Error& e) {
           run = not_run(backend.name(), step.dtype, spec, Status::kFailed, e.what());
         }
@@ -357,9 +379,8 @@ Measurement run_measurement(const MeasureOptions& options) {
     bw.threads = std::max(1, m.context.cpu.physical_cores);
     bw.warmups = 1;
     bw.repetitions = options.quick ? 3 : 10;
-    for (const char* kernel : {"copy", "triad"}) {
-      BandwidthRun run = measure_stream(kernel, bw);
-      report(fmt::format("stream {} ({:.0f} MiB arrays, {} threads): {:.1f} GB/s", kernel,
+    for (BandwidthRun& run : measure_stream(bw)) {
+      report(fmt::format("stream {} ({:.0f} MiB arrays, {} threads): {:.1f} GB/s", run.kernel,
                          run.array_bytes.value() / 1048576.0, run.threads,
                          run.median_rate.value() / 1e9));
       m.bandwidth.push_back(std::move(run));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "trainbudget/measure/records.hpp"
 
@@ -21,9 +22,8 @@ struct BandwidthOptions {
 // more than 1/16 of `memory_total` bytes.
 [[nodiscard]] std::size_t default_stream_array_bytes(double memory_total);
 
-// "copy" (c = a: 2 x 8 bytes moved per element) or "triad" (a = b + s * c: 3 x 8), counted as
-// STREAM counts them (no write-allocate traffic). Throws InvalidArgument for another kernel.
-[[nodiscard]] BandwidthRun measure_stream(const std::string& kernel,
-                                          const BandwidthOptions& options);
+// STREAM's copy (c = a: 2 x 8 bytes moved per element), then triad (a = b + s * c: 3 x 8) on the
+// same arrays, counted as STREAM counts them (no write-allocate traffic).
+[[nodiscard]] std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options);
 
 }  // namespace tb::measure

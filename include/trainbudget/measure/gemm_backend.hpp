@@ -18,7 +18,7 @@ namespace tb::measure {
 //   fp64: double x double -> double      fp32, tf32: float x float -> float
 //   bf16: bfloat16 bits (uint16_t) x bf16 -> float (fp32 accumulation, as training uses)
 //   fp16: binary16 bits (uint16_t) x fp16 -> float
-// A and B hold uniform random values in [-1, 1) from a fixed seed, already representable in the
+// A and B hold uniform random values in [-1, 1] from a fixed seed, already representable in the
 // input type, so the reference sees exactly what the backend sees. C starts as NaN: a backend
 // that does not write it fails verification.
 class GemmOperands {
