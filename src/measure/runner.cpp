@@ -109,7 +109,7 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
   }
   for (int r = 0; r < repetitions; ++r) {
     const auto start = Clock::now();
-    for (int c = 0; c < calls; ++c) kernel->run();
+    kernel->run_many(calls);
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
     run.samples_seconds.push_back(took / calls);
   }
@@ -184,6 +184,16 @@ std::vector<ShapeSpec> default_shapes(bool quick) {
           {{4096, 8192, 2048}, "FFN up: tokens x 4h x h (h 2048)", {}},
           {{4096, 2048, 8192}, "FFN down: tokens x h x 4h (h 2048)", {}},
           {{2048, 8192, 4096}, "weight grad: h x 4h x tokens (h 2048)", {}}};
+}
+
+std::vector<ShapeSpec> default_gpu_shapes(bool quick) {
+  // A data-centre GPU needs large problems to reach its peak; 8192^3 is where published
+  // achievable-matmul figures are taken (HARDWARE.md §1, MAMF [S4]).
+  if (quick) return {{{8192, 8192, 8192}, "square", {}}};
+  return {{{4096, 4096, 4096}, "square", {}},
+          {{8192, 8192, 8192}, "square", {}},
+          {{16384, 16384, 16384}, "square", {}},
+          {{16384, 16384, 4096}, "FFN up: tokens x 4h x h (h 4096)", {}}};
 }
 
 std::vector<std::string> parse_backend_list(std::string_view text) {
@@ -263,15 +273,17 @@ Measurement run_measurement(const MeasureOptions& options) {
   m.peak = theoretical_peak(m.context.cpu);
   const std::vector<std::string> names =
       options.backends.empty() ? default_backend_names() : options.backends;
-  const std::vector<ShapeSpec> shapes =
+  const std::vector<ShapeSpec> cpu_shapes =
       options.shapes.empty() ? default_shapes(options.quick) : options.shapes;
+  const std::vector<ShapeSpec> gpu_shapes =
+      options.shapes.empty() ? default_gpu_shapes(options.quick) : options.shapes;
   const int repetitions = options.repetitions > 0 ? options.repetitions : (options.quick ? 3 : 5);
   const int warmups = options.warmups >= 0 ? options.warmups : (options.quick ? 1 : 2);
   const bool explicit_dtypes = !options.dtypes.empty();
   const std::vector<DType>& dtypes = explicit_dtypes ? options.dtypes : measurable_dtypes();
 
   // Refuse shapes whose operands would not fit comfortably before loading anything.
-  for (const ShapeSpec& s : shapes) {
+  for (const ShapeSpec& s : options.shapes) {
     const double bytes = static_cast<double>(s.shape.m * s.shape.k + s.shape.k * s.shape.n) * 8.0 +
                          static_cast<double>(s.shape.m * s.shape.n) * 8.0;
     const double limit = m.context.memory_capacity.value() / 2.0;
@@ -297,13 +309,14 @@ Measurement run_measurement(const MeasureOptions& options) {
   struct Step {
     GemmBackend* backend;
     DType dtype;
+    const std::vector<ShapeSpec>* shapes;
   };
   std::vector<Step> plan;
   for (const auto& b : backends) {
     if (b->info().status != Status::kOk) continue;
     for (const DType d : dtypes) {
       if (b->supports(d)) {
-        plan.push_back({b.get(), d});
+        plan.push_back({b.get(), d, b->on_gpu() ? &gpu_shapes : &cpu_shapes});
       } else if (explicit_dtypes) {
         m.gemm.push_back(not_run(b->name(), d, {}, Status::kSkipped, *b->unsupported(d)));
       }
@@ -311,7 +324,7 @@ Measurement run_measurement(const MeasureOptions& options) {
   }
   std::size_t total = options.bandwidth ? 2 : 0;
   for (const Step& step : plan) {
-    for (const ShapeSpec& spec : shapes) {
+    for (const ShapeSpec& spec : *step.shapes) {
       if (spec.dtypes.empty() ||
           std::find(spec.dtypes.begin(), spec.dtypes.end(), step.dtype) != spec.dtypes.end()) {
         ++total;
@@ -344,7 +357,7 @@ Measurement run_measurement(const MeasureOptions& options) {
     } catch (const Error& e) {
       failure = e.what();
     }
-    for (const ShapeSpec& spec : shapes) {
+    for (const ShapeSpec& spec : *step.shapes) {
       if (!spec.dtypes.empty() &&
           std::find(spec.dtypes.begin(), spec.dtypes.end(), step.dtype) == spec.dtypes.end()) {
         continue;
@@ -374,6 +387,16 @@ Measurement run_measurement(const MeasureOptions& options) {
   }
 
   if (options.bandwidth) {
+    for (const auto& b : backends) {
+      if (!b->on_gpu() || b->info().status != Status::kOk) continue;
+      try {
+        if (auto run = b->device_bandwidth(options.quick ? 3 : 10)) {
+          m.bandwidth.push_back(std::move(*run));
+        }
+      } catch (const Error& e) {
+        m.context.warnings.push_back(fmt::format("{} device bandwidth: {}", b->name(), e.what()));
+      }
+    }
     BandwidthOptions bw;
     bw.array_bytes = default_stream_array_bytes(m.context.memory_capacity.value());
     bw.threads = std::max(1, m.context.cpu.physical_cores);

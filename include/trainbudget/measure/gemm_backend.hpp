@@ -58,6 +58,11 @@ class GemmKernel {
   virtual ~GemmKernel() = default;
   // One C = A * B, finished when it returns (GPU backends synchronise).
   virtual void run() = 0;
+  // `calls` products back to back, finished when it returns; a GPU backend queues them all and
+  // synchronises once, so a sample does not time a round trip per call.
+  virtual void run_many(int calls) {
+    for (int i = 0; i < calls; ++i) run();
+  }
   // Results back into the operands' C (GPU backends copy; CPU backends write it directly).
   virtual void fetch() {}
   // The implementation the library picked for this problem, when it says ("brg:avx512_core").
@@ -83,7 +88,11 @@ class GemmBackend {
   // the library refuses the problem; the runner records that as a failed run.
   [[nodiscard]] virtual std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) = 0;
   // True when it computes on a GPU (its rates then describe that GPU, not the CPU).
-  [[nodiscard]] virtual bool on_gpu() const { return false; }
+  [[nodiscard]] virtual bool on_gpu() const { return info().gpu; }
+  // GPU backends: device-to-device copy bandwidth (bytes read + written per second).
+  [[nodiscard]] virtual std::optional<BandwidthRun> device_bandwidth(int /*repetitions*/) {
+    return std::nullopt;
+  }
 };
 
 // The backends this build knows, in report order: openblas, onednn, blis, naive, cublas.

@@ -38,6 +38,9 @@ struct MeasureOptions {
 // (hidden 2048, 4096 tokens): FFN up, FFN down, weight gradient, for every dtype.
 [[nodiscard]] std::vector<ShapeSpec> default_shapes(bool quick);
 
+// GPU backends: quick 8192^3; full 4096^3 to 16384^3 and a training shape (hidden 4096).
+[[nodiscard]] std::vector<ShapeSpec> default_gpu_shapes(bool quick);
+
 // Command-line lists. Each throws InvalidArgument naming its flag and the accepted values.
 // "--backend": names from backend_names() or "all" (every backend, the naive one included).
 [[nodiscard]] std::vector<std::string> parse_backend_list(std::string_view text);
