@@ -57,6 +57,16 @@ class BlisBackend final : public GemmBackend {
  public:
   BlisBackend(const std::string& library, const CpuInfo& cpu) : lib_(library) {
     info_.name = "blis";
+    // Debian's BLIS 0.9 aborts the whole process (bli_arch.c, "Accessed uninitialized context in
+    // gks") on the first call when BLIS_ARCH_TYPE names a configuration it was not built with,
+    // and no value worked here: leave BLIS alone rather than be killed by it.
+    if (env_set("BLIS_ARCH_TYPE")) {
+      info_.status = Status::kSkipped;
+      info_.reason =
+          "BLIS_ARCH_TYPE is set, and a BLIS built without arch-type support aborts the process on "
+          "it; unset BLIS_ARCH_TYPE to measure BLIS";
+      return;
+    }
     if (!lib_.ok()) {
       info_.status = Status::kSkipped;
       info_.reason = fmt::format("cannot load {}: {}", library, lib_.error());
@@ -93,8 +103,9 @@ class BlisBackend final : public GemmBackend {
     if (get_threads != nullptr) info_.threads = static_cast<int>(get_threads());
     if (info_.kernel == "generic") {
       info_.warnings.push_back(
-          "BLIS runs its generic (unoptimised) kernels: this BLIS has no sub-configuration for "
-          "this CPU, or BLIS_ARCH_TYPE forces it");
+          fmt::format("BLIS {} runs its generic (unoptimised) kernels: it has no "
+                      "sub-configuration for this CPU; a newer BLIS (or AMD's AOCL-BLIS) may",
+                      info_.version));
     } else if (cpu.has("avx512f") &&
                (info_.kernel == "haswell" || info_.kernel.starts_with("zen"))) {
       info_.warnings.push_back(

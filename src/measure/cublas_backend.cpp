@@ -29,9 +29,7 @@ void check_cublas(cublasStatus_t status, const char* what) {
 // Device memory that frees itself.
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t bytes) {
-    check_cuda(cudaMalloc(&ptr_, bytes), "cudaMalloc");
-  }
+  explicit DeviceBuffer(std::size_t bytes) { check_cuda(cudaMalloc(&ptr_, bytes), "cudaMalloc"); }
   ~DeviceBuffer() { cudaFree(ptr_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -49,11 +47,16 @@ struct GemmTypes {
 
 GemmTypes types_of(DType dtype) {
   switch (dtype) {
-    case DType::kFp64: return {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
-    case DType::kTf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case DType::kBf16: return {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case DType::kFp16: return {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    default: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};  // fp32: no TF32
+    case DType::kFp64:
+      return {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case DType::kTf32:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+    case DType::kBf16:
+      return {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case DType::kFp16:
+      return {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    default:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};  // fp32: no TF32
   }
 }
 
@@ -93,9 +96,9 @@ class CublasKernel final : public GemmKernel {
     const auto m = static_cast<int>(s.m);
     const auto n = static_cast<int>(s.n);
     const auto k = static_cast<int>(s.k);
-    check_cublas(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, alpha, b_.get(),
-                              t.input, n, a_.get(), t.input, k, beta, c_.get(), t.output, n,
-                              t.compute, CUBLAS_GEMM_DEFAULT),
+    check_cublas(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, alpha, b_.get(), t.input,
+                              n, a_.get(), t.input, k, beta, c_.get(), t.output, n, t.compute,
+                              CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx");
   }
 

@@ -35,6 +35,9 @@ constexpr std::uint64_t kSeed = 0x7261696e627564ULL;  // "trainbud"
 constexpr double kMinSampleSeconds = 0.02;
 // --quick must finish in about 15 s on a 2-core machine: each run's timed calls get this long.
 constexpr double kQuickRunBudgetSeconds = 0.75;
+// Full mode: a slow library (BLIS's generic kernels) at 4096^3 takes seconds per call.
+constexpr double kFullRunBudgetSeconds = 10.0;
+constexpr double kLongCallSeconds = 1.0;
 
 std::vector<std::string> split(std::string_view text, char sep) {
   std::vector<std::string> out;
@@ -97,13 +100,15 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
     const auto start = Clock::now();
     kernel->run();
     single = std::chrono::duration<double>(Clock::now() - start).count();
+    if (single > kLongCallSeconds) break;  // a call this long is warm after one
   }
   const int calls = single >= kMinSampleSeconds
                         ? 1
                         : static_cast<int>(std::min(
                               1000.0, std::ceil(kMinSampleSeconds / std::max(single, 1e-7))));
   run.calls_per_sample = calls;
-  // A budget (quick mode) trims the repetitions of slow runs, keeping two for a spread.
+  // A budget (unless --repetitions was given) trims the repetitions of slow runs, keeping two
+  // for a spread.
   if (budget_seconds > 0.0 && calls == 1 && repetitions > 2) {
     repetitions = std::clamp(static_cast<int>(budget_seconds / single), 2, repetitions);
   }
