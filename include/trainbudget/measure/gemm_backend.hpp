@@ -128,7 +128,7 @@ class GemmBackend {
 
 // The verification bound per dtype: 2 (k + 1) u for the accumulation's unit roundoff u
 // (2^-53 fp64; 2^-24 fp32, bf16 and fp16 with fp32 accumulation), plus 2^-10 for tf32's rounded
-// inputs. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §3.1 (eq. 3.5):
+// inputs. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §3.1 (inner products):
 // |fl(x.y) - x.y| <= gamma_k |x|.|y| with gamma_k = k u / (1 - k u).
 [[nodiscard]] double relative_error_bound(DType dtype, std::int64_t k);
 
