@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +28,43 @@ double significant(double v) {
 
 std::string system_error(const std::string& what, const fs::path& path) {
   return fmt::format("{} {}: {}", what, path.string(), std::strerror(errno));
+}
+
+// A TOML basic string: quotes, backslashes and control characters escaped (TOML 1.0, "String").
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) {
+          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Text for a TOML comment, which allows no control characters but tab.
+std::string comment_text(std::string_view text) {
+  std::string out(text);
+  for (char& ch : out) {
+    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7F) ch = ' ';
+  }
+  return out;
 }
 
 bool gpu_backend(const Measurement& m, const std::string& name) {
@@ -69,8 +105,10 @@ std::string peak_note(const Measurement& m, const GemmRun& run, bool gpu) {
                         peak->rate.value() / 1e9, peak->per_cycle.basis);
   }
   for (const BackendInfo& b : m.context.backends) {
-    if (b.name == run.backend && !b.kernel.empty()) {
-      note += fmt::format("; {} {} kernel {}", b.name, b.version, b.kernel);
+    if (b.name == run.backend) {
+      const std::string& kernel = run.kernel.empty() ? b.kernel : run.kernel;
+      note += fmt::format("; {} {}{}", b.name, b.version,
+                          kernel.empty() ? std::string{} : " kernel " + kernel);
     }
   }
   if (const auto env = m.context.environment.find("OPENBLAS_CORETYPE");
@@ -104,73 +142,64 @@ std::string profile_toml(const Measurement& m, std::string_view id) {
   const std::string source = fmt::format("trainbudget {} ({}) measure{}, {}", c.tool_version,
                                          c.commit, c.quick ? " --quick" : "", c.date);
 
-  toml::table root;
-  root.insert("id", std::string(id));
-  if (gpu != nullptr) {
-    root.insert("name", fmt::format("{} ({}, measured)", gpu->device_name, c.host));
-    root.insert("vendor", "nvidia");
-    const bool consumer = gpu->device_name.find("GeForce") != std::string::npos;
-    root.insert("category", consumer ? "consumer-gpu" : "datacenter-gpu");
-  } else {
-    root.insert("name", fmt::format("{} x {} cores ({}, measured)", c.cpu.model_name,
-                                    c.cpu.physical_cores, c.host));
-    root.insert("vendor", "other");
-    root.insert("category", "cpu");
-  }
-  root.insert("notes", fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, "
-                                   "ISA {}.",
-                                   by, source, c.cpu.model_name, m.peak.microarchitecture,
-                                   fmt::join(isa_flags(c.cpu), " ")));
-
-  toml::table memory;
+  std::string name;
+  std::string vendor = "other";
+  std::string category = "cpu";
+  double capacity = 0.0;
+  std::string memory_source;
   const BandwidthRun* bw = nullptr;
   if (gpu != nullptr) {
-    if (gpu->device_memory.value() <= 0.0) throw Error("--save: the GPU's memory size is unknown");
-    memory.insert("capacity_gb", significant(gpu->device_memory.value() / 1e9));
+    name = fmt::format("{} ({}, measured)", gpu->device_name, c.host);
+    vendor = "nvidia";
+    category =
+        gpu->device_name.find("GeForce") != std::string::npos ? "consumer-gpu" : "datacenter-gpu";
+    capacity = gpu->device_memory.value();
+    memory_source = "cudaGetDeviceProperties totalGlobalMem";
     for (const BandwidthRun& r : m.bandwidth) {
       if (r.backend == gpu->name) bw = &r;
     }
   } else {
-    if (c.memory_capacity.value() <= 0.0) {
-      throw Error("--save: cannot read MemTotal from /proc/meminfo for the memory capacity");
-    }
-    memory.insert("capacity_gb", significant(c.memory_capacity.value() / 1e9));
+    name =
+        fmt::format("{} x {} cores ({}, measured)", c.cpu.model_name, c.cpu.physical_cores, c.host);
+    capacity = c.memory_capacity.value();
+    memory_source = "/proc/meminfo MemTotal";
     bw = m.memory_bandwidth();
   }
-  std::string memory_source = gpu != nullptr ? "cudaMemGetInfo total" : "/proc/meminfo MemTotal";
+  if (capacity <= 0.0) throw Error("--save: the memory capacity is unknown (MemTotal unreadable)");
+
+  std::string out = fmt::format(
+      "# {} on {}, measured by trainbudget measure (docs/measure.md).\n"
+      "id = {}\nname = {}\nvendor = {}\ncategory = {}\nnotes = {}\n\n[memory]\n"
+      "capacity_gb = {}\n",
+      comment_text(gpu != nullptr ? gpu->device_name : c.cpu.model_name), comment_text(c.host),
+      toml_string(id), toml_string(name), toml_string(vendor), toml_string(category),
+      toml_string(fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, ISA {}.", by,
+                              source, c.cpu.model_name, m.peak.microarchitecture,
+                              fmt::join(isa_flags(c.cpu), " "))),
+      significant(capacity / 1e9));
   if (bw != nullptr) {
-    memory.insert("bandwidth_gb_per_s", significant(bw->median_rate.value() / 1e9));
-    memory_source += fmt::format("; bandwidth: {} {}, median of {}, {}", by, bw->kernel,
+    out += fmt::format("bandwidth_gb_per_s = {}\n", significant(bw->median_rate.value() / 1e9));
+    memory_source += fmt::format("; bandwidth: {}, {} median of {}, {}", by, bw->kernel,
                                  bw->samples_seconds.size(), day);
   }
-  memory.insert("source", memory_source);
-  root.insert("memory", std::move(memory));
+  out += fmt::format("source = {}\n", toml_string(memory_source));
 
-  toml::table compute;
+  bool any = false;
   for (const DType dtype : all_dtypes()) {
     const GemmRun* run = best_on(m, dtype, gpu != nullptr);
     if (run == nullptr) continue;
-    toml::table rate;
-    rate.insert("dense_tflops", significant(run->median_rate.value() / 1e12));
-    rate.insert("kind", "measured");
-    rate.insert("source", source);
-    rate.insert("measured_by", by);
-    rate.insert("method", fmt::format("{} {} GEMM {}x{}x{}", run->backend, dtype_name(dtype),
-                                      run->shape.m, run->shape.n, run->shape.k));
-    rate.insert("date", day);
-    rate.insert("note", peak_note(m, *run, gpu != nullptr));
-    compute.insert(std::string(dtype_name(dtype)), std::move(rate));
+    any = true;
+    out += fmt::format(
+        "\n[compute.{}]\ndense_tflops = {}\nkind = \"measured\"\nsource = {}\nmeasured_by = {}\n"
+        "method = {}\ndate = {}\nnote = {}\n",
+        dtype_name(dtype), significant(run->median_rate.value() / 1e12), toml_string(source),
+        toml_string(by),
+        toml_string(fmt::format("{} {} GEMM {}x{}x{}", run->backend, dtype_name(dtype),
+                                run->shape.m, run->shape.n, run->shape.k)),
+        toml_string(day), toml_string(peak_note(m, *run, gpu != nullptr)));
   }
-  if (compute.empty()) {
-    throw Error("--save: no GEMM was measured successfully, so there is no rate to save");
-  }
-  root.insert("compute", std::move(compute));
-
-  std::ostringstream out;
-  out << "# " << (gpu != nullptr ? gpu->device_name : c.cpu.model_name) << " on " << c.host
-      << ", measured by trainbudget measure (docs/measure.md).\n"
-      << root << '\n';
-  return out.str();
+  if (!any) throw Error("--save: no GEMM was measured successfully, so there is no rate to save");
+  return out;
 }
 
 void write_file_atomically(const fs::path& file, std::string_view contents) {

@@ -114,6 +114,15 @@ TEST(Profile, RoundTripsThroughTheCatalogLoaderWithTheSameRates) {
   EXPECT_NEAR(d.rate(DType::kFp32)->dense.value(), 2.0 * 2048 * 2048 * 2048 / 0.124, 1e6);
 }
 
+TEST(Profile, OddHostAndCpuNamesAreEscapedIntoValidToml) {
+  Measurement m = sample_measurement();
+  m.context.host = "lab \"box\"\\1";
+  m.context.cpu.model_name = "Weird\tCPU\x01 §";
+  const Device d = io::parse_device_toml(profile_toml(m, "odd"), "odd.toml");
+  EXPECT_EQ(d.rate(DType::kFp32)->measured_by, "trainbudget measure on lab \"box\"\\1");
+  EXPECT_EQ(d.name, "Weird\tCPU\x01 § x 2 cores (lab \"box\"\\1, measured)");
+}
+
 TEST(Profile, SavedFileIsWhatEstimateLoadsFromTheUserDirectory) {
   TempDir dir;
   const fs::path file = save_profile(sample_measurement(), "local", dir.path() / "hw");
