@@ -125,7 +125,7 @@ class BlisBackend final : public GemmBackend {
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {
-    if (auto why = unsupported(operands.dtype())) throw Error("blis: " + *why);
+    if (auto why = unsupported(operands.dtype())) throw Error(fmt::format("blis: {}", *why));
     return std::make_unique<BlisKernel>(operands, dgemm_, sgemm_);
   }
 

@@ -275,7 +275,8 @@ PerCycle fp32_flops_per_cycle(const CpuInfo& cpu) {
 // Same instruction rate, half the lanes of FP32 (HARDWARE.md §8, FP64 column: "by vector width").
 PerCycle fp64_flops_per_cycle(const CpuInfo& cpu) {
   const PerCycle fp32 = fp32_flops_per_cycle(cpu);
-  return {fp32.flops / 2.0, "half the FP32 figure (FP64 lanes are twice as wide); " + fp32.basis,
+  return {fp32.flops / 2.0,
+          fmt::format("half the FP32 figure (FP64 lanes are twice as wide); {}", fp32.basis),
           fp32.derived};
 }
 
@@ -296,7 +297,8 @@ PerCycle bf16_flops_per_cycle(const CpuInfo& cpu) {
                 fp32.basis,
             true};
   }
-  return {fp32.flops, "no BF16 arithmetic in the ISA: BF16 runs as FP32; " + fp32.basis,
+  return {fp32.flops,
+          fmt::format("no BF16 arithmetic in the ISA: BF16 runs as FP32; {}", fp32.basis),
           fp32.derived};
 }
 

@@ -162,7 +162,7 @@ class CublasBackend final : public GemmBackend {
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {
-    if (auto why = unsupported(operands.dtype())) throw Error("cublas: " + *why);
+    if (auto why = unsupported(operands.dtype())) throw Error(fmt::format("cublas: {}", *why));
     return std::make_unique<CublasKernel>(handle_, operands);
   }
 

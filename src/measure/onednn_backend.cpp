@@ -219,7 +219,7 @@ class DnnlBackend final : public GemmBackend {
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {
-    if (auto why = unsupported(operands.dtype())) throw Error("onednn: " + *why);
+    if (auto why = unsupported(operands.dtype())) throw Error(fmt::format("onednn: {}", *why));
     return std::make_unique<DnnlKernel>(api_, engine_, stream_, operands);
   }
 

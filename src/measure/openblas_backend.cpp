@@ -156,7 +156,7 @@ class OpenBlasBackend final : public GemmBackend {
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {
-    if (auto why = unsupported(operands.dtype())) throw Error("openblas: " + *why);
+    if (auto why = unsupported(operands.dtype())) throw Error(fmt::format("openblas: {}", *why));
     return std::make_unique<OpenBlasKernel>(operands, dgemm_, sgemm_, sbgemm_);
   }
 

@@ -108,7 +108,7 @@ std::string peak_note(const Measurement& m, const GemmRun& run, bool gpu) {
     if (b.name == run.backend) {
       const std::string& kernel = run.kernel.empty() ? b.kernel : run.kernel;
       note += fmt::format("; {} {}{}", b.name, b.version,
-                          kernel.empty() ? std::string{} : " kernel " + kernel);
+                          kernel.empty() ? std::string{} : fmt::format(" kernel {}", kernel));
     }
   }
   if (const auto env = m.context.environment.find("OPENBLAS_CORETYPE");
@@ -204,7 +204,7 @@ std::string profile_toml(const Measurement& m, std::string_view id) {
 
 void write_file_atomically(const fs::path& file, std::string_view contents) {
   const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::string temp = (dir / ("." + file.filename().string() + ".tmp-XXXXXX")).string();
+  std::string temp = (dir / fmt::format(".{}.tmp-XXXXXX", file.filename().string())).string();
   const int fd = mkstemp(temp.data());
   if (fd < 0) throw Error(system_error("cannot create a temporary file in", dir));
   const auto fail = [&](const std::string& what) {

@@ -315,20 +315,21 @@ Measurement run_measurement(const MeasureOptions& options) {
     GemmBackend* backend;
     DType dtype;
     const std::vector<ShapeSpec>* shapes;
+    std::optional<std::string> unsupported;  // a dtype asked for by name that it lacks
   };
   std::vector<Step> plan;
   for (const auto& b : backends) {
     if (b->info().status != Status::kOk) continue;
     for (const DType d : dtypes) {
-      if (b->supports(d)) {
-        plan.push_back({b.get(), d, b->on_gpu() ? &gpu_shapes : &cpu_shapes});
-      } else if (explicit_dtypes) {
-        m.gemm.push_back(not_run(b->name(), d, {}, Status::kSkipped, *b->unsupported(d)));
+      auto why = b->unsupported(d);
+      if (!why || explicit_dtypes) {
+        plan.push_back({b.get(), d, b->on_gpu() ? &gpu_shapes : &cpu_shapes, std::move(why)});
       }
     }
   }
   std::size_t total = options.bandwidth ? 2 : 0;
   for (const Step& step : plan) {
+    if (step.unsupported) continue;
     for (const ShapeSpec& spec : *step.shapes) {
       if (spec.dtypes.empty() ||
           std::find(spec.dtypes.begin(), spec.dtypes.end(), step.dtype) != spec.dtypes.end()) {
@@ -345,6 +346,11 @@ Measurement run_measurement(const MeasureOptions& options) {
   const GemmBackend* previous = nullptr;
   for (const Step& step : plan) {
     GemmBackend& backend = *step.backend;
+    if (step.unsupported) {
+      m.gemm.push_back(
+          not_run(backend.name(), step.dtype, {}, Status::kSkipped, *step.unsupported));
+      continue;
+    }
     // Let the previous library's worker threads stop spinning before the next one starts.
     if (previous != nullptr && previous != &backend) {
       std::this_thread::sleep_for(std::chrono::milliseconds(options.quick ? 100 : 300));

@@ -52,7 +52,7 @@ Section context_section(const Measurement& m) {
     std::string env;
     for (const auto& [k, v] : c.environment)
       env += fmt::format("{}{}={}", env.empty() ? "" : " ", k, v);
-    s.text("environment: " + env);
+    s.text(fmt::format("environment: {}", env));
   }
   TextTable t({{"backend"},
                {"status"},
@@ -146,7 +146,8 @@ Section bandwidth_section(const Measurement& m) {
   for (const BandwidthRun& r : m.bandwidth) {
     const double bytes = r.bytes_per_pass.value();
     t.add_row(
-        {r.backend.empty() ? r.kernel : r.backend + " " + r.kernel, gbps(r.median_rate),
+        {r.backend.empty() ? r.kernel : fmt::format("{} {}", r.backend, r.kernel),
+         gbps(r.median_rate),
          fmt::format("{:.1f}-{:.1f}", bytes / r.stats.max / kGiga, bytes / r.stats.min / kGiga),
          fmt::format("{:.0f}", r.array_bytes.value() / 1048576.0), fmt::format("{}", r.threads),
          fmt::format("{}", r.samples_seconds.size())});
@@ -203,7 +204,7 @@ Document measurement_document(const Measurement& m) {
   if (!m.context.warnings.empty()) {
     Section w;
     w.title = "Warnings";
-    for (const std::string& text : m.context.warnings) w.text("warning: " + text);
+    for (const std::string& text : m.context.warnings) w.text(fmt::format("warning: {}", text));
     doc.sections.push_back(std::move(w));
   }
   return doc;

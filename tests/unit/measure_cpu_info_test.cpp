@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "trainbudget/measure/cpu_info.hpp"
@@ -78,6 +79,13 @@ core id		: 1
 flags		: fpu sse sse2 avx fma avx2 avx512f avx512bw avx512vl avx512_bf16 avx512_fp16 amx_bf16 amx_tile amx_int8
 )";
 
+// The peak of `dtype`; throws (failing the test) when there is none.
+const PeakRate& at(const TheoreticalPeak& peak, DType dtype) {
+  const PeakRate* rate = peak.find(dtype);
+  if (rate == nullptr) throw std::runtime_error("no peak for " + std::string(dtype_name(dtype)));
+  return *rate;
+}
+
 CpuInfo one_cpu(std::string vendor, int family, std::string name, std::string flags) {
   const std::string text = fmt::format(
       "processor : 0\nvendor_id : {}\ncpu family : {}\nmodel : 1\nmodel name : {}\ncpu MHz : "
@@ -106,14 +114,13 @@ TEST(CpuInfo, Zen5ServerPeakIs64Fp32FlopsPerCycleExpected) {
   const TheoreticalPeak peak = theoretical_peak(cpu);
   // HARDWARE.md §8: Zen 5 server 64 FP32 FLOPs/cycle/core expected; 2 cores x 2.096029 GHz.
   const double fp32 = 2 * 2096.029e6 * 64;
-  ASSERT_NE(peak.find(DType::kFp32), nullptr);
-  EXPECT_DOUBLE_EQ(peak.find(DType::kFp32)->rate.value(), fp32);
-  EXPECT_FALSE(peak.find(DType::kFp32)->per_cycle.derived);
-  EXPECT_NE(peak.find(DType::kFp32)->per_cycle.basis.find("unmeasured"), std::string::npos);
-  EXPECT_DOUBLE_EQ(peak.find(DType::kFp64)->rate.value(), fp32 / 2);
+  EXPECT_DOUBLE_EQ(at(peak, DType::kFp32).rate.value(), fp32);
+  EXPECT_FALSE(at(peak, DType::kFp32).per_cycle.derived);
+  EXPECT_NE(at(peak, DType::kFp32).per_cycle.basis.find("unmeasured"), std::string::npos);
+  EXPECT_DOUBLE_EQ(at(peak, DType::kFp64).rate.value(), fp32 / 2);
   // VDPBF16PS: twice the FP32 FLOPs per instruction, issue rate unverified -> derived.
-  EXPECT_DOUBLE_EQ(peak.find(DType::kBf16)->rate.value(), fp32 * 2);
-  EXPECT_TRUE(peak.find(DType::kBf16)->per_cycle.derived);
+  EXPECT_DOUBLE_EQ(at(peak, DType::kBf16).rate.value(), fp32 * 2);
+  EXPECT_TRUE(at(peak, DType::kBf16).per_cycle.derived);
 }
 
 TEST(CpuInfo, AffinityMaskLimitsTheCores) {
@@ -134,8 +141,8 @@ TEST(CpuInfo, IntelWithSmtCountsPhysicalCoresAndUsesAmxForBf16) {
   EXPECT_NE(fp32.basis.find("derived"), std::string::npos);
   // AMX: 1024 BF16 FLOPs/cycle/core.
   const TheoreticalPeak peak = theoretical_peak(cpu);
-  EXPECT_DOUBLE_EQ(peak.find(DType::kBf16)->rate.value(), 2 * 2000e6 * 1024);
-  EXPECT_DOUBLE_EQ(peak.find(DType::kFp32)->rate.value(), 2 * 2000e6 * 64);
+  EXPECT_DOUBLE_EQ(at(peak, DType::kBf16).rate.value(), 2 * 2000e6 * 1024);
+  EXPECT_DOUBLE_EQ(at(peak, DType::kFp32).rate.value(), 2 * 2000e6 * 64);
 }
 
 TEST(CpuInfo, Zen4AndZen5SegmentsFollowHardwareMdSection8) {

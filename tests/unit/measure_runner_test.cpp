@@ -72,10 +72,10 @@ TEST(MeasureRunner, TinyNaiveRunKeepsEverySampleAndItsVerification) {
   EXPECT_EQ(m.context.backends[0].status, Status::kOk);
   ASSERT_EQ(m.gemm.size(), 2U);
   // fp32 ran; tf32 was asked for explicitly and the naive backend has no tf32: skipped, with why.
-  const GemmRun& run = m.gemm[1];
-  EXPECT_EQ(m.gemm[0].status, Status::kSkipped);
-  EXPECT_EQ(m.gemm[0].dtype, DType::kTf32);
-  EXPECT_NE(m.gemm[0].reason.find("no tf32"), std::string::npos);
+  const GemmRun& run = m.gemm[0];
+  EXPECT_EQ(m.gemm[1].status, Status::kSkipped);
+  EXPECT_EQ(m.gemm[1].dtype, DType::kTf32);
+  EXPECT_NE(m.gemm[1].reason.find("no tf32"), std::string::npos);
   EXPECT_EQ(run.status, Status::kOk);
   EXPECT_EQ(run.samples_seconds.size(), 3U);
   EXPECT_EQ(run.stats.count, 3U);
