@@ -22,11 +22,13 @@ std::function<void(std::string_view)> stderr_progress() {
   return [](std::string_view line) { std::cerr << line << '\n' << std::flush; };
 }
 
-std::filesystem::path profile_dir() {
+// The user hardware directory; `flag` names the option that needs it in the error.
+std::filesystem::path profile_dir(std::string_view flag) {
   const auto dir = io::user_hardware_dir();
   if (!dir) {
-    throw InvalidArgument(
-        "--save: no user hardware directory (neither XDG_CONFIG_HOME nor HOME is set)");
+    throw InvalidArgument(fmt::format(
+        "{}: no user hardware directory to save to (neither XDG_CONFIG_HOME nor HOME is set)",
+        flag));
   }
   return *dir;
 }
@@ -95,7 +97,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   if (o.save) {
     measure::validate_profile_id(*o.save);
     check_not_builtin(*o.save);
-    dir = profile_dir();
+    dir = profile_dir("--save");
   }
   options.progress = stderr_progress();
 
@@ -127,7 +129,7 @@ void ensure_local_profile(std::string_view machine_list, const CommonOptions& co
   constexpr std::string_view kLocal = "local";
   if (!machine_list_names(machine_list, kLocal)) return;
   if (load_catalog(common).find(kLocal) != nullptr) return;
-  const std::filesystem::path dir = profile_dir();
+  const std::filesystem::path dir = profile_dir("--machine local");
   std::cerr << "trainbudget: no machine 'local' yet; measuring this machine (measure --quick, "
                "about 15 s)\n"
             << std::flush;
