@@ -47,12 +47,21 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
       billions(c.input_embedding),
       c.lm_head > 0 ? fmt::format(" + LM head {}", billions(c.lm_head)) : ", LM head tied",
       billions(c.non_embedding)));
+  if (!a.moe && c.active != c.total) {
+    out.push_back(
+        fmt::format("          active per token {} (without the vision tower)", exact(c.active)));
+  }
   if (a.moe) {
     out.push_back(fmt::format("          active per token {} ({} of {} routed experts{})",
                               exact(c.active), a.moe->experts_per_token, a.moe->num_experts,
                               a.moe->num_shared_experts > 0
                                   ? fmt::format(" + {} shared", a.moe->num_shared_experts)
                                   : ""));
+  }
+  if (c.vision > 0) {
+    out.push_back(fmt::format(
+        "          vision tower and projector {} (in the total; no text token runs through them)",
+        exact(c.vision)));
   }
   if (c.mtp > 0) {
     out.push_back(fmt::format(
