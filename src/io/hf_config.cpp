@@ -240,7 +240,8 @@ ModelArchitecture read_qwen3_moe(Fields& f) {
   m.expert_intermediate = f.required("moe_intermediate_size");
   m.layer_step = f.optional("decoder_sparse_step", 1);
   m.dense_layers = f.integer_list("mlp_only_layers");
-  a.moe = m;
+  // Qwen3MoeDecoderLayer uses the sparse block only when num_experts > 0.
+  if (m.num_experts != 0) a.moe = m;
   // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
   a.mlp.intermediate = f.optional("intermediate_size", 6144);
   a.mlp.activation = f.text("hidden_act", "silu");

@@ -211,6 +211,16 @@ TEST(HfConfig, MoeContradictionsAreRejected) {
               HasSubstr("mlp_only_layers: layer 5 is outside 0..1"));
 }
 
+TEST(HfConfig, Qwen3MoeWithoutExpertsIsDense) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2,
+          "vocab_size": 10, "num_attention_heads": 2, "moe_intermediate_size": 8,
+          "num_experts": 0, "intermediate_size": 128})",
+      "c");
+  EXPECT_FALSE(a.moe.has_value());
+  EXPECT_EQ(a.mlp.intermediate, 128);
+}
+
 TEST(HfConfig, MissingFileIsADataError) {
   EXPECT_THROW((void)load_hf_config("/nonexistent/config.json"), DataError);
 }
