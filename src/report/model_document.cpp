@@ -7,16 +7,8 @@
 namespace tb::report {
 namespace {
 
-std::string with_commas(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
-  }
-  return n < 0 ? "-" + digits : digits;
-}
-
 std::string exact(std::int64_t n) {
-  return fmt::format("{} ({})", with_commas(n), count(static_cast<double>(n)));
+  return fmt::format("{} ({})", grouped(n), count(static_cast<double>(n)));
 }
 
 std::string billions(std::int64_t n) { return count(static_cast<double>(n)); }
@@ -72,13 +64,12 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
   if (m.checkpoint) {
     const CheckpointSummary& k = *m.checkpoint;
     std::string extra;
-    if (k.buffer_elements > 0)
-      extra += fmt::format(", {} in buffers", with_commas(k.buffer_elements));
+    if (k.buffer_elements > 0) extra += fmt::format(", {} in buffers", grouped(k.buffer_elements));
     if (k.scale_elements > 0)
-      extra += fmt::format(", {} in quantization scales", with_commas(k.scale_elements));
+      extra += fmt::format(", {} in quantization scales", grouped(k.scale_elements));
     out.push_back(fmt::format("          safetensors headers: {} file{}, {} tensors, {} elements{}",
                               k.files.size(), k.files.size() == 1 ? "" : "s", k.tensors,
-                              with_commas(k.elements), extra));
+                              grouped(k.elements), extra));
   }
   if (!m.source.empty()) out.push_back(fmt::format("          source: {}", m.source));
   for (const std::string& w : m.warnings) out.push_back(fmt::format("          warning: {}", w));
