@@ -139,6 +139,7 @@ ordered_json model_json(const Estimate& e) {
   j["params_input_embedding"] = c->input_embedding;
   j["params_lm_head"] = c->lm_head;
   j["params_mtp"] = c->mtp;
+  j["params_vision"] = c->vision;
   j["origin"] = m.origin;
   if (!m.source.empty()) j["published_source"] = m.source;
   if (m.checkpoint) {
