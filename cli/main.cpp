@@ -12,8 +12,8 @@
 
 #include "estimate_command.hpp"
 #include "hardware_command.hpp"
-#include "recipes_command.hpp"
 #include "measure_command.hpp"
+#include "recipes_command.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/core/error.hpp"
 
