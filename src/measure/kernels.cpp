@@ -123,6 +123,26 @@ void naive_gemm_16(const std::uint16_t* a, const std::uint16_t* b, float* c, std
   }
 }
 
+bool have_dependent_adds() {
+#if defined(__x86_64__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::uint64_t dependent_adds(std::uint64_t iterations) {
+  std::uint64_t x = 0;
+#if defined(__x86_64__)
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
+  }
+#else
+  (void)iterations;
+#endif
+  return x;
+}
+
 void stream_copy(double* c, const double* a, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) c[i] = a[i];
 }

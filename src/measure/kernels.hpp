@@ -42,6 +42,13 @@ void naive_gemm(const float* a, const float* b, float* c, std::int64_t m, std::i
 void naive_gemm_16(const std::uint16_t* a, const std::uint16_t* b, float* c, std::int64_t m,
                    std::int64_t n, std::int64_t k, bool half_is_fp16);
 
+// Runs `iterations` x 64 dependent register ADDs and returns the sum (so nothing is folded away).
+// ADD r,r has a latency of 1 cycle on every x86-64 core (Agner Fog, "Instruction tables"), so
+// the loop takes 64 x iterations cycles; the loop counter runs alongside on other ALUs. Returns
+// nullopt-equivalent 0 on other architectures.
+[[nodiscard]] std::uint64_t dependent_adds(std::uint64_t iterations);
+[[nodiscard]] bool have_dependent_adds();
+
 // STREAM (McCalpin): copy c[i] = a[i]; triad a[i] = b[i] + scalar * c[i]. Over [begin, end).
 void stream_copy(double* c, const double* a, std::size_t begin, std::size_t end);
 void stream_triad(double* a, const double* b, const double* c, double scalar, std::size_t begin,

@@ -149,6 +149,9 @@ MeasurementContext make_context(const MeasureOptions& options) {
   c.compiler = build_info::kCompiler;
   c.quick = options.quick;
   c.cpu = read_cpu_info();
+  if (c.cpu.clock_is_guess) {
+    if (const auto hz = measure_clock_hz()) use_measured_clock(c.cpu, *hz);
+  }
   c.isa = isa_flags(c.cpu);
   c.memory_capacity = read_memory_total().value_or(Bytes{0.0});
   c.environment = steering_environment();
@@ -177,10 +180,12 @@ std::vector<ShapeSpec> default_shapes(bool quick) {
   // An MLP block with hidden size h and T tokens runs three GEMMs per weight matrix: forward
   // (T x 4h x h), input gradient (T x h x 4h) and weight gradient (h x 4h x T).
   if (quick) {
+    // One size per dtype keeps --quick under 15 s on 2 cores even with a slow library (BLIS's
+    // generic kernels) and a loaded machine; 2048^3 is where the libraries here reach their
+    // large-size rate (docs/measure.md, "Figures").
     const std::vector<DType> training{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
     return {{{1024, 1024, 1024}, "square", {DType::kFp64}},
-            {{2048, 2048, 2048}, "square", training},
-            {{2048, 4096, 1024}, "FFN up: tokens x 4h x h (h 1024)", training}};
+            {{2048, 2048, 2048}, "square", training}};
   }
   return {{{512, 512, 512}, "square", {}},
           {{1024, 1024, 1024}, "square", {}},
@@ -394,6 +399,23 @@ Measurement run_measurement(const MeasureOptions& options) {
                                run.samples_seconds.size())
                  : fmt::format("{}: {}: {}", what, status_name(run.status), run.reason));
       m.gemm.push_back(std::move(run));
+    }
+  }
+
+  // A CPU rate above the theoretical peak means the clock or the per-cycle figure is wrong.
+  for (const GemmRun& run : m.gemm) {
+    const PeakRate* peak = m.peak.find(run.dtype);
+    const bool gpu = std::any_of(backends.begin(), backends.end(), [&](const auto& b) {
+      return b->name() == run.backend && b->on_gpu();
+    });
+    if (run.status == Status::kOk && !gpu && peak != nullptr && peak->rate.value() > 0.0 &&
+        run.median_rate > peak->rate) {
+      m.context.warnings.push_back(fmt::format(
+          "{} {} ran at {:.1f} GFLOP/s, above the theoretical peak {:.1f}: the clock ({:.2f} "
+          "GHz) or the FLOPs/cycle figure ({}) is too low for this CPU",
+          run.backend, dtype_name(run.dtype), run.median_rate.value() / 1e9,
+          peak->rate.value() / 1e9, peak->clock_hz / 1e9, peak->per_cycle.flops));
+      break;
     }
   }
 

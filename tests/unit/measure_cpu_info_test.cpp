@@ -186,6 +186,32 @@ TEST(CpuInfo, MemTotalIsInKibibytes) {
   EXPECT_FALSE(parse_meminfo_total("MemFree: 1 kB\n").has_value());
 }
 
+TEST(CpuInfo, AMeasuredClockReplacesAGuessButNotACpufreqMaximum) {
+  CpuInfo guessed = parse_cpuinfo(kZen5Server);
+  use_measured_clock(guessed, 3.5e9);
+  EXPECT_DOUBLE_EQ(guessed.clock_hz, 3.5e9);
+  EXPECT_FALSE(guessed.clock_is_guess);
+  EXPECT_NE(guessed.clock_source.find("/proc/cpuinfo says 2.096 GHz"), std::string::npos)
+      << guessed.clock_source;
+  EXPECT_DOUBLE_EQ(at(theoretical_peak(guessed), DType::kFp32).rate.value(), 2 * 3.5e9 * 64);
+
+  CpuInfo from_cpufreq = parse_cpuinfo(kZen5Server);
+  from_cpufreq.clock_hz = 3.7e9;
+  from_cpufreq.clock_is_guess = false;
+  use_measured_clock(from_cpufreq, 2.0e9);
+  EXPECT_DOUBLE_EQ(from_cpufreq.clock_hz, 3.7e9);
+}
+
+TEST(CpuInfo, ClockIsMeasurableOnX86) {
+#if defined(__x86_64__)
+  const auto hz = measure_clock_hz();
+  ASSERT_TRUE(hz.has_value());
+  EXPECT_GT(*hz, 0.0);
+#else
+  EXPECT_FALSE(measure_clock_hz().has_value());
+#endif
+}
+
 TEST(CpuInfo, ThisMachineHasAtLeastOneCore) {
   const CpuInfo cpu = read_cpu_info();
   EXPECT_GE(cpu.physical_cores, 1);

@@ -22,6 +22,15 @@ namespace tb::measure {
 // /sys/devices/system/cpu/cpu*/cpufreq/cpuinfo_max_freq when the kernel exposes it.
 [[nodiscard]] CpuInfo read_cpu_info();
 
+// The clock of the core this thread runs on, measured: a chain of dependent integer ADDs (one
+// cycle each) timed 20 times for ~5 ms, the fastest taken (a preempted sample only looks
+// slower). nullopt off x86-64. It is one core's clock now; all cores under AVX-512 load may run
+// slower, so a peak from it is still an upper-bound estimate.
+[[nodiscard]] std::optional<double> measure_clock_hz();
+
+// Replaces a guessed clock (cpuinfo "cpu MHz") with the measured one; a cpufreq maximum is kept.
+void use_measured_clock(CpuInfo& cpu, double measured_hz);
+
 // MemTotal from /proc/meminfo (KiB in the file), as bytes; nullopt when unreadable.
 [[nodiscard]] std::optional<Bytes> parse_meminfo_total(std::string_view meminfo_text);
 [[nodiscard]] std::optional<Bytes> read_memory_total();
