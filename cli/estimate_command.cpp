@@ -28,8 +28,8 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       ->type_name("COUNT")
       ->default_val("1e9");
   cmd->add_option("--method", o.method,
-                  "full (every weight trained) | lora (adapters on a frozen base) | freeze "
-                  "(only the top fraction trained)")
+                  "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
+                  "(adapters on an NF4 base) | freeze (only the top fraction trained)")
 
       ->type_name("METHOD")
       ->default_val("full");
@@ -62,6 +62,21 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
 
       ->type_name("N")
       ->default_val("1");
+  cmd->add_option("--zero", o.zero,
+                  "ZeRO stage over --devices: 0 (a full replica each), 1 (optimizer states "
+                  "partitioned), 2 (+ gradients), 3 (+ weights; FSDP FULL_SHARD)")
+      ->type_name("STAGE")
+      ->default_val("0");
+  cmd->add_option("--lora-rank", o.lora_rank,
+                  "LoRA/QLoRA rank r (needs --model): r x (in + out) parameters per adapted "
+                  "matrix; default 16")
+      ->type_name("R");
+  cmd->add_option("--lora-targets", o.lora_targets,
+                  "Adapted layers (needs --model): q,k,v,o,gate,up,down, all-linear, or module "
+                  "names such as q_proj; default q,v (PEFT's default)")
+      ->type_name("LIST");
+  cmd->add_flag("--no-double-quant", o.no_double_quant,
+                "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants");
   add_common_options(*cmd, o.common);
   return cmd;
 }
@@ -88,6 +103,25 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   job.recipe_id = o.recipe;
   job.utilization = parse_number_in(o.utilization, "--utilization", 0.0, 1.0, false);
   job.devices = parse_devices(o.devices);
+  if (o.zero != "0" && o.zero != "1" && o.zero != "2" && o.zero != "3") {
+    throw InvalidArgument(
+        fmt::format("--zero: '{}' is not a ZeRO stage; accepted: 0|1|2|3", o.zero));
+  }
+  job.zero_stage = o.zero[0] - '0';
+  if (!o.lora_rank.empty()) {
+    const double rank = parse_number_in(o.lora_rank, "--lora-rank", 1.0, 65536.0, true);
+    if (rank != std::floor(rank)) {
+      throw InvalidArgument(
+          fmt::format("--lora-rank: '{}' must be a whole number >= 1", o.lora_rank));
+    }
+    job.lora.rank = static_cast<std::int64_t>(rank);
+    job.lora_given = true;
+  }
+  if (!o.lora_targets.empty()) {
+    job.lora.targets = parse_lora_targets(o.lora_targets);
+    job.lora_given = true;
+  }
+  job.qlora.double_quant = !o.no_double_quant;
   validate(job);
   const report::Format format = format_of(o.common);
 

@@ -19,6 +19,10 @@ struct EstimateOptions {
   std::string utilization{"0.4"};
   std::string machine;
   std::string devices{"1"};
+  std::string zero{"0"};
+  std::string lora_rank;
+  std::string lora_targets;
+  bool no_double_quant{false};
 };
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);

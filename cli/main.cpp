@@ -12,6 +12,7 @@
 
 #include "estimate_command.hpp"
 #include "hardware_command.hpp"
+#include "recipes_command.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/core/error.hpp"
 
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
   tb::cli::HardwareOptions hardware_options;
   CLI::App* estimate = tb::cli::setup_estimate(app, estimate_options);
   const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
+  tb::cli::RecipesOptions recipes_options;
+  CLI::App* recipes = tb::cli::setup_recipes(app, recipes_options);
 
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -71,6 +74,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_list(hardware_options, out);
     } else if (hardware.show->parsed()) {
       tb::cli::run_hardware_show(hardware_options, out);
+    } else if (recipes->parsed()) {
+      tb::cli::run_recipes(recipes_options, out);
     }
   } catch (const tb::Error& e) {
     return fail(e.what(), 1);

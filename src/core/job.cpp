@@ -16,6 +16,8 @@ std::string_view method_name(Method method) {
       return "full";
     case Method::kLora:
       return "lora";
+    case Method::kQlora:
+      return "qlora";
     case Method::kFreeze:
       return "freeze";
   }
@@ -25,9 +27,10 @@ std::string_view method_name(Method method) {
 Method parse_method(std::string_view text) {
   if (text == "full") return Method::kFull;
   if (text == "lora") return Method::kLora;
+  if (text == "qlora") return Method::kQlora;
   if (text == "freeze") return Method::kFreeze;
   throw InvalidArgument(
-      fmt::format("--method: unknown method '{}'; accepted: full|lora|freeze", text));
+      fmt::format("--method: unknown method '{}'; accepted: full|lora|qlora|freeze", text));
 }
 
 void validate(const TrainingJob& job) {
@@ -51,7 +54,24 @@ void validate(const TrainingJob& job) {
   if (job.devices < 1) {
     throw InvalidArgument(fmt::format("--devices: {} must be at least 1", job.devices));
   }
+  if (job.zero_stage < 0 || job.zero_stage > 3) {
+    throw InvalidArgument(
+        fmt::format("--zero: {} is not a ZeRO stage; accepted: 0|1|2|3", job.zero_stage));
+  }
   (void)find_recipe(job.recipe_id);  // throws naming --recipe
+  if (job.lora_given && !job.model.architecture) {
+    throw InvalidArgument(
+        "--lora-rank/--lora-targets: need an architecture (--model) to count adapters; with a "
+        "bare --params use --trainable-fraction");
+  }
+  if (job.lora_given && !uses_adapters(job.method)) {
+    throw InvalidArgument(
+        fmt::format("--lora-rank/--lora-targets: only apply to --method lora|qlora, not '{}'",
+                    method_name(job.method)));
+  }
+  if (job.lora.rank < 1) {
+    throw InvalidArgument(fmt::format("--lora-rank: {} must be at least 1", job.lora.rank));
+  }
 }
 
 }  // namespace tb

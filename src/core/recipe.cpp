@@ -51,8 +51,10 @@ std::vector<Recipe> make_recipes() {
        DType::kBf16,
        2.0,
        {{K::kWeights, "weights (bf16)", 2.0},
-        {K::kGradients, "gradients (bf16)", 2.0},
-        {K::kGradients, "gradient partition (fp32)", 4.0},
+        // DeepSpeed's estimator keeps the 16-bit gradients whole under ZeRO-2 (its 4Ψ term) and
+        // partitions the fp32 gradient with the optimizer states (16Ψ/N).
+        {K::kGradients, "gradients (bf16)", 2.0, 3},
+        {K::kGradients, "gradient partition (fp32)", 4.0, 1},
         {K::kOptimizer, "Adam m, v (fp32)", 8.0},
         {K::kMaster, "master weights (fp32)", 4.0}},
        "DeepSpeed deepspeed.runtime.zero.stage_1_and_2.estimate_zero2_model_states_mem_needs: "
@@ -189,6 +191,23 @@ std::string_view state_kind_key(StateKind kind) {
   return "weights";
 }
 
+int default_shard_stage(StateKind kind) {
+  switch (kind) {
+    case StateKind::kWeights:
+      return 3;
+    case StateKind::kGradients:
+      return 2;
+    case StateKind::kOptimizer:
+    case StateKind::kMaster:
+      return 1;
+  }
+  return 3;
+}
+
+int shard_stage(const StateComponent& component) {
+  return component.shard_stage != 0 ? component.shard_stage : default_shard_stage(component.kind);
+}
+
 double Recipe::bytes_per_trainable_param() const {
   return std::accumulate(
       components.begin(), components.end(), 0.0,
@@ -196,6 +215,32 @@ double Recipe::bytes_per_trainable_param() const {
 }
 
 std::span<const Recipe> all_recipes() { return recipes(); }
+
+std::vector<RecipeBreakdown> recipe_breakdowns() {
+  std::vector<RecipeBreakdown> out;
+  for (const Recipe& r : recipes()) {
+    RecipeBreakdown b;
+    b.recipe = &r;
+    for (const StateComponent& c : r.components) {
+      switch (c.kind) {
+        case StateKind::kWeights:
+          b.weights += c.bytes_per_param;
+          break;
+        case StateKind::kGradients:
+          b.gradients += c.bytes_per_param;
+          break;
+        case StateKind::kOptimizer:
+          b.optimizer += c.bytes_per_param;
+          break;
+        case StateKind::kMaster:
+          b.master += c.bytes_per_param;
+          break;
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
+}
 
 const Recipe& find_recipe(std::string_view id) {
   for (const Recipe& recipe : recipes()) {

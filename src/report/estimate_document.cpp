@@ -14,7 +14,9 @@ TextTable memory_table(const MemoryEstimate& memory) {
                {"params", Align::kRight},
                {"total", Align::kRight}});
   for (const MemoryComponent& c : memory.components) {
-    t.add_row({c.label, bytes_per_param(c.bytes_per_param), count(c.params), gb(c.bytes)});
+    std::string label = c.label;
+    if (c.sharded_over > 1) label += fmt::format(" / {} devices", c.sharded_over);
+    t.add_row({label, bytes_per_param(c.bytes_per_param), count(c.params), gb(c.bytes)});
   }
   t.add_row({"total", "", "", gb(memory.total)});
   return t;
@@ -116,9 +118,12 @@ Document estimate_document(const Estimate& e) {
   doc.sections.push_back(std::move(job_section));
 
   Section memory;
-  memory.title =
-      fmt::format("Memory before activations -- {} ({} B per trainable parameter)", e.primary.label,
-                  bytes_per_param(e.recipe->bytes_per_trainable_param()));
+  memory.title = fmt::format(
+      "Memory {}before activations -- {} ({} B per trainable parameter{})",
+      job.devices > 1 ? "per device " : "", e.primary.label,
+      bytes_per_param(e.recipe->bytes_per_trainable_param()),
+      job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} devices", job.zero_stage, job.devices)
+                         : std::string{});
   memory.table(memory_table(e.primary.memory));
   memory.text(
       "Activations are not included: they depend on the architecture, micro-batch and sequence "

@@ -28,9 +28,11 @@ ordered_json memory_json(const MemoryEstimate& m) {
                     {"label", c.label},
                     {"bytes_per_param", c.bytes_per_param},
                     {"params", c.params},
-                    {"bytes", c.bytes.value()}});
+                    {"bytes", c.bytes.value()},
+                    {"sharded_over", c.sharded_over}});
   }
   return {{"total_bytes", m.total.value()},
+          {"replica_total_bytes", m.replica_total().value()},
           {"activations_included", m.activations_included},
           {"components", components},
           {"rows", rows}};
@@ -147,6 +149,7 @@ std::string estimate_json(const Estimate& e) {
         {"source", e.recipe->source}}},
       {"utilization", job.utilization},
       {"devices", job.devices},
+      {"zero_stage", job.zero_stage},
   };
   const ordered_json primary = scenario_json(e.primary, e.lora_alternative);
   root["memory"] = primary["memory"];
@@ -164,5 +167,25 @@ std::string devices_json(const std::vector<Device>& devices) {
 }
 
 std::string device_json(const Device& device) { return device_object(device).dump(2) + "\n"; }
+
+std::string recipes_json(double params) {
+  ordered_json arr = ordered_json::array();
+  for (const RecipeBreakdown& b : recipe_breakdowns()) {
+    arr.push_back({{"id", b.recipe->id},
+                   {"title", b.recipe->title},
+                   {"compute_dtype", dtype_name(b.recipe->compute_dtype)},
+                   {"bytes_per_param",
+                    {{"weights", b.weights},
+                     {"gradients", b.gradients},
+                     {"optimizer_states", b.optimizer},
+                     {"master_weights", b.master},
+                     {"total", b.total()}}},
+                   {"params", params},
+                   {"total_bytes", b.total() * params},
+                   {"source", b.recipe->source}});
+  }
+  ordered_json root{{"schema_version", kJsonSchemaVersion}, {"recipes", arr}};
+  return root.dump(2) + "\n";
+}
 
 }  // namespace tb::report

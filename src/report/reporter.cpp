@@ -18,6 +18,9 @@ class TableReporter final : public Reporter {
   void device(const Device& d, std::ostream& out) const override {
     render_text(device_document(d), out);
   }
+  void recipes(double params, std::ostream& out) const override {
+    render_text(recipes_document(params), out);
+  }
 };
 
 class MarkdownReporter final : public Reporter {
@@ -31,6 +34,9 @@ class MarkdownReporter final : public Reporter {
   void device(const Device& d, std::ostream& out) const override {
     render_markdown(device_document(d), out);
   }
+  void recipes(double params, std::ostream& out) const override {
+    render_markdown(recipes_document(params), out);
+  }
 };
 
 class JsonReporter final : public Reporter {
@@ -40,6 +46,7 @@ class JsonReporter final : public Reporter {
     out << devices_json(d);
   }
   void device(const Device& d, std::ostream& out) const override { out << device_json(d); }
+  void recipes(double params, std::ostream& out) const override { out << recipes_json(params); }
 };
 
 class CsvReporter final : public Reporter {
@@ -52,6 +59,9 @@ class CsvReporter final : public Reporter {
   }
   void device(const Device& d, std::ostream& out) const override {
     device_rows({d}).render_csv(out);
+  }
+  void recipes(double params, std::ostream& out) const override {
+    recipe_rows(params).render_csv(out);
   }
 };
 

@@ -71,6 +71,41 @@ TEST(Estimate, ZeroPaperPlainDataParallel7_5BIs120GB) {
   EXPECT_DOUBLE_EQ(m.total.value(), 120e9);
 }
 
+TEST(Estimate, ZeroStagesPartitionWhatThePaperSays) {
+  // ZeRO Figure 1 with Psi = 7.5B, Nd = 64: 120, 31.4, 16.6, 1.9 GB per device.
+  TrainingJob job;
+  job.params = 7.5e9;
+  job.devices = 64;
+  const double expected[] = {120e9, 30e9 + 90e9 / 64, 15e9 + 105e9 / 64, 120e9 / 64};
+  for (int stage = 0; stage <= 3; ++stage) {
+    job.zero_stage = stage;
+    const MemoryEstimate m = estimate_memory(job, find_recipe("amp-adam"));
+    EXPECT_DOUBLE_EQ(m.total.value(), expected[stage]) << stage;
+    EXPECT_DOUBLE_EQ(m.replica_total().value(), 120e9) << stage;
+  }
+}
+
+TEST(Estimate, DeepSpeedZero2KeepsHalfGradientsWhole) {
+  // estimate_zero2_model_states_mem_needs: 4 Psi + 16 Psi / N; N = 8 -> 6 B/param.
+  TrainingJob job;
+  job.params = 1e9;
+  job.devices = 8;
+  job.zero_stage = 2;
+  job.recipe_id = "deepspeed";
+  EXPECT_DOUBLE_EQ(estimate_memory(job, find_recipe("deepspeed")).total.value(), 6e9);
+}
+
+TEST(Estimate, ShardingDecidesTheFit) {
+  const Device h100 = device("h100", 80, {{DType::kBf16, 989.5}});
+  TrainingJob job;
+  job.devices = 2;
+  EXPECT_FALSE(estimate(job, {{&h100, std::nullopt}}).primary.machines[0].fits);
+  job.zero_stage = 3;
+  const MachineEstimate m = estimate(job, {{&h100, std::nullopt}}).primary.machines[0];
+  EXPECT_TRUE(m.fits);  // 112 GB / 2 = 56 GB per device
+  EXPECT_EQ(m.devices_to_fit, 2);
+}
+
 TEST(Estimate, MemoryComponentsOfFullFineTune) {
   const MemoryEstimate m = estimate_memory(TrainingJob{}, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.by_key("weights").value(), 14e9);
@@ -195,6 +230,7 @@ TEST(Estimate, InvalidJobsAreRejectedByTheLibraryToo) {
   rejects([](TrainingJob& j) { j.trainable_fraction = 0; }, "--trainable-fraction");
   rejects([](TrainingJob& j) { j.devices = 0; }, "--devices");
   rejects([](TrainingJob& j) { j.recipe_id = "nope"; }, "--recipe");
+  rejects([](TrainingJob& j) { j.zero_stage = 4; }, "--zero");
 }
 
 }  // namespace

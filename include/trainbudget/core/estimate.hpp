@@ -18,8 +18,9 @@ struct MemoryComponent {
       key;  // JSON key: weights, gradients, optimizer_states, master_weights, frozen_weights
   std::string label;  // human label with dtype
   double bytes_per_param{0.0};
-  double params{0.0};  // how many parameters this component is kept for
-  Bytes bytes;
+  double params{0.0};   // how many parameters this component is kept for
+  Bytes bytes;          // per device
+  int sharded_over{1};  // devices it is partitioned over (ZeRO), 1 = replicated
 };
 
 struct MemoryEstimate {
@@ -29,6 +30,8 @@ struct MemoryEstimate {
 
   // Sum of the components with this key (a recipe may split one kind over two rows).
   [[nodiscard]] Bytes by_key(std::string_view key) const;
+  // What one device would hold without ZeRO partitioning (a full replica).
+  [[nodiscard]] Bytes replica_total() const;
 };
 
 struct ComputeEstimate {
@@ -108,11 +111,16 @@ struct Estimate {
 // Trainable parameters of the job (adapters for LoRA, the trained share for freeze).
 [[nodiscard]] double trainable_params(const TrainingJob& job);
 
-// Model states of the job under the recipe: the recipe's bytes for every trainable parameter,
-// its frozen-weight bytes for every frozen one. Activations are not included.
+// Model states of the job under the recipe, per device: the recipe's bytes for every trainable
+// parameter, its frozen-weight bytes for every frozen one, each component divided over the
+// devices when the job's ZeRO stage partitions it (zero_partition). Activations not included.
 [[nodiscard]] MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe);
 
 [[nodiscard]] ComputeEstimate estimate_compute(const TrainingJob& job);
+
+// Rajbhandari et al. 2020 (ZeRO), §5 and Figure 1: a component partitioned at stage `stage` is
+// split over the N data-parallel devices when the job's stage >= it (memory / N per device).
+[[nodiscard]] int zero_partition(int job_stage, int component_stage, int devices);
 
 // Hours on one machine, the rate chosen by dtype, and whether the states fit.
 [[nodiscard]] MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,

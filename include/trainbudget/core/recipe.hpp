@@ -22,7 +22,15 @@ struct StateComponent {
   StateKind kind;
   std::string_view label;  // e.g. "Adam m, v (fp32)"
   double bytes_per_param;
+  // The ZeRO stage from which this component is partitioned over the data-parallel devices;
+  // 0 = by its kind (default_shard_stage).
+  int shard_stage{0};
 };
+
+// ZeRO (Rajbhandari et al. 2020, §5): stage 1 partitions the optimizer states (with the fp32
+// master copy), stage 2 also the gradients, stage 3 also the parameters.
+[[nodiscard]] int default_shard_stage(StateKind kind);
+[[nodiscard]] int shard_stage(const StateComponent& component);
 
 struct Recipe {
   std::string_view id;
@@ -41,6 +49,19 @@ struct Recipe {
 
 // The recipe with this id; throws InvalidArgument naming --recipe and the accepted ids.
 [[nodiscard]] const Recipe& find_recipe(std::string_view id);
+
+// One recipe's bytes per trainable parameter summed by kind, for side-by-side comparison.
+struct RecipeBreakdown {
+  const Recipe* recipe{nullptr};
+  double weights{0.0};
+  double gradients{0.0};
+  double optimizer{0.0};
+  double master{0.0};
+  [[nodiscard]] double total() const { return weights + gradients + optimizer + master; }
+};
+
+// Every built-in recipe broken down by kind, in all_recipes() order.
+[[nodiscard]] std::vector<RecipeBreakdown> recipe_breakdowns();
 
 // "amp-adam|megatron|..." for --help and error messages.
 [[nodiscard]] std::string recipe_choices();

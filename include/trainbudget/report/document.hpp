@@ -29,11 +29,14 @@ struct Document {
 [[nodiscard]] Document estimate_document(const Estimate& estimate);
 [[nodiscard]] Document devices_document(const std::vector<Device>& devices);
 [[nodiscard]] Document device_document(const Device& device);
+[[nodiscard]] Document recipes_document(double params);
 
 // The machine rows of an estimate (both scenarios), as CSV-ready columns.
 [[nodiscard]] TextTable estimate_rows(const Estimate& estimate);
 // One row per device.
 [[nodiscard]] TextTable device_rows(const std::vector<Device>& devices);
+// One row per recipe: bytes per parameter by kind and the total for `params`.
+[[nodiscard]] TextTable recipe_rows(double params);
 
 void render_text(const Document& doc, std::ostream& out);
 void render_markdown(const Document& doc, std::ostream& out);

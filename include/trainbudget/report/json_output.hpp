@@ -13,5 +13,6 @@ namespace tb::report {
 [[nodiscard]] std::string estimate_json(const Estimate& estimate);
 [[nodiscard]] std::string devices_json(const std::vector<Device>& devices);
 [[nodiscard]] std::string device_json(const Device& device);
+[[nodiscard]] std::string recipes_json(double params);
 
 }  // namespace tb::report

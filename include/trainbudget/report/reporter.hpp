@@ -17,6 +17,8 @@ class Reporter {
   virtual void estimate(const Estimate& estimate, std::ostream& out) const = 0;
   virtual void devices(const std::vector<Device>& devices, std::ostream& out) const = 0;
   virtual void device(const Device& device, std::ostream& out) const = 0;
+  // Every recipe side by side, with the model-state bytes for `params` parameters.
+  virtual void recipes(double params, std::ostream& out) const = 0;
 };
 
 [[nodiscard]] std::unique_ptr<Reporter> make_reporter(Format format);

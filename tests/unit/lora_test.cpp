@@ -1,0 +1,128 @@
+// LoRA adapter counts against PEFT's print_trainable_parameters, and QLoRA's NF4 base.
+#include "trainbudget/core/lora.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "trainbudget/core/error.hpp"
+#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/io/hf_config.hpp"
+
+namespace tb {
+namespace {
+
+ModelArchitecture fixture(const char* name) {
+  return io::load_hf_config(std::filesystem::path(TB_TEST_DIR) / "data" / "hf_configs" / name);
+}
+
+LoraSpec spec(std::int64_t rank, const char* targets) {
+  return LoraSpec{rank, parse_lora_targets(targets)};
+}
+
+TEST(Lora, Llama2QvRank8MatchesPeft) {
+  // PEFT print_trainable_parameters for meta-llama/Llama-2-7b-hf, LoraConfig(r=8,
+  // target_modules=["q_proj","v_proj"]): "trainable params: 4,194,304 || all params:
+  // 6,742,609,920" (= 6,738,415,616 base + adapters). Hand check: 8 x (4096 + 4096) x 2 x 32.
+  const ModelArchitecture a = fixture("llama-2-7b-hf.json");
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "q,v")), 4194304);
+  EXPECT_EQ(count_params(a).total + lora_trainable_params(a, spec(8, "q,v")), 6742609920);
+}
+
+TEST(Lora, MistralAllLinearRank16MatchesPeft) {
+  // PEFT on mistralai/Mistral-7B-v0.1, r=16, all seven projections (or "all-linear"):
+  // "trainable params: 41,943,040" (widely reported; the printed "all params" varies between
+  // reports with the quantization used, so we check base + adapters against the exact base).
+  const ModelArchitecture a = fixture("mistral-7b-v0.1.json");
+  EXPECT_EQ(lora_trainable_params(a, spec(16, "q,k,v,o,gate,up,down")), 41943040);
+  EXPECT_EQ(lora_trainable_params(a, spec(16, "all-linear")), 41943040);
+  EXPECT_EQ(count_params(a).total + 41943040, 7283675136);
+}
+
+TEST(Lora, Llama3AllProjectionsRank16MatchesPeft) {
+  // PEFT on Meta-Llama-3-8B, r=16, q,k,v,o,gate,up,down: "trainable params: 41,943,040 ||
+  // all params: 8,072,204,288".
+  const ModelArchitecture a = fixture("meta-llama-3-8b.json");
+  EXPECT_EQ(lora_trainable_params(a, spec(16,
+                                          "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+                                          "down_proj")),
+            41943040);
+  EXPECT_EQ(count_params(a).total + 41943040, 8072204288);
+}
+
+TEST(Lora, Gpt2FusedAttentionGetsOneAdapter) {
+  // PEFT's GPT-2 default target c_attn, r=8: 8 x (768 + 2304) x 12 = 294,912
+  // ("trainable params: 294,912 || all params: 124,734,720").
+  const ModelArchitecture a = fixture("gpt2.json");
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "q,v")), 294912);
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "c_attn")), 294912);
+  EXPECT_EQ(count_params(a).total + 294912, 124734720);
+}
+
+TEST(Lora, MixtralExpertsEachGetAnAdapterAndAllLinearIncludesTheRouter) {
+  const ModelArchitecture a = fixture("mixtral-8x7b-v0.1.json");
+  const std::int64_t h = 4096, f = 14336, r = 8, experts = 8, layers = 32;
+  // w1, w3 (h -> f) and w2 (f -> h) in each of 8 experts.
+  EXPECT_EQ(lora_trainable_params(a, spec(r, "gate,up,down")), 3 * r * (h + f) * experts * layers);
+  EXPECT_EQ(lora_trainable_params(a, spec(r, "w1")), r * (h + f) * experts * layers);
+  const std::int64_t attention = r * ((h + h) * 2 + (h + 1024) * 2) * layers;
+  const std::int64_t router = r * (h + experts) * layers;
+  EXPECT_EQ(lora_trainable_params(a, spec(r, "all-linear")),
+            attention + router + 3 * r * (h + f) * experts * layers);
+}
+
+TEST(Lora, DeepSeekLatentProjectionsAnswerToQkv) {
+  const ModelArchitecture a = fixture("deepseek-v3.json");
+  const auto adapters = lora_adapters(a, spec(4, "q"));
+  ASSERT_EQ(adapters.size(), 2U);  // q_a_proj and q_b_proj
+  EXPECT_EQ(adapters[0].layer.name, "q_a_proj");
+  EXPECT_EQ(adapters[1].layer.name, "q_b_proj");
+}
+
+TEST(Lora, AliasesNamingTheSameLayerCountItOnce) {
+  const ModelArchitecture a = fixture("phi-3-mini-4k-instruct.json");
+  // Phi-3 fuses q, k, v into qkv_proj: naming all three adapts one matrix.
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "q,k,v")), lora_trainable_params(a, spec(8, "q")));
+}
+
+TEST(Lora, BadTargetsAndRanksNameTheFlag) {
+  const ModelArchitecture a = fixture("llama-2-7b-hf.json");
+  try {
+    (void)lora_trainable_params(a, spec(8, "w1"));
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("--lora-targets: 'w1' matches no linear layer"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("q_proj"), std::string::npos) << msg;
+  }
+  EXPECT_THROW((void)lora_trainable_params(a, spec(0, "q")), InvalidArgument);
+  EXPECT_THROW((void)parse_lora_targets("q,,v"), InvalidArgument);
+  EXPECT_THROW((void)lora_trainable_params(a, spec(8, "lm_head")), InvalidArgument);
+}
+
+TEST(Qlora, DoubleQuantizationIs0_127BitsPerWeight) {
+  // QLoRA §3: 8/64 + 32/(64 x 256) = 0.127 bits per parameter with double quantization,
+  // 32/64 = 0.5 bits without.
+  const std::int64_t n = 4096LL * 4096LL;
+  EXPECT_NEAR(nf4_constant_bytes(n, {}) * 8.0 / static_cast<double>(n), 0.127, 0.0005);
+  EXPECT_DOUBLE_EQ(nf4_constant_bytes(n, {64, false, 256}) * 8.0 / static_cast<double>(n), 0.5);
+  EXPECT_DOUBLE_EQ(nf4_constant_bytes(65, {64, false, 256}), 8.0);  // two blocks, partial last
+}
+
+TEST(Qlora, Llama2BaseIsNf4LinearsPlus16BitEmbeddings) {
+  const ModelArchitecture a = fixture("llama-2-7b-hf.json");
+  const FrozenBaseBytes b = qlora_base_bytes(a, {}, 2.0);
+  // Decoder linears: (4 x 4096^2 + 3 x 4096 x 11008) x 32 = 6,476,005,376 weights in NF4.
+  EXPECT_DOUBLE_EQ(b.quantized_weights, 6476005376.0);
+  EXPECT_DOUBLE_EQ(b.nf4.value(), 6476005376.0 / 2);
+  // Embedding + LM head (2 x 32000 x 4096) + 65 RMSNorms of 4096 stay in bf16.
+  EXPECT_DOUBLE_EQ(b.unquantized_params, 2.0 * 32000 * 4096 + 65.0 * 4096);
+  // Per 4096^2 tensor: 262,144 absmax bytes + 1,024 fp32 constants; per 4096 x 11008 tensor:
+  // 704,512 + 2,752 x 4 bytes.
+  const double per_layer = 4 * (262144.0 + 1024 * 4) + 3 * (704512.0 + 2752 * 4);
+  EXPECT_DOUBLE_EQ(b.constants.value(), per_layer * 32);
+  EXPECT_NEAR(b.total().value(), 3.87e9, 0.01e9);
+}
+
+}  // namespace
+}  // namespace tb
