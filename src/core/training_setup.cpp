@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "trainbudget/core/error.hpp"
@@ -97,7 +98,13 @@ double activation_bytes(DType dtype) {
   return 2.0;
 }
 
-void validate(const TrainingSetup& setup) {
+void validate(const TrainingSetup& setup, bool has_architecture) {
+  if (setup.flags_given && !has_architecture) {
+    throw InvalidArgument(
+        "--micro-batch/--seq-len/--attention/--recompute/--activation-dtype/--dropout/"
+        "--grad-accum/--causal-flops/--fit/--explain: need an architecture (--model) to size "
+        "activations and FLOPs; a bare --params counts model states only");
+  }
   if (setup.micro_batch < 1 || setup.micro_batch > kMaxMicroBatch) {
     throw InvalidArgument(fmt::format("--micro-batch: {} is out of range; expected 1..{}",
                                       setup.micro_batch, kMaxMicroBatch));
@@ -123,6 +130,14 @@ void validate(const TrainingSetup& setup) {
     throw InvalidArgument(fmt::format("--grad-accum: {} is out of range; expected 1..{}",
                                       setup.grad_accumulation, kMaxAccumulation));
   }
+}
+
+TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positions) {
+  TrainingSetup out = setup;
+  if (!setup.seq_len_given && max_positions > 0) {
+    out.seq_len = std::min(kDefaultSeqLen, max_positions);
+  }
+  return out;
 }
 
 }  // namespace tb

@@ -6,6 +6,7 @@
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/reporter.hpp"
+#include "step_json.hpp"
 
 namespace tb::report {
 namespace {
@@ -68,7 +69,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
 ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lora) {
   ordered_json machines = ordered_json::array();
   for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
-  return {{"label", s.label},
+  ordered_json j{{"label", s.label},
           {"method", method_name(s.method)},
           {"params_trainable", s.params_trainable},
           {"memory", memory_json(s.memory)},
@@ -78,6 +79,8 @@ ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lor
             {"total_flops", s.compute.total.value()},
             {"formula", s.compute.formula}}},
           {"machines", machines}};
+  add_step_json(s, j);
+  return j;
 }
 
 ordered_json device_object(const Device& d) {
@@ -157,6 +160,7 @@ std::string estimate_json(const Estimate& e) {
   root["machines"] = primary["machines"];
   root["lora_alternative"] =
       e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
+  add_setup_json(e, root);
   return root.dump(2) + "\n";
 }
 

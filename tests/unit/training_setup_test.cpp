@@ -91,5 +91,23 @@ TEST(TrainingSetup, ActivationDtypeFollowsTheRecipeAndFp8StoresBf16) {
   EXPECT_EQ(activation_bytes(DType::kFp32), 4.0);
 }
 
+TEST(TrainingSetup, FlagsNeedAnArchitecture) {
+  TrainingSetup s;
+  s.flags_given = true;
+  EXPECT_NO_THROW(validate(s, true));
+  EXPECT_THAT([&] { validate(s, false); },
+              testing::ThrowsMessage<InvalidArgument>(HasSubstr("need an architecture (--model)")));
+}
+
+TEST(TrainingSetup, DefaultSequenceIsCappedByTheModelsContext) {
+  TrainingSetup s;
+  EXPECT_EQ(resolved_setup(s, 1024).seq_len, 1024);  // GPT-2
+  EXPECT_EQ(resolved_setup(s, 4096).seq_len, 2048);  // Llama 2
+  EXPECT_EQ(resolved_setup(s, 0).seq_len, 2048);     // unknown context
+  s.seq_len = 8192;
+  s.seq_len_given = true;
+  EXPECT_EQ(resolved_setup(s, 4096).seq_len, 8192);  // the user's choice stands
+}
+
 }  // namespace
 }  // namespace tb

@@ -25,9 +25,12 @@ enum class Recompute {
   kFull,       // only each decoder layer's input is kept; the layer reruns in backward
 };
 
+inline constexpr std::int64_t kDefaultSeqLen = 2048;
+
 struct TrainingSetup {
-  std::int64_t micro_batch{1};  // b: sequences per forward/backward
-  std::int64_t seq_len{2048};   // s: tokens per sequence
+  std::int64_t micro_batch{1};           // b: sequences per forward/backward
+  std::int64_t seq_len{kDefaultSeqLen};  // s: tokens per sequence
+  bool seq_len_given{false};             // false: min(2048, the model's max_positions)
   AttentionImpl attention{AttentionImpl::kFlash};
   Recompute recompute{Recompute::kNone};
   // nullopt: the recipe's (activation_dtype()).
@@ -35,6 +38,14 @@ struct TrainingSetup {
   double dropout{0.0};  // 0: no dropout, no masks stored
   // Micro-batches per optimizer step; > 1 keeps the gradient buffer alive across forwards.
   std::int64_t grad_accumulation{1};
+  // Count a causal kernel's (s + 1)/2 keys per query instead of all s (--causal-flops).
+  bool causal_flops{false};
+  // Search the largest micro-batch and longest sequence per machine (--fit).
+  bool search_fit{false};
+  // Report every term's formula and value (--explain).
+  bool explain{false};
+  // Some flag of this struct was given on the command line (they all need an architecture).
+  bool flags_given{false};
 };
 
 [[nodiscard]] std::string_view attention_name(AttentionImpl impl);  // "eager" | "flash"
@@ -56,7 +67,12 @@ struct TrainingSetup {
 [[nodiscard]] double activation_bytes(DType dtype);
 
 // Throws InvalidArgument for any field out of range, naming its flag (--micro-batch,
-// --seq-len, --attention, --recompute, --activation-dtype, --dropout, --grad-accum).
-void validate(const TrainingSetup& setup);
+// --seq-len, --attention, --recompute, --activation-dtype, --dropout, --grad-accum), and when
+// flags were given without an architecture to apply them to.
+void validate(const TrainingSetup& setup, bool has_architecture = true);
+
+// The setup with its defaults resolved for a model: an unset sequence length becomes
+// min(2048, max_positions).
+[[nodiscard]] TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positions);
 
 }  // namespace tb
