@@ -1,10 +1,10 @@
 // The estimate as sections: model and job, memory, compute, time and fit, LoRA, verdict.
 #include <fmt/format.h>
 
+#include "step_document.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/format.hpp"
-#include "step_document.hpp"
 
 namespace tb::report {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/reporter.hpp"
-#include "step_json.hpp"
 
 namespace tb::report {
 namespace {
@@ -70,15 +70,15 @@ ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lor
   ordered_json machines = ordered_json::array();
   for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
   ordered_json j{{"label", s.label},
-          {"method", method_name(s.method)},
-          {"params_trainable", s.params_trainable},
-          {"memory", memory_json(s.memory)},
-          {"compute",
-           {{"flops_per_token", s.compute.flops_per_token},
-            {"flops_per_token_6n", s.compute.flops_per_token_6n},
-            {"total_flops", s.compute.total.value()},
-            {"formula", s.compute.formula}}},
-          {"machines", machines}};
+                 {"method", method_name(s.method)},
+                 {"params_trainable", s.params_trainable},
+                 {"memory", memory_json(s.memory)},
+                 {"compute",
+                  {{"flops_per_token", s.compute.flops_per_token},
+                   {"flops_per_token_6n", s.compute.flops_per_token_6n},
+                   {"total_flops", s.compute.total.value()},
+                   {"formula", s.compute.formula}}},
+                 {"machines", machines}};
   add_step_json(s, j);
   return j;
 }
