@@ -403,12 +403,12 @@ ActivationEstimate estimate_activations(const ModelArchitecture& arch, const Tra
       {"a_kv", d.a_kv, "key/value heads"},
       {"d", d.d, "query/key head dimension"},
       {"d_v", d.d_v, "value head dimension"},
-      {"i", d.i, "dense MLP width"},
       {"V", d.V, "vocabulary"},
       {"L", static_cast<double>(arch.num_layers), "decoder layers"},
       {"e", d.e, "bytes per activation element"},
       {"p", d.p, "dropout probability"},
   };
+  if (arch.mlp.intermediate > 0) out.symbols.push_back({"i", d.i, "dense MLP width"});
   if (arch.moe) {
     out.symbols.push_back({"E", static_cast<double>(arch.moe->num_experts), "routed experts"});
     out.symbols.push_back(

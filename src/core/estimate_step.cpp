@@ -30,7 +30,8 @@ std::string flops_formula(Method method, const StepAnalysis& step) {
                                             step.setup.causal_flops ? ", causal" : "");
   if (uses_adapters(method)) {
     return fmt::format(
-        "from the architecture: frozen GEMMs x 2 ({}) x 3, adapters x 3 (forward + backward)",
+        "from the architecture: frozen GEMMs x 2 (forward + activation gradient), {} and "
+        "adapters x 3 (forward + backward)",
         attention);
   }
   return fmt::format("from the architecture: GEMMs + {}, x 3 (forward + backward)", attention);

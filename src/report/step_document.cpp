@@ -11,7 +11,7 @@
 namespace tb::report {
 namespace {
 
-std::string flops_per_token(double v) { return fmt::format("{:.4g}", v); }
+std::string flops_per_token(double v) { return v == 0.0 ? "-" : flops(Flops{v}); }
 
 Section activations_section(const StepAnalysis& step) {
   const TrainingSetup& s = step.setup;
@@ -39,12 +39,18 @@ Section activations_section(const StepAnalysis& step) {
   }
   t.add_row({"saved at the end of forward", "", "", gb(a.saved)});
   sec.table(std::move(t));
-  sec.text(fmt::format(
-      "Held only during backward: the fp32 logits gradient {}; per layer, recomputation {} and "
-      "activation gradients {}. Terms and sources: docs/activations.md (--explain lists each).",
-      gb(a.logits_gradient),
-      a.layer_kinds.empty() ? "-" : gb(a.layer_kinds.back().recompute_transient),
-      a.layer_kinds.empty() ? "-" : gb(a.layer_kinds.back().backward_workspace)));
+  std::string during;
+  for (const LayerActivations& k : a.layer_kinds) {
+    during += fmt::format("; per {} layer, activation gradients {}", k.moe ? "MoE" : "dense",
+                          gb(k.backward_workspace));
+    if (k.recompute_transient.value() > 0.0) {
+      during += fmt::format(" and recomputed activations {}", gb(k.recompute_transient));
+    }
+  }
+  sec.text(
+      fmt::format("Held only during backward: the fp32 logits gradient {}{}. Terms and sources: "
+                  "docs/activations.md (--explain lists each).",
+                  gb(a.logits_gradient), during));
   return sec;
 }
 
@@ -118,7 +124,8 @@ Section fit_section(const Scenario& s) {
   sec.table(std::move(t));
   sec.text(
       "Largest values whose peak memory fits each device; sequences in multiples of 128 up to the "
-      "model's context length (>= : the limit itself fits).");
+      "model's context length (>= : the limit itself fits; nothing fits: the model states and "
+      "the smallest step already exceed the device).");
   return sec;
 }
 
