@@ -235,8 +235,10 @@ void moe_terms(TermList& t, const ModelArchitecture& arch, const Dims& d) {
         "normalized hidden states [b, s, h] (activation dtype): router input (and the shared "
         "experts' input)",
         "b*s*h*e", d.b * d.s * d.h, d.e);
-  t.add("router_logits", "router logits [b, s, E] (activation dtype)", "b*s*E*e", d.b * d.s * E,
-        d.e);
+  t.add("router_logits",
+        "router logits [b, s, E] (activation dtype), kept for the load-balancing loss "
+        "(output_router_logits)",
+        "b*s*E*e", d.b * d.s * E, d.e);
   t.add("router_probs",
         "routing scores [b, s, E] (fp32 softmax or sigmoid output): the routing weights' gradient "
         "needs them",

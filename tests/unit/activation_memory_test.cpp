@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "trainbudget/io/hf_config.hpp"
 
@@ -62,11 +64,17 @@ double module_bytes(const std::vector<ActivationTerm>& terms, const std::string&
   return sum;
 }
 
-const ActivationTerm* find(const std::vector<ActivationTerm>& terms, const std::string& name) {
+bool has(const std::vector<ActivationTerm>& terms, const std::string& name) {
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const ActivationTerm& t) { return t.name == name; });
+}
+
+// The term called `name`; throws (failing the test) when there is none.
+const ActivationTerm& find(const std::vector<ActivationTerm>& terms, const std::string& name) {
   for (const ActivationTerm& t : terms) {
-    if (t.name == name) return &t;
+    if (t.name == name) return t;
   }
-  return nullptr;
+  throw std::out_of_range("no activation term " + name);
 }
 
 TEST(ActivationMemory, ReproducesKorthikantiEquationOneExactly) {
@@ -119,13 +127,13 @@ TEST(ActivationMemory, HeadTermsMatchKorthikantiSection43) {
   const std::vector<ActivationTerm> head =
       head_activation_terms(arch, paper_setup(1, 2048), DType::kBf16, kPaper);
   const double s = 2048, h = 12288, v = 51200;
-  EXPECT_DOUBLE_EQ(find(head, "embedding_dropout_mask")->bytes().value(), s * h);
-  EXPECT_DOUBLE_EQ(find(head, "final_norm_input")->bytes().value() +
-                       find(head, "lm_head_input")->bytes().value() +
-                       find(head, "loss_buffer")->bytes().value(),
+  EXPECT_DOUBLE_EQ(find(head, "embedding_dropout_mask").bytes().value(), s * h);
+  EXPECT_DOUBLE_EQ(find(head, "final_norm_input").bytes().value() +
+                       find(head, "lm_head_input").bytes().value() +
+                       find(head, "loss_buffer").bytes().value(),
                    4.0 * s * h * (1.0 + v / h));
-  EXPECT_DOUBLE_EQ(find(head, "logits")->bytes().value(), 2.0 * s * v);
-  EXPECT_DOUBLE_EQ(find(head, "token_ids")->bytes().value(), 8.0 * s);
+  EXPECT_DOUBLE_EQ(find(head, "logits").bytes().value(), 2.0 * s * v);
+  EXPECT_DOUBLE_EQ(find(head, "token_ids").bytes().value(), 8.0 * s);
 }
 
 TEST(ActivationMemory, NormStatisticsAddFp32PerToken) {
@@ -171,12 +179,12 @@ TEST(ActivationMemory, GroupedKeysAreExpandedOnlyByEagerAttention) {
   TrainingSetup setup;
   setup.seq_len = 1024;
   const auto flash = decoder_layer_activation_terms(arch, setup, DType::kBf16, false);
-  EXPECT_DOUBLE_EQ(find(flash, "key")->bytes().value(), 1024.0 * 8 * 128 * 2);
-  EXPECT_DOUBLE_EQ(find(flash, "value")->bytes().value(), 1024.0 * 8 * 128 * 2);
+  EXPECT_DOUBLE_EQ(find(flash, "key").bytes().value(), 1024.0 * 8 * 128 * 2);
+  EXPECT_DOUBLE_EQ(find(flash, "value").bytes().value(), 1024.0 * 8 * 128 * 2);
   setup.attention = AttentionImpl::kEager;
   const auto eager = decoder_layer_activation_terms(arch, setup, DType::kBf16, false);
-  EXPECT_DOUBLE_EQ(find(eager, "key")->bytes().value(), 1024.0 * 32 * 128 * 2);
-  EXPECT_EQ(find(eager, "key")->formula, "b*s*a*d*e");
+  EXPECT_DOUBLE_EQ(find(eager, "key").bytes().value(), 1024.0 * 32 * 128 * 2);
+  EXPECT_EQ(find(eager, "key").formula, "b*s*a*d*e");
 }
 
 TEST(ActivationMemory, MixtralRoutesEachTokenThroughTopKExperts) {
@@ -202,37 +210,37 @@ TEST(ActivationMemory, DeepSeekV3KeepsLatentsAndExpandedHeads) {
   TrainingSetup setup;
   setup.seq_len = 1;
   const auto t = decoder_layer_activation_terms(arch, setup, DType::kBf16, true);
-  EXPECT_DOUBLE_EQ(find(t, "q_latent_norm_input")->bytes().value(), 1536.0 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "q_latent_up_input")->bytes().value(), 1536.0 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "kv_latent_up_input")->bytes().value(), 512.0 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "query")->bytes().value(), 128.0 * 192 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "key")->bytes().value(), 128.0 * 192 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "value")->bytes().value(), 128.0 * 128 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "output_proj_input")->bytes().value(), 128.0 * 128 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "shared_gate_output")->bytes().value(), 2048.0 * 2);
-  EXPECT_DOUBLE_EQ(find(t, "expert_down_input")->bytes().value(), 8.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "q_latent_norm_input").bytes().value(), 1536.0 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "q_latent_up_input").bytes().value(), 1536.0 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "kv_latent_up_input").bytes().value(), 512.0 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "query").bytes().value(), 128.0 * 192 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "key").bytes().value(), 128.0 * 192 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "value").bytes().value(), 128.0 * 128 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "output_proj_input").bytes().value(), 128.0 * 128 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "shared_gate_output").bytes().value(), 2048.0 * 2);
+  EXPECT_DOUBLE_EQ(find(t, "expert_down_input").bytes().value(), 8.0 * 2048 * 2);
   const ActivationEstimate est = estimate_activations(arch, setup, DType::kBf16);
   ASSERT_EQ(est.layer_kinds.size(), 2U);
   EXPECT_FALSE(est.layer_kinds[0].moe);
   EXPECT_EQ(est.layer_kinds[0].layers, 3);
   EXPECT_EQ(est.layer_kinds[1].layers, 58);
-  EXPECT_EQ(find(est.layer_kinds[0].terms, "router_logits"), nullptr);
-  EXPECT_DOUBLE_EQ(find(est.layer_kinds[0].terms, "down_input")->bytes().value(), 18432.0 * 2);
+  EXPECT_FALSE(has(est.layer_kinds[0].terms, "router_logits"));
+  EXPECT_DOUBLE_EQ(find(est.layer_kinds[0].terms, "down_input").bytes().value(), 18432.0 * 2);
 }
 
 TEST(ActivationMemory, QkNormsAndGemmaPostNormsAreCounted) {
   const auto qwen3 =
       decoder_layer_activation_terms(config("qwen3-8b.json"), TrainingSetup{}, DType::kBf16, false);
   // Qwen3-8B: 32 query + 8 key heads of 128.
-  EXPECT_DOUBLE_EQ(find(qwen3, "qk_norm_input")->bytes().value(), 2048.0 * 40 * 128 * 2);
+  EXPECT_DOUBLE_EQ(find(qwen3, "qk_norm_input").bytes().value(), 2048.0 * 40 * 128 * 2);
   const auto gemma2 = decoder_layer_activation_terms(config("gemma-2-9b.json"), TrainingSetup{},
                                                      DType::kBf16, false);
-  EXPECT_NE(find(gemma2, "post_attention_norm_input"), nullptr);
-  EXPECT_NE(find(gemma2, "post_mlp_norm_input"), nullptr);
+  EXPECT_TRUE(has(gemma2, "post_attention_norm_input"));
+  EXPECT_TRUE(has(gemma2, "post_mlp_norm_input"));
   const auto llama = decoder_layer_activation_terms(config("llama-2-7b-hf.json"), TrainingSetup{},
                                                     DType::kBf16, false);
-  EXPECT_EQ(find(llama, "post_mlp_norm_input"), nullptr);
-  EXPECT_EQ(find(llama, "qk_norm_input"), nullptr);
+  EXPECT_FALSE(has(llama, "post_mlp_norm_input"));
+  EXPECT_FALSE(has(llama, "qk_norm_input"));
 }
 
 TEST(ActivationMemory, ScalesWithBatchLinearlyAndEagerWithSequenceQuadratically) {
@@ -248,8 +256,8 @@ TEST(ActivationMemory, ScalesWithBatchLinearlyAndEagerWithSequenceQuadratically)
   longer.seq_len = 2048;
   const auto short_terms = decoder_layer_activation_terms(arch, one, DType::kBf16, false);
   const auto long_terms = decoder_layer_activation_terms(arch, longer, DType::kBf16, false);
-  EXPECT_DOUBLE_EQ(find(long_terms, "softmax_output")->bytes().value(),
-                   4.0 * find(short_terms, "softmax_output")->bytes().value());
+  EXPECT_DOUBLE_EQ(find(long_terms, "softmax_output").bytes().value(),
+                   4.0 * find(short_terms, "softmax_output").bytes().value());
 }
 
 TEST(ActivationMemory, AdaptersKeepTheirRankIntermediatePerToken) {
@@ -259,8 +267,8 @@ TEST(ActivationMemory, AdaptersKeepTheirRankIntermediatePerToken) {
   options.adapters = {{4096, 4096, 8, 64}};
   TrainingSetup setup;
   const auto t = decoder_layer_activation_terms(arch, setup, DType::kBf16, false, options);
-  EXPECT_DOUBLE_EQ(find(t, "adapter_intermediate")->bytes().value(), 2048.0 * 8 * 64 / 32 * 2);
-  EXPECT_EQ(find(t, "adapter_intermediate")->module, "adapters");
+  EXPECT_DOUBLE_EQ(find(t, "adapter_intermediate").bytes().value(), 2048.0 * 8 * 64 / 32 * 2);
+  EXPECT_EQ(find(t, "adapter_intermediate").module, "adapters");
 }
 
 TEST(ActivationMemory, EstimateSumsLayersAndHeadAndWorkspaceHoldsTheLargestGradient) {

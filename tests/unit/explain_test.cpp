@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "trainbudget/io/hf_config.hpp"
 
@@ -25,26 +27,31 @@ TEST(Explain, ListsEveryTermWithItsFormulaAndValue) {
   const PeakMemory peak = peak_memory(arch, acts, in, gradient_layout(arch, in.gradients, false));
   const Explanation e = explain(acts, flops, peak);
 
-  const auto line = [&](const std::string& section_prefix, const std::string& name) {
-    for (const ExplainLine& l : e.lines) {
-      if (l.name == name && l.section.rfind(section_prefix, 0) == 0) return &l;
-    }
-    return static_cast<const ExplainLine*>(nullptr);
+  const auto find = [&](const std::string& section_prefix, const std::string& name) {
+    return std::find_if(e.lines.begin(), e.lines.end(), [&](const ExplainLine& l) {
+      return l.name == name && l.section.rfind(section_prefix, 0) == 0;
+    });
   };
-  const ExplainLine* q = line("activations: dense decoder layer (x32)", "query");
-  ASSERT_NE(q, nullptr);
-  EXPECT_EQ(q->formula, "b*s*a*d*e");
-  EXPECT_DOUBLE_EQ(q->value, 2048.0 * 32 * 128 * 2);
-  EXPECT_EQ(q->unit, "B");
+  // The line; throws (failing the test) when there is none.
+  const auto line = [&](const std::string& section_prefix,
+                        const std::string& name) -> const ExplainLine& {
+    const auto it = find(section_prefix, name);
+    if (it == e.lines.end()) throw std::out_of_range("no explain line " + name);
+    return *it;
+  };
+  const ExplainLine& q = line("activations: dense decoder layer (x32)", "query");
+  EXPECT_EQ(q.formula, "b*s*a*d*e");
+  EXPECT_DOUBLE_EQ(q.value, 2048.0 * 32 * 128 * 2);
+  EXPECT_EQ(q.unit, "B");
   // Selective recompute: the logsumexp is not kept, it is listed as the layer's transient.
-  EXPECT_EQ(line("activations: dense", "softmax_logsumexp"), nullptr);
-  EXPECT_DOUBLE_EQ(line("activations: dense", "recompute_transient")->value, 4.0 * 32 * 2048);
-  EXPECT_DOUBLE_EQ(line("activations: embedding and head", "loss_buffer")->value,
+  EXPECT_EQ(find("activations: dense", "softmax_logsumexp"), e.lines.end());
+  EXPECT_DOUBLE_EQ(line("activations: dense", "recompute_transient").value, 4.0 * 32 * 2048);
+  EXPECT_DOUBLE_EQ(line("activations: embedding and head", "loss_buffer").value,
                    2048.0 * 32000 * 4);
-  EXPECT_DOUBLE_EQ(line("flops per token", "model")->value, flops.model_per_token);
-  EXPECT_DOUBLE_EQ(line("flops per token", "hardware")->value, flops.hardware_per_token);
-  EXPECT_NE(line("flops per token", "attention_scores_recompute"), nullptr);
-  EXPECT_DOUBLE_EQ(line("peak: optimizer_step", "total")->value, 1.1e11);
+  EXPECT_DOUBLE_EQ(line("flops per token", "model").value, flops.model_per_token);
+  EXPECT_DOUBLE_EQ(line("flops per token", "hardware").value, flops.hardware_per_token);
+  EXPECT_NE(find("flops per token", "attention_scores_recompute"), e.lines.end());
+  EXPECT_DOUBLE_EQ(line("peak: optimizer_step", "total").value, 1.1e11);
   // Every symbol once; the ones the formulas use are there with their values.
   int s_count = 0;
   for (const Symbol& sym : e.symbols) {
