@@ -9,6 +9,8 @@
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/quantity_parse.hpp"
 #include "trainbudget/core/recipe.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/report/reporter.hpp"
 
 namespace tb::cli {
@@ -19,47 +21,46 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       "Memory (GB = 1e9 B), FLOPs, hours per machine and a verdict for a training job "
       "(the default command)");
   o.machine = std::string{kDefaultMachines};
-  cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
-
-      ->type_name("COUNT")
-      ->default_val("7e9");
+  CLI::Option* params =
+      cmd->add_option("--params", o.params, "Model parameters (count): 7e9, 7B, 70b, 1.5T, 125M")
+          ->type_name("COUNT")
+          ->default_val("7e9");
+  cmd->add_option("--model", o.model,
+                  "The model, counted exactly from its architecture (docs/models.md): a "
+                  "config.json, a model folder (config.json + safetensors headers) or a preset "
+                  "id from data/models (e.g. llama-3.1-8b); replaces --params")
+      ->type_name("MODEL")
+      ->excludes(params);
   cmd->add_option("--tokens", o.tokens, "Training tokens, all epochs (count, same suffixes)")
-
       ->type_name("COUNT")
       ->default_val("1e9");
   cmd->add_option("--method", o.method,
                   "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
                   "(adapters on an NF4 base) | freeze (only the top fraction trained)")
-
       ->type_name("METHOD")
       ->default_val("full");
   cmd->add_option("--trainable-fraction", o.trainable_fraction,
                   "lora: adapter parameters as a fraction of --params; freeze: fraction "
                   "trained; in (0, 1]")
-
       ->type_name("FRACTION")
       ->default_val("0.02");
   cmd->add_option("--recipe", o.recipe,
                   "Bytes-per-parameter convention (docs/recipes.md): " + recipe_choices())
-
       ->type_name("ID")
       ->default_val("amp-adam");
   cmd->add_option("--utilization", o.utilization,
                   "Model-FLOPs utilization (MFU) for the realistic column, in (0, 1]; default "
                   "0.4 (published large runs: 38-56 %)")
-
       ->type_name("FRACTION")
       ->default_val("0.4");
   cmd->add_option("--machine", o.machine,
                   "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks "
                   "the rate instead of the recipe's compute dtype. Default: the seed's four "
                   "rows")
-
       ->type_name("LIST")
       ->default_val(std::string{kDefaultMachines});
   cmd->add_option("--devices", o.devices,
                   "Devices per machine, ideal data-parallel scaling (no communication cost)")
-
       ->type_name("N")
       ->default_val("1");
   cmd->add_option("--zero", o.zero,
@@ -96,7 +97,12 @@ int parse_devices(const std::string& text) {
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
   TrainingJob job;
-  job.params = parse_count(o.params, "--params");
+  if (o.model.empty()) {
+    job.params = parse_count(o.params, "--params");
+  } else {
+    job.model = io::load_model(o.model, io::data_dir() / "models");
+    job.params = static_cast<double>(job.model.counts->total);
+  }
   job.tokens = parse_count(o.tokens, "--tokens");
   job.method = parse_method(o.method);
   job.trainable_fraction =

@@ -13,6 +13,7 @@ namespace tb::cli {
 struct EstimateOptions {
   CommonOptions common;
   std::string params{"7e9"};
+  std::string model;  // --model: config.json, model folder or preset id
   std::string tokens{"1e9"};
   std::string method{"full"};
   std::string trainable_fraction{"0.02"};

@@ -125,6 +125,8 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
   }
   check_moe(arch, c);
   c.non_negative("num_nextn_predict_layers", arch.mtp_layers, kMaxLayers);
+  c.non_negative("sliding_window", arch.attention.sliding_window);
+  c.non_negative("sliding_window_pattern", arch.attention.global_every, kMaxLayers);
   if (c.ok() && rough_param_bound(arch) > kMaxParams) {
     c.fail(fmt::format("the dimensions give about {:.3g} parameters, past the {:.0e} accepted",
                        rough_param_bound(arch), kMaxParams));
@@ -145,6 +147,14 @@ std::int64_t moe_layer_count(const ModelArchitecture& arch) {
   std::int64_t n = 0;
   for (std::int64_t i = 0; i < arch.num_layers; ++i) n += is_moe_layer(arch, i) ? 1 : 0;
   return n;
+}
+
+std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
+                            std::int64_t seq_len) {
+  const AttentionSpec& a = arch.attention;
+  if (a.sliding_window <= 0) return seq_len;
+  const bool global = a.global_every > 0 && (layer + 1) % a.global_every == 0;
+  return global ? seq_len : std::min(seq_len, a.sliding_window);
 }
 
 std::string family_name(const std::string& model_type) {

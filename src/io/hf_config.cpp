@@ -135,6 +135,29 @@ void read_heads(Fields& f, const Family& family, ModelArchitecture& a) {
                          a.hidden));
     }
     at.head_dim = a.hidden / at.num_heads;
+  } else {
+    // hidden_size or num_attention_heads is already reported; a derived "head_dim: 0" would
+    // only repeat it. The placeholder never leaves the parser, which throws.
+    at.head_dim = 1;
+  }
+}
+
+// sliding_window where the family uses it: Mistral, Mixtral and Phi-3 slide in every layer
+// when the key is set; Qwen2/Qwen3 only with use_sliding_window (their configs carry a
+// window they do not use); Gemma 2 alternates (Gemma2Config default 4096), Gemma 3 keeps one
+// global layer in sliding_window_pattern (Gemma3TextConfig: 4096, 6).
+void read_sliding_window(Fields& f, const std::string& type, ModelArchitecture& a) {
+  AttentionSpec& at = a.attention;
+  if (type == "mistral" || type == "mixtral" || type == "phi3") {
+    at.sliding_window = f.optional("sliding_window", 0);
+  } else if (type == "qwen2" || type == "qwen3" || type == "qwen3_moe") {
+    if (f.flag("use_sliding_window", false)) at.sliding_window = f.optional("sliding_window", 0);
+  } else if (type == "gemma2") {
+    at.sliding_window = f.optional("sliding_window", 4096);
+    at.global_every = 2;
+  } else if (type == "gemma3_text") {
+    at.sliding_window = f.optional("sliding_window", 4096);
+    at.global_every = f.optional("sliding_window_pattern", 6);
   }
 }
 
@@ -323,6 +346,12 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   return read_deepseek_v3(f);
 }
 
+ModelArchitecture read_model(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_family(f, type);
+  read_sliding_window(f, type, a);
+  return a;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
@@ -336,7 +365,7 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
   Json root;
   try {
     root = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
     throw DataError(origin, {fmt::format("not valid JSON: {}", e.what())});
   }
   if (!root.is_object()) throw DataError(origin, {"not a JSON object"});
@@ -372,10 +401,10 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
       if (!filled.contains(key) || filled[key].is_null()) filled[key] = value;
     }
     Fields f(filled, "text_config", problems);
-    arch = read_family(f, "gemma3_text");
+    arch = read_model(f, "gemma3_text");
     arch.model_type = "gemma3";
   } else {
-    arch = read_family(top, type);
+    arch = read_model(top, type);
   }
   // Consistency problems, except for fields already reported as missing or mistyped.
   const auto read_problems = static_cast<std::ptrdiff_t>(problems.size());

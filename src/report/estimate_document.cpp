@@ -111,8 +111,7 @@ Document estimate_document(const Estimate& e) {
 
   Section job_section;
   job_section.title = "Job";
-  job_section.text(fmt::format("model     {:.0f} parameters ({}), given as a count", job.params,
-                               count(job.params)));
+  for (std::string& line : model_lines(job)) job_section.text(std::move(line));
   job_section.text(fmt::format("training  {} tokens, {}, {} device{} (ideal data-parallel scaling)",
                                count(job.tokens), e.primary.label, job.devices,
                                job.devices == 1 ? "" : "s"));

@@ -124,6 +124,42 @@ ordered_json device_object(const Device& d) {
   return j;
 }
 
+// model.*: params_total, params_trainable and source as before; name, model_type, family,
+// params_active, params_embedding (null for a bare count) and, where known, checkpoint counts.
+ordered_json model_json(const Estimate& e) {
+  const ModelSource& m = e.job.model;
+  const auto c = m.counts;
+  ordered_json j{{"params_total", e.job.params},
+                 {"params_trainable", e.primary.params_trainable},
+                 {"source", m.kind},
+                 {"name", m.architecture ? json(m.name) : json(nullptr)},
+                 {"model_type", m.architecture ? json(m.architecture->model_type) : json(nullptr)},
+                 {"family", m.architecture ? json(family_name(m.architecture->model_type))
+                                           : json(nullptr)},
+                 {"params_active", c ? json(c->active) : json(nullptr)},
+                 {"params_embedding", c ? json(c->embedding) : json(nullptr)}};
+  if (!c) return j;
+  j["params_input_embedding"] = c->input_embedding;
+  j["params_lm_head"] = c->lm_head;
+  j["params_mtp"] = c->mtp;
+  j["origin"] = m.origin;
+  if (!m.source.empty()) j["published_source"] = m.source;
+  if (m.checkpoint) {
+    ordered_json by_dtype = ordered_json::object();
+    for (const auto& [dtype, n] : m.checkpoint->elements_by_dtype) by_dtype[dtype] = n;
+    j["checkpoint"] = {{"files", m.checkpoint->files.size()},
+                       {"tensors", m.checkpoint->tensors},
+                       {"elements", m.checkpoint->elements},
+                       {"parameter_elements", m.checkpoint->parameter_elements()},
+                       {"buffer_elements", m.checkpoint->buffer_elements},
+                       {"scale_elements", m.checkpoint->scale_elements},
+                       {"elements_by_dtype", by_dtype},
+                       {"data_bytes", m.checkpoint->data_bytes}};
+  }
+  j["warnings"] = m.warnings;
+  return j;
+}
+
 }  // namespace
 
 std::string estimate_json(const Estimate& e) {
@@ -136,10 +172,7 @@ std::string estimate_json(const Estimate& e) {
         {"compute", "FLOP"},
         {"rate", "FLOP/s"},
         {"time", "seconds; hours where the key says so"}}},
-      {"model",
-       {{"params_total", job.params},
-        {"params_trainable", e.primary.params_trainable},
-        {"source", "count"}}},
+      {"model", model_json(e)},
       {"tokens", job.tokens},
       {"method", method_name(job.method)},
       {"trainable_fraction",

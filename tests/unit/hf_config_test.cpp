@@ -94,6 +94,31 @@ TEST(HfConfig, DeepSeekNullQLoraRankMeansPlainQueryProjection) {
   EXPECT_EQ(absent.mtp_layers, 0);
 }
 
+TEST(HfConfig, SlidingWindowLayoutPerFamily) {
+  const std::string gemma3 = R"({"model_type": "gemma3_text", "hidden_size": 1152,
+      "num_hidden_layers": 26, "intermediate_size": 6912, "vocab_size": 262144,
+      "num_attention_heads": 4, "num_key_value_heads": 1, "sliding_window": 512,
+      "sliding_window_pattern": 6})";
+  const ModelArchitecture g = parse_hf_config(gemma3, "c");
+  EXPECT_EQ(attention_span(g, 0, 8192), 512);
+  EXPECT_EQ(attention_span(g, 5, 8192), 8192);  // every sixth layer is global
+  EXPECT_EQ(attention_span(g, 0, 100), 100);
+  const ModelArchitecture m = parse_hf_config(
+      R"({"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32,
+          "intermediate_size": 14336, "vocab_size": 32000, "num_attention_heads": 32,
+          "sliding_window": 4096})",
+      "c");
+  EXPECT_EQ(attention_span(m, 31, 32768), 4096);
+  // Qwen2 configs carry a window they do not use unless use_sliding_window is set.
+  const ModelArchitecture q = parse_hf_config(
+      R"({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+          "intermediate_size": 4864, "vocab_size": 151936, "num_attention_heads": 14,
+          "sliding_window": 32768, "use_sliding_window": false})",
+      "c");
+  EXPECT_EQ(attention_span(q, 0, 131072), 131072);
+  EXPECT_EQ(parse_hf_config(llama(), "c").attention.sliding_window, 0);
+}
+
 TEST(HfConfig, UnknownModelTypeListsSupportedOnes) {
   EXPECT_THAT(error_of(R"({"model_type": "bert"})"),
               AllOf(HasSubstr("model/config.json"), HasSubstr("\"bert\" is not supported"),
@@ -106,6 +131,9 @@ TEST(HfConfig, MalformedJsonNamesTheFile) {
               AllOf(HasSubstr("model/config.json"), HasSubstr("not valid JSON")));
   EXPECT_THAT(error_of("[1, 2]"), HasSubstr("not a JSON object"));
   EXPECT_THAT(error_of(""), HasSubstr("not valid JSON"));
+  // nlohmann reports an unrepresentable number as out_of_range, not parse_error (found by the
+  // fuzz target).
+  EXPECT_THAT(error_of(R"({"model_type": "llama", "x": 8e88888888})"), HasSubstr("not valid JSON"));
 }
 
 TEST(HfConfig, MissingRequiredFieldsAreAllNamed) {

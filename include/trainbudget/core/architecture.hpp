@@ -44,6 +44,12 @@ struct AttentionSpec {
   bool output_bias{false};       // bias on the output projection (GPT-2)
   bool qk_norm{false};           // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
   bool fused_qkv{false};         // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
+  // Sliding-window (local) attention: layers attend to the last `sliding_window` tokens
+  // (0: every layer is global). With global_every N > 0, layer i is global when (i + 1) % N
+  // == 0 (Gemma 2: N = 2, Gemma 3: sliding_window_pattern 6); N = 0: every layer slides
+  // (Mistral 7B v0.1, Phi-3).
+  std::int64_t sliding_window{0};
+  std::int64_t global_every{0};
   // Set: MLA. Then num_kv_heads, head_dim, qk_norm and fused_qkv are unused.
   std::optional<LatentAttentionSpec> latent;
 };
@@ -101,6 +107,11 @@ struct ModelArchitecture {
 // Whether decoder layer `layer` (0-based) uses the MoE block instead of the dense MLP.
 [[nodiscard]] bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer);
 [[nodiscard]] std::int64_t moe_layer_count(const ModelArchitecture& arch);
+
+// The attention span of layer `layer` in tokens for a sequence of `seq_len`: the sliding
+// window where the layer uses one, else the whole sequence.
+[[nodiscard]] std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
+                                          std::int64_t seq_len);
 
 // The display family of a model_type ("llama" -> "Llama", "deepseek_v3" -> "DeepSeek-V3").
 [[nodiscard]] std::string family_name(const std::string& model_type);

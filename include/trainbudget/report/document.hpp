@@ -41,6 +41,9 @@ struct Document {
 void render_text(const Document& doc, std::ostream& out);
 void render_markdown(const Document& doc, std::ostream& out);
 
+// The Job section's model lines: a bare count, or name, family, exact counts and sources.
+[[nodiscard]] std::vector<std::string> model_lines(const TrainingJob& job);
+
 // The machine's display name, with the measurement method for measured rates.
 [[nodiscard]] std::string machine_label(const MachineEstimate& m);
 // One sentence: does it fit, how long, what to change.

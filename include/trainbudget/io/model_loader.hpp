@@ -1,0 +1,49 @@
+// Models as users have them: a config.json, a model folder (config.json + safetensors
+// headers), or a preset from data/models/*.toml (schema: docs/models.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainbudget/core/architecture.hpp"
+#include "trainbudget/core/model_source.hpp"
+
+namespace tb::io {
+
+struct ModelPreset {
+  std::string id;  // the file name without .toml
+  std::string name;
+  std::string hf_repo;
+  std::string source;  // where the published figures come from
+  std::string note;    // optional: what the published figure covers, how it was checked
+  ModelArchitecture architecture;
+  std::int64_t published_params{0};
+  double published_params_tolerance{0.0};  // relative; 0: the publication is exact
+  std::optional<std::int64_t> published_active_params;
+  double published_active_tolerance{0.0};
+  // DeepSeek counts activated parameters without the input embedding (a lookup, no GEMM).
+  bool published_active_excludes_input_embedding{false};
+};
+
+// One preset file; DataError lists every problem (the [config] table goes through
+// parse_hf_config, so its problems name config keys).
+[[nodiscard]] ModelPreset load_model_preset(const std::filesystem::path& file);
+
+// Every *.toml in `dir`, sorted by id.
+[[nodiscard]] std::vector<ModelPreset> load_model_presets(const std::filesystem::path& dir);
+
+// The safetensors headers of a model folder: the files model.safetensors.index.json names,
+// else every *.safetensors in it. nullopt when the folder holds none.
+[[nodiscard]] std::optional<CheckpointSummary> read_checkpoint_headers(
+    const std::filesystem::path& dir);
+
+// --model SPEC: an existing folder (config.json required, safetensors headers cross-checked),
+// an existing file (config.json), else a preset id in presets_dir. Throws InvalidArgument
+// naming --model when SPEC is none of them, DataError for a broken file.
+[[nodiscard]] ModelSource load_model(const std::string& spec,
+                                     const std::filesystem::path& presets_dir);
+
+}  // namespace tb::io
