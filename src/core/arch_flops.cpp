@@ -35,8 +35,17 @@ double macs_at(const std::vector<LinearLayer>& linears, LinearPlace place) {
   return macs;
 }
 
-// Per token and layer, QK^T takes a*d multiply-adds per key and AV a*d_v, over every key the
-// query sees: s (full count) or on average (s + 1)/2 (causal: query t sees t keys).
+// Keys one query is scored against, on average, in a layer whose attention spans `span` tokens
+// of an s-token sequence. Full count: span (= s without a sliding window). Causal: query t sees
+// min(t, span) keys, (span(span + 1)/2 + (s - span) span) / s on average ((s + 1)/2 for
+// span = s).
+double keys_per_query(double s, double span, bool causal) {
+  if (!causal) return span;
+  return (span * (span + 1.0) / 2.0 + (s - span) * span) / s;
+}
+
+// Per token and layer, QK^T takes a*d multiply-adds per key and AV a*d_v, over the keys the
+// query sees (keys_per_query, with the layer's sliding window where it has one).
 double attention_forward(const ModelArchitecture& arch, const FlopsSetup& setup,
                          std::string& formula) {
   const AttentionSpec& at = arch.attention;
@@ -48,9 +57,20 @@ double attention_forward(const ModelArchitecture& arch, const FlopsSetup& setup,
     d_v = static_cast<double>(at.latent->v_head_dim);
   }
   const double s = static_cast<double>(setup.seq_len);
-  const double keys = setup.causal ? (s + 1.0) / 2.0 : s;
-  formula = setup.causal ? "2*a*(s+1)/2*(d+d_v)*L" : "2*a*s*(d+d_v)*L";
-  return 2.0 * a * keys * (d + d_v) * static_cast<double>(arch.num_layers);
+  double keys = 0.0;
+  bool windowed = false;
+  for (std::int64_t layer = 0; layer < arch.num_layers; ++layer) {
+    const auto span = static_cast<double>(attention_span(arch, layer, setup.seq_len));
+    windowed = windowed || span < s;
+    keys += keys_per_query(s, span, setup.causal);
+  }
+  if (windowed) {
+    formula = setup.causal ? "2*a*(d+d_v)*sum over layers(mean min(t, span))"
+                           : "2*a*(d+d_v)*sum over layers(min(s, window))";
+  } else {
+    formula = setup.causal ? "2*a*(s+1)/2*(d+d_v)*L" : "2*a*s*(d+d_v)*L";
+  }
+  return 2.0 * a * keys * (d + d_v);
 }
 
 // Extra forward work the hardware runs for the attention products: FlashAttention's backward

@@ -30,7 +30,12 @@ ModelArchitecture gpt3_175b() {
   a.learned_positions = true;
   a.tie_embeddings = true;
   a.norm = {NormKind::kLayerNorm, true};
-  a.attention = {96, 96, 128, true, true, false, true, std::nullopt};
+  a.attention.num_heads = 96;
+  a.attention.num_kv_heads = 96;
+  a.attention.head_dim = 128;
+  a.attention.qkv_bias = true;
+  a.attention.output_bias = true;
+  a.attention.fused_qkv = true;
   a.mlp.gated = false;
   a.mlp.intermediate = 4 * 12288;
   a.mlp.bias = true;
@@ -121,6 +126,25 @@ TEST(ArchFlops, CausalCountHalvesTheProducts) {
   EXPECT_DOUBLE_EQ(
       term(full_training_flops(arch, causal), "attention_scores").forward,
       term(full_training_flops(arch, full), "attention_scores").forward * 4097.0 / (2.0 * 4096.0));
+}
+
+TEST(ArchFlops, SlidingWindowLayersSeeAtMostTheWindow) {
+  // Mistral 7B v0.1: every layer slides over 4096 tokens; at s = 8192 each query sees 4096
+  // keys (full count), or causally (4096 x 4097 / 2 + 4096 x 4096) / 8192 on average.
+  const ModelArchitecture mistral = config("mistral-7b-v0.1.json");
+  FlopsSetup setup;
+  setup.seq_len = 8192;
+  EXPECT_DOUBLE_EQ(term(full_training_flops(mistral, setup), "attention_scores").forward,
+                   2.0 * 32 * 4096 * 256 * 32);
+  setup.causal = true;
+  const double keys = (4096.0 * 4097 / 2 + 4096.0 * 4096) / 8192;
+  EXPECT_DOUBLE_EQ(term(full_training_flops(mistral, setup), "attention_scores").forward,
+                   2.0 * 32 * keys * 256 * 32);
+  // Below the window nothing changes.
+  setup.seq_len = 2048;
+  setup.causal = false;
+  EXPECT_DOUBLE_EQ(term(full_training_flops(mistral, setup), "attention_scores").forward,
+                   2.0 * 32 * 2048 * 256 * 32);
 }
 
 TEST(ArchFlops, MixtralCountsTheActiveExpertsOnly) {

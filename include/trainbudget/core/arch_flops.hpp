@@ -21,7 +21,8 @@ struct FlopsSetup {
   Recompute recompute{Recompute::kNone};
   // false (default): every query against all s keys, the convention of Megatron (Narayanan et
   // al. 2021) and PaLM (Chowdhery et al. 2022, App. B); true: a causal kernel's (s + 1)/2 keys
-  // per query on average.
+  // per query on average. Layers with a sliding window see at most `window` keys either way
+  // (attention_span; a windowed kernel computes only the band).
   bool causal{false};
 };
 
