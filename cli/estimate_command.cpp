@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "measure_command.hpp"
 #include "trainbudget/core/error.hpp"
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/quantity_parse.hpp"
@@ -55,7 +56,8 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       ->default_val("0.4");
   cmd->add_option("--machine", o.machine,
                   "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks "
-                  "the rate instead of the recipe's compute dtype. Default: the seed's four "
+                  "the rate instead of the recipe's compute dtype; 'local' is this machine, "
+                  "measured once with `measure --quick` and saved. Default: the seed's four "
                   "rows")
       ->type_name("LIST")
       ->default_val(std::string{kDefaultMachines});
@@ -133,6 +135,7 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   validate(job);
   const report::Format format = format_of(o.common);
 
+  ensure_local_profile(o.machine, o.common);  // --machine local: measure once, then reuse
   const HardwareCatalog catalog = load_catalog(o.common);
   const std::vector<MachineChoice> machines = parse_machine_list(o.machine, catalog);
   const Estimate result = estimate(job, machines);

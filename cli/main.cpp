@@ -12,6 +12,7 @@
 
 #include "estimate_command.hpp"
 #include "hardware_command.hpp"
+#include "measure_command.hpp"
 #include "recipes_command.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/core/error.hpp"
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
   tb::cli::RecipesOptions recipes_options;
   CLI::App* recipes = tb::cli::setup_recipes(app, recipes_options);
+  tb::cli::MeasureCommandOptions measure_options;
+  CLI::App* measure = tb::cli::setup_measure(app, measure_options);
 
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream out;
+  int code = 0;  // measure: 3 when a run failed, with the report still printed
   try {
     if (estimate->parsed()) {
       tb::cli::run_estimate(estimate_options, out);
@@ -76,6 +80,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_show(hardware_options, out);
     } else if (recipes->parsed()) {
       tb::cli::run_recipes(recipes_options, out);
+    } else if (measure->parsed()) {
+      code = tb::cli::run_measure(measure_options, out);
     }
   } catch (const tb::Error& e) {
     return fail(e.what(), 1);
@@ -84,5 +90,5 @@ int main(int argc, char** argv) {
   }
   std::cout << out.str();
   std::cout.flush();
-  return std::cout ? 0 : 1;
+  return std::cout ? code : 1;
 }

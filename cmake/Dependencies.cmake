@@ -13,3 +13,23 @@ endif()
 if(TRAINBUDGET_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# Measurement backends (src/measure). OpenBLAS, BLIS and oneDNN are loaded at run time with
+# dlopen (OpenBLAS and BLIS export the same BLAS symbols, so neither may be linked); the build
+# needs only oneDNN's header for its types (libdnnl-dev). find_package(dnnl) is avoided because
+# Debian's dnnl config also demands the OpenCL development files.
+find_path(TRAINBUDGET_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h REQUIRED)
+
+# Optional cuBLAS backend: OFF by default so the CPU-only CI build stays fast and simple;
+# scripts/gpu-check.sh turns it on. AUTO enables it when CMake finds the CUDA toolkit.
+set(TRAINBUDGET_WITH_CUDA "OFF" CACHE STRING "Build the cuBLAS backend: ON, OFF or AUTO")
+set_property(CACHE TRAINBUDGET_WITH_CUDA PROPERTY STRINGS ON OFF AUTO)
+set(TRAINBUDGET_HAVE_CUDA OFF)
+if(TRAINBUDGET_WITH_CUDA STREQUAL "ON")
+  find_package(CUDAToolkit REQUIRED)
+  set(TRAINBUDGET_HAVE_CUDA ON)
+elseif(TRAINBUDGET_WITH_CUDA STREQUAL "AUTO")
+  find_package(CUDAToolkit QUIET)
+  set(TRAINBUDGET_HAVE_CUDA ${CUDAToolkit_FOUND})
+endif()
+message(STATUS "trainbudget: cuBLAS backend ${TRAINBUDGET_HAVE_CUDA}")

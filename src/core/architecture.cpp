@@ -98,8 +98,16 @@ double rough_param_bound(const ModelArchitecture& arch) {
            d(arch.moe->shared_intermediate);
   }
   const double layer = d(arch.hidden) * (4.0 * width + 3.0 * mlp + 8.0);
-  return d(arch.num_layers + arch.mtp_layers) * layer + 3.0 * d(arch.vocab) * d(arch.hidden) +
-         d(arch.max_positions) * d(arch.hidden);
+  double vision = 0.0;
+  if (arch.vision) {
+    const VisionTowerSpec& v = *arch.vision;
+    const double patches = d(v.image_size) * d(v.image_size) / (d(v.patch_size) * d(v.patch_size));
+    vision = d(v.layers) * d(v.hidden) * (4.0 * d(v.hidden) + 2.0 * d(v.intermediate) + 8.0) +
+             (patches + d(v.channels) * d(v.patch_size) * d(v.patch_size)) * d(v.hidden) +
+             d(v.hidden) * d(arch.hidden);
+  }
+  return vision + d(arch.num_layers + arch.mtp_layers) * layer +
+         3.0 * d(arch.vocab) * d(arch.hidden) + d(arch.max_positions) * d(arch.hidden);
 }
 
 // Over a thousand times the largest open model (DeepSeek-V3, 6.7e11), and far below the
@@ -124,6 +132,19 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
     c.positive("intermediate_size", arch.mlp.intermediate);
   }
   check_moe(arch, c);
+  if (arch.vision) {
+    const VisionTowerSpec& v = *arch.vision;
+    c.positive("vision_config.hidden_size", v.hidden);
+    c.positive("vision_config.intermediate_size", v.intermediate);
+    c.positive("vision_config.num_hidden_layers", v.layers, kMaxLayers);
+    c.positive("vision_config.image_size", v.image_size);
+    c.positive("vision_config.patch_size", v.patch_size);
+    c.positive("vision_config.num_channels", v.channels);
+    if (v.patch_size > 0 && v.image_size % v.patch_size != 0) {
+      c.fail(fmt::format("vision_config.patch_size: {} does not divide image_size {}", v.patch_size,
+                         v.image_size));
+    }
+  }
   c.non_negative("num_nextn_predict_layers", arch.mtp_layers, kMaxLayers);
   c.non_negative("sliding_window", arch.attention.sliding_window);
   c.non_negative("sliding_window_pattern", arch.attention.global_every, kMaxLayers);

@@ -218,6 +218,8 @@ const char* linear_place_name(LinearPlace place) {
       return "mtp";
     case LinearPlace::kHead:
       return "head";
+    case LinearPlace::kVision:
+      return "vision";
   }
   return "?";
 }
@@ -255,6 +257,24 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.tied = arch.tie_embeddings;
   all.push_back(head);
 
+  if (arch.vision) {
+    // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
+    const VisionTowerSpec& v = *arch.vision;
+    Builder b{arch, {}};
+    for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+      const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
+                              : name[0] == 'k' ? LinearKind::kKey
+                              : name[0] == 'v' ? LinearKind::kValue
+                                               : LinearKind::kOutput;
+      b.add(name, std::string{"vision.self_attn."} + name, kind, LinearPlace::kVision, v.hidden,
+            v.hidden, true, 1, 0);
+    }
+    b.add("fc1", "vision.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, v.hidden, v.intermediate,
+          true, 1, 0);
+    b.add("fc2", "vision.mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
+          v.hidden, true, 1, 0);
+    accumulate(all, b.out, v.layers);
+  }
   if (include_mtp && arch.mtp_layers > 0) {
     std::vector<LinearLayer> mtp;
     Builder b{arch, {}};

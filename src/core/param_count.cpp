@@ -160,6 +160,32 @@ std::int64_t mtp_module_params(const ModelArchitecture& arch) {
          decoder_layer_params(arch, moe);
 }
 
+// SiglipVisionModel (modeling_siglip.py; Zhai et al. 2023, ViT of Dosovitskiy et al. 2021):
+// patch_embedding Conv2d(channels -> hidden, kernel = stride = patch, biased), a learned
+// position table of (image / patch)^2 rows, per layer two biased LayerNorms, biased q/k/v/out
+// projections and a biased fc1/fc2 MLP, and post_layernorm. With vision_use_head, the
+// attention-pooling head adds a probe, a biased MultiheadAttention (in_proj 3h x h, out_proj),
+// a LayerNorm and another MLP.
+std::int64_t vision_tower_params(const ModelArchitecture& arch) {
+  if (!arch.vision) return 0;
+  const VisionTowerSpec& v = *arch.vision;
+  const std::int64_t h = v.hidden;
+  const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
+  const std::int64_t mlp = linear(h, v.intermediate, true) + linear(v.intermediate, h, true);
+  const std::int64_t layer = 2 * (2 * h) + 4 * linear(h, h, true) + mlp;
+  std::int64_t n = linear(v.channels * v.patch_size * v.patch_size, h, true) + patches * h +
+                   v.layers * layer + 2 * h;
+  if (v.pooling_head) n += h + linear(h, 3 * h, true) + linear(h, h, true) + 2 * h + mlp;
+  return n;
+}
+
+// Gemma3MultiModalProjector: mm_input_projection_weight (vision hidden x text hidden, no bias)
+// and mm_soft_emb_norm, an RMSNorm over the vision hidden size.
+std::int64_t vision_projector_params(const ModelArchitecture& arch) {
+  if (!arch.vision) return 0;
+  return arch.vision->hidden * arch.hidden + arch.vision->hidden;
+}
+
 ParamCounts count_params(const ModelArchitecture& arch) {
   assert(architecture_problems(arch).empty());
   ParamCounts c;
@@ -189,6 +215,9 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   const std::int64_t norms = (arch.num_layers * arch.norms_per_layer + 1) * norm_params(arch);
   add(c, "norms", norms, norms);
   add(c, "lm_head", c.lm_head, c.lm_head);
+  add(c, "vision_tower", vision_tower_params(arch), 0);
+  add(c, "multimodal_projector", vision_projector_params(arch), 0);
+  c.vision = vision_tower_params(arch) + vision_projector_params(arch);
 
   for (const ModuleParams& m : c.modules) {
     c.total += m.params;

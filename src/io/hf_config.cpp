@@ -240,7 +240,8 @@ ModelArchitecture read_qwen3_moe(Fields& f) {
   m.expert_intermediate = f.required("moe_intermediate_size");
   m.layer_step = f.optional("decoder_sparse_step", 1);
   m.dense_layers = f.integer_list("mlp_only_layers");
-  a.moe = m;
+  // Qwen3MoeDecoderLayer uses the sparse block only when num_experts > 0.
+  if (m.num_experts != 0) a.moe = m;
   // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
   a.mlp.intermediate = f.optional("intermediate_size", 6144);
   a.mlp.activation = f.text("hidden_act", "silu");
@@ -352,6 +353,31 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
   return a;
 }
 
+// Gemma3Config.vision_config, a SiglipVisionConfig. Its dimensions are required (the
+// SiglipVisionConfig defaults describe a 224-pixel base model, not Gemma's tower);
+// num_channels defaults to 3 and vision_use_head to SiglipVisionConfig's True.
+std::optional<VisionTowerSpec> read_vision(Fields& top, std::vector<std::string>& problems) {
+  const Json* vision = top.find("vision_config");
+  if (vision == nullptr) {
+    problems.push_back("vision_config: missing (an object; model_type gemma3)");
+    return std::nullopt;
+  }
+  if (!vision->is_object()) {
+    problems.push_back("vision_config: must be an object");
+    return std::nullopt;
+  }
+  Fields f(*vision, "vision_config", problems);
+  VisionTowerSpec v;
+  v.hidden = f.required("hidden_size");
+  v.intermediate = f.required("intermediate_size");
+  v.layers = f.required("num_hidden_layers");
+  v.image_size = f.required("image_size");
+  v.patch_size = f.required("patch_size");
+  v.channels = f.optional("num_channels", 3);
+  v.pooling_head = f.flag("vision_use_head", true);
+  return v;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
@@ -403,13 +429,14 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     Fields f(filled, "text_config", problems);
     arch = read_model(f, "gemma3_text");
     arch.model_type = "gemma3";
+    arch.vision = read_vision(top, problems);
   } else {
     arch = read_model(top, type);
   }
   // Consistency problems, except for fields already reported as missing or mistyped.
   const auto read_problems = static_cast<std::ptrdiff_t>(problems.size());
   for (std::string p : architecture_problems(arch)) {
-    if (type == "gemma3") p = "text_config." + p;
+    if (type == "gemma3" && !p.starts_with("vision_config.")) p = "text_config." + p;
     const std::string field = p.substr(0, p.find(':') + 1);
     const bool known = std::any_of(problems.begin(), problems.begin() + read_problems,
                                    [&](const std::string& q) { return q.starts_with(field); });

@@ -96,14 +96,6 @@ std::vector<std::string> index_files(const fs::path& index, std::map<std::string
   return files;
 }
 
-std::string with_commas(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
-  }
-  return n < 0 ? "-" + digits : digits;
-}
-
 // Compares the headers' parameter elements with the config's count; warns when they differ.
 void cross_check(ModelSource& m) {
   const CheckpointSummary& c = *m.checkpoint;
@@ -126,7 +118,7 @@ void cross_check(ModelSource& m) {
   m.warnings.push_back(
       fmt::format("the safetensors headers hold {} parameter elements, config.json gives {} "
                   "(difference {}){}; estimates use the config's count",
-                  with_commas(stored), with_commas(p.total), with_commas(stored - p.total), why));
+                  stored, p.total, stored - p.total, why));
 }
 
 ModelSource from_architecture(ModelArchitecture arch, std::string kind, std::string origin) {

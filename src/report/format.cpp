@@ -38,6 +38,18 @@ std::string flops(Flops work) {
   return fmt::format("{:.3g} FLOP", v);
 }
 
+std::string grouped(std::int64_t n) {
+  const std::uint64_t magnitude =
+      n < 0 ? ~static_cast<std::uint64_t>(n) + 1 : static_cast<std::uint64_t>(n);
+  const std::string digits = std::to_string(magnitude);
+  std::string out = n < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string count(double n) {
   if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);

@@ -129,19 +129,20 @@ ordered_json device_object(const Device& d) {
 ordered_json model_json(const Estimate& e) {
   const ModelSource& m = e.job.model;
   const auto c = m.counts;
-  ordered_json j{{"params_total", e.job.params},
-                 {"params_trainable", e.primary.params_trainable},
-                 {"source", m.kind},
-                 {"name", m.architecture ? json(m.name) : json(nullptr)},
-                 {"model_type", m.architecture ? json(m.architecture->model_type) : json(nullptr)},
-                 {"family", m.architecture ? json(family_name(m.architecture->model_type))
-                                           : json(nullptr)},
-                 {"params_active", c ? json(c->active) : json(nullptr)},
-                 {"params_embedding", c ? json(c->embedding) : json(nullptr)}};
+  ordered_json j{
+      {"params_total", e.job.params},
+      {"params_trainable", e.primary.params_trainable},
+      {"source", m.kind},
+      {"name", m.architecture ? json(m.name) : json(nullptr)},
+      {"model_type", m.architecture ? json(m.architecture->model_type) : json(nullptr)},
+      {"family", m.architecture ? json(family_name(m.architecture->model_type)) : json(nullptr)},
+      {"params_active", c ? json(c->active) : json(nullptr)},
+      {"params_embedding", c ? json(c->embedding) : json(nullptr)}};
   if (!c) return j;
   j["params_input_embedding"] = c->input_embedding;
   j["params_lm_head"] = c->lm_head;
   j["params_mtp"] = c->mtp;
+  j["params_vision"] = c->vision;
   j["origin"] = m.origin;
   if (!m.source.empty()) j["published_source"] = m.source;
   if (m.checkpoint) {

@@ -7,16 +7,8 @@
 namespace tb::report {
 namespace {
 
-std::string with_commas(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
-  }
-  return n < 0 ? "-" + digits : digits;
-}
-
 std::string exact(std::int64_t n) {
-  return fmt::format("{} ({})", with_commas(n), count(static_cast<double>(n)));
+  return fmt::format("{} ({})", grouped(n), count(static_cast<double>(n)));
 }
 
 std::string billions(std::int64_t n) { return count(static_cast<double>(n)); }
@@ -47,12 +39,21 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
       billions(c.input_embedding),
       c.lm_head > 0 ? fmt::format(" + LM head {}", billions(c.lm_head)) : ", LM head tied",
       billions(c.non_embedding)));
+  if (!a.moe && c.active != c.total) {
+    out.push_back(
+        fmt::format("          active per token {} (without the vision tower)", exact(c.active)));
+  }
   if (a.moe) {
     out.push_back(fmt::format("          active per token {} ({} of {} routed experts{})",
                               exact(c.active), a.moe->experts_per_token, a.moe->num_experts,
                               a.moe->num_shared_experts > 0
                                   ? fmt::format(" + {} shared", a.moe->num_shared_experts)
                                   : ""));
+  }
+  if (c.vision > 0) {
+    out.push_back(fmt::format(
+        "          vision tower and projector {} (in the total; no text token runs through them)",
+        exact(c.vision)));
   }
   if (c.mtp > 0) {
     out.push_back(fmt::format(
@@ -63,13 +64,12 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
   if (m.checkpoint) {
     const CheckpointSummary& k = *m.checkpoint;
     std::string extra;
-    if (k.buffer_elements > 0)
-      extra += fmt::format(", {} in buffers", with_commas(k.buffer_elements));
+    if (k.buffer_elements > 0) extra += fmt::format(", {} in buffers", grouped(k.buffer_elements));
     if (k.scale_elements > 0)
-      extra += fmt::format(", {} in quantization scales", with_commas(k.scale_elements));
+      extra += fmt::format(", {} in quantization scales", grouped(k.scale_elements));
     out.push_back(fmt::format("          safetensors headers: {} file{}, {} tensors, {} elements{}",
                               k.files.size(), k.files.size() == 1 ? "" : "s", k.tensors,
-                              with_commas(k.elements), extra));
+                              grouped(k.elements), extra));
   }
   if (!m.source.empty()) out.push_back(fmt::format("          source: {}", m.source));
   for (const std::string& w : m.warnings) out.push_back(fmt::format("          warning: {}", w));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One CLI test: run a command, check its exit code, stderr and stdout.
 #   check.sh EXPECTED_EXIT STDERR_REGEX STDOUT_SPEC -- COMMAND...
-# STDOUT_SPEC: "empty" | "any" | "regex:PATTERN" | "golden:FILE" (volatile fields masked).
+# STDOUT_SPEC: "empty" | "any" | "regex:PATTERN" | "golden:FILE" (volatile fields masked) |
+#              "jq:FILTER" (stdout parses as JSON and jq -e FILTER holds).
 # An expected exit of "nonzero" accepts any failure code.
 set -u
 expected_exit=$1 stderr_regex=$2 stdout_spec=$3
@@ -31,6 +32,7 @@ case $stdout_spec in
       cat "$err.diff"; rm -f "$err.diff"; fail "stdout differs from $golden"
     fi
     rm -f "$err.diff" ;;
+  jq:*) jq -e "${stdout_spec#jq:}" "$out" >/dev/null || fail "stdout is not JSON where ${stdout_spec#jq:}" ;;
   *) echo "bad STDOUT_SPEC $stdout_spec"; exit 2 ;;
 esac
 echo "ok"

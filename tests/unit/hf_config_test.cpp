@@ -56,7 +56,9 @@ TEST(HfConfig, GemmaDefaultsToTiedEmbeddingsAndHeadDim256) {
 TEST(HfConfig, Gemma3TextConfigUsesGemma3TextConfigDefaults) {
   const ModelArchitecture a = parse_hf_config(
       R"({"model_type": "gemma3", "text_config": {"hidden_size": 2560,
-          "intermediate_size": 10240, "num_hidden_layers": 34}})",
+          "intermediate_size": 10240, "num_hidden_layers": 34},
+          "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+          "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": false}})",
       "c");
   EXPECT_EQ(a.model_type, "gemma3");
   EXPECT_EQ(a.vocab, 262208);
@@ -65,6 +67,26 @@ TEST(HfConfig, Gemma3TextConfigUsesGemma3TextConfigDefaults) {
   EXPECT_EQ(a.attention.head_dim, 256);
   EXPECT_TRUE(a.attention.qk_norm);
   EXPECT_EQ(a.norms_per_layer, 4);
+  ASSERT_TRUE(a.vision.has_value());
+  EXPECT_FALSE(a.vision->pooling_head);
+  // The SigLIP tower by hand: patch conv 3*14*14*1152 + 1152, 64^2 positions, 27 layers of
+  // 2 LayerNorms + 4 biased 1152^2 projections + fc1/fc2, post_layernorm.
+  const std::int64_t h = 1152;
+  const std::int64_t layer = 4 * h + 4 * (h * h + h) + (h * 4304 + 4304) + (4304 * h + h);
+  EXPECT_EQ(vision_tower_params(a), 3 * 14 * 14 * h + h + 4096 * h + 27 * layer + 2 * h);
+  EXPECT_EQ(vision_projector_params(a), h * 2560 + h);
+}
+
+TEST(HfConfig, Gemma3NeedsItsVisionConfig) {
+  EXPECT_THAT(error_of(R"({"model_type": "gemma3", "text_config": {"hidden_size": 2560,
+                          "intermediate_size": 10240, "num_hidden_layers": 34}})"),
+              HasSubstr("vision_config: missing"));
+  EXPECT_THAT(error_of(R"({"model_type": "gemma3", "text_config": {"hidden_size": 2560,
+                          "intermediate_size": 10240, "num_hidden_layers": 34},
+                          "vision_config": {"hidden_size": 1152, "image_size": 896,
+                          "intermediate_size": 4304, "num_hidden_layers": 27,
+                          "patch_size": 15}})"),
+              HasSubstr("vision_config.patch_size: 15 does not divide image_size 896"));
 }
 
 TEST(HfConfig, Qwen2AlwaysHasQkvBiases) {
@@ -187,6 +209,16 @@ TEST(HfConfig, MoeContradictionsAreRejected) {
                             "vocab_size": 10, "num_attention_heads": 2,
                             "moe_intermediate_size": 8, "mlp_only_layers": [5]})"),
               HasSubstr("mlp_only_layers: layer 5 is outside 0..1"));
+}
+
+TEST(HfConfig, Qwen3MoeWithoutExpertsIsDense) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2,
+          "vocab_size": 10, "num_attention_heads": 2, "moe_intermediate_size": 8,
+          "num_experts": 0, "intermediate_size": 128})",
+      "c");
+  EXPECT_FALSE(a.moe.has_value());
+  EXPECT_EQ(a.mlp.intermediate, 128);
 }
 
 TEST(HfConfig, MissingFileIsADataError) {

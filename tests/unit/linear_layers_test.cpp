@@ -29,6 +29,16 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
   return n;
 }
 
+// The vision tower's non-linear parameters: patch convolution, position table, two LayerNorms
+// per layer, post_layernorm, and the projector (a matrix parameter, not an nn.Linear).
+std::int64_t vision_non_linear_params(const ModelArchitecture& a) {
+  if (!a.vision) return 0;
+  const VisionTowerSpec& v = *a.vision;
+  const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
+  return v.channels * v.patch_size * v.patch_size * v.hidden + v.hidden + patches * v.hidden +
+         v.layers * 4 * v.hidden + 2 * v.hidden + v.hidden * a.hidden + v.hidden;
+}
+
 TEST(LinearLayers, AccountForEveryParameterOfEveryFamily) {
   for (const auto& entry : std::filesystem::directory_iterator(kConfigs)) {
     SCOPED_TRACE(entry.path().filename().string());
@@ -40,7 +50,7 @@ TEST(LinearLayers, AccountForEveryParameterOfEveryFamily) {
       if (!l.tied) active += l.params() * l.active_copies * l.layers;
     }
     const ParamCounts c = count_params(a);
-    EXPECT_EQ(linear + non_linear_params(a), c.total);
+    EXPECT_EQ(linear + non_linear_params(a) + vision_non_linear_params(a), c.total);
     EXPECT_EQ(active + non_linear_params(a), c.active);
   }
 }

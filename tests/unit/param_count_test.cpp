@@ -46,6 +46,7 @@ TEST(ParamCount, MatchesEveryPublishedCase) {
     expect_published(c, "total", counts.total);
     expect_published(c, "non_embedding", counts.non_embedding);
     expect_published(c, "total_with_mtp", counts.total_with_mtp);
+    expect_published(c, "language_model", counts.total - counts.vision);
     const bool no_input = c["active_excludes_input_embedding"].value_or(false);
     expect_published(c, "active", counts.active - (no_input ? counts.input_embedding : 0));
   }

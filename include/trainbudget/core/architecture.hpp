@@ -80,6 +80,19 @@ struct MoeSpec {
   std::vector<std::int64_t> dense_layers;
 };
 
+// A SigLIP vision encoder and the projector into the language model (Gemma 3's
+// SiglipVisionModel + Gemma3MultiModalProjector; Zhai et al. 2023). Images only: no text token
+// runs through it, so it counts in the total but not in the active parameters.
+struct VisionTowerSpec {
+  std::int64_t hidden{0};
+  std::int64_t intermediate{0};
+  std::int64_t layers{0};
+  std::int64_t image_size{0};
+  std::int64_t patch_size{0};
+  std::int64_t channels{3};
+  bool pooling_head{false};  // SiglipMultiheadAttentionPoolingHead (vision_use_head)
+};
+
 struct ModelArchitecture {
   std::string model_type;  // the config.json model_type ("llama", "deepseek_v3", ...)
   std::string name;        // a display name (preset or folder); may be empty
@@ -98,6 +111,7 @@ struct ModelArchitecture {
   // embedding and an LM head (copies of the main ones in the checkpoint), enorm, hnorm,
   // eh_proj (2h -> h), one decoder layer of the last layer's kind, and a final norm.
   std::int64_t mtp_layers{0};
+  std::optional<VisionTowerSpec> vision;  // multimodal checkpoints (Gemma 3 4B and up)
 };
 
 // Everything wrong with an architecture, one message per problem ("hidden: 0 must be > 0").

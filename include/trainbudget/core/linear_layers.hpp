@@ -38,8 +38,9 @@ enum class LinearPlace {
   kRoutedExpert,  // one of MoeSpec::num_experts per MoE layer
   kSharedExpert,
   kRouter,
-  kMtp,   // inside a multi-token-prediction module, outside its decoder layer
-  kHead,  // the LM head
+  kMtp,     // inside a multi-token-prediction module, outside its decoder layer
+  kHead,    // the LM head
+  kVision,  // a vision-tower encoder layer (SigLIP); no text token runs through it
 };
 
 [[nodiscard]] const char* linear_kind_name(LinearKind kind);
@@ -74,7 +75,9 @@ struct LinearLayer {
 // with `layers` = how many decoder layers hold it) and the LM head (tied or not). With
 // include_mtp, also the multi-token-prediction modules' eh_proj (place kMtp) and their decoder
 // layer's linears (paths prefixed "mtp."; their embedding and head are copies of the main ones
-// and are not listed again).
+// and are not listed again). A vision tower adds its encoder layers' q_proj, k_proj, v_proj,
+// out_proj, fc1 and fc2 (paths prefixed "vision.", place kVision, active_copies 0). PEFT matches
+// target_modules by name suffix, so "q_proj" adapts the vision tower's q_proj too.
 [[nodiscard]] std::vector<LinearLayer> model_linears(const ModelArchitecture& arch,
                                                      bool include_mtp = false);
 

@@ -12,7 +12,8 @@ namespace tb {
 
 struct ModuleParams {
   std::string module;  // embed_tokens, embed_positions, attention, mlp, routed_experts,
-                       // shared_experts, router, norms, lm_head
+                       // shared_experts, router, norms, lm_head, vision_tower,
+                       // multimodal_projector
   std::int64_t params{0};
   std::int64_t active{0};  // of which one token uses
 };
@@ -32,6 +33,8 @@ struct ParamCounts {
   // decoder layer, final norm), and the embedding and head copies the checkpoint also stores.
   std::int64_t mtp{0};
   std::int64_t mtp_shared_copies{0};
+  // Vision tower and projector (Gemma 3 multimodal): in total, not in active.
+  std::int64_t vision{0};
   std::int64_t total_with_mtp{0};     // total + mtp + mtp_shared_copies: the checkpoint's tensors
   std::vector<ModuleParams> modules;  // sums to total (and active)
 };
@@ -49,5 +52,7 @@ struct ParamCounts {
 [[nodiscard]] std::int64_t router_params(const ModelArchitecture& arch);
 [[nodiscard]] std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer);
 [[nodiscard]] std::int64_t mtp_module_params(const ModelArchitecture& arch);
+[[nodiscard]] std::int64_t vision_tower_params(const ModelArchitecture& arch);  // whole model
+[[nodiscard]] std::int64_t vision_projector_params(const ModelArchitecture& arch);
 
 }  // namespace tb

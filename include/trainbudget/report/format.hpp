@@ -1,6 +1,7 @@
 // Human-readable numbers: decimal units (GB = 1e9 B, TFLOP/s = 1e12), durations in words.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,7 @@ enum class Format { kTable, kJson, kCsv, kMarkdown };
 [[nodiscard]] std::string gb(Bytes bytes);              // "112.0 GB"
 [[nodiscard]] std::string tflops(FlopsPerSecond rate);  // "989.5"
 [[nodiscard]] std::string flops(Flops work);            // "42.0 EFLOP"
+[[nodiscard]] std::string grouped(std::int64_t n);      // "8,030,261,248": exact counts
 [[nodiscard]] std::string count(double n);              // "7.00 B", "125 M"
 [[nodiscard]] std::string hours_text(Seconds s);        // "598.3 h"
 [[nodiscard]] std::string duration(Seconds s);          // "24.9 days", "8.9 weeks", "1.4 years"

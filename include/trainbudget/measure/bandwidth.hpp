@@ -1,0 +1,29 @@
+// Memory bandwidth, STREAM-style (McCalpin, "Memory Bandwidth and Machine Balance in Current High
+// Performance Computers", IEEE TCCA Newsletter 1995; www.cs.virginia.edu/stream): copy and triad
+// over double arrays far larger than the last-level cache, one thread per physical core.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "trainbudget/measure/records.hpp"
+
+namespace tb::measure {
+
+struct BandwidthOptions {
+  std::size_t array_bytes{0};  // per array; see default_stream_array_bytes()
+  int threads{1};
+  int warmups{1};
+  int repetitions{3};
+};
+
+// STREAM's rule: each array at least 4 x the last-level cache. The LLC size comes from sysfs
+// (cpu0/cache/index3), else 32 MiB (one Zen 4/Zen 5 CCD) is assumed; at least 128 MiB, and never
+// more than 1/16 of `memory_total` bytes.
+[[nodiscard]] std::size_t default_stream_array_bytes(double memory_total);
+
+// STREAM's copy (c = a: 2 x 8 bytes moved per element), then triad (a = b + s * c: 3 x 8) on the
+// same arrays, counted as STREAM counts them (no write-allocate traffic).
+[[nodiscard]] std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options);
+
+}  // namespace tb::measure
