@@ -80,6 +80,7 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
       ->type_name("LIST");
   cmd->add_flag("--no-double-quant", o.no_double_quant,
                 "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants");
+  add_step_options(*cmd, o.step);
   add_common_options(*cmd, o.common);
   return cmd;
 }
@@ -130,6 +131,7 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
     job.lora_given = true;
   }
   job.qlora.double_quant = !o.no_double_quant;
+  job.setup = parse_step_options(o.step);
   validate(job);
   const report::Format format = format_of(o.common);
 

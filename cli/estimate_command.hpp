@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "step_options.hpp"
 
 namespace tb::cli {
 
@@ -24,6 +25,7 @@ struct EstimateOptions {
   std::string lora_rank;
   std::string lora_targets;
   bool no_double_quant{false};
+  StepOptions step;
 };
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);

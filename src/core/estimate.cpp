@@ -203,6 +203,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.params_trainable = trainable_params(job);
   s.memory = estimate_memory(job, recipe);
   s.compute = estimate_compute(job);
+  if (job.model.architecture) apply_step_analysis(job, recipe, machines, s);
   for (const MachineChoice& choice : machines) {
     s.machines.push_back(estimate_on(choice, recipe, job, s.memory, s.compute, lora_total));
   }

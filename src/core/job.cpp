@@ -72,6 +72,7 @@ void validate(const TrainingJob& job) {
   if (job.lora.rank < 1) {
     throw InvalidArgument(fmt::format("--lora-rank: {} must be at least 1", job.lora.rank));
   }
+  validate(job.setup, job.model.architecture.has_value());
 }
 
 }  // namespace tb

@@ -1,6 +1,7 @@
 // The estimate as sections: model and job, memory, compute, time and fit, LoRA, verdict.
 #include <fmt/format.h>
 
+#include "step_document.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/format.hpp"
@@ -16,9 +17,12 @@ TextTable memory_table(const MemoryEstimate& memory) {
   for (const MemoryComponent& c : memory.components) {
     std::string label = c.label;
     if (c.sharded_over > 1) label += fmt::format(" / {} devices", c.sharded_over);
-    t.add_row({label, bytes_per_param(c.bytes_per_param), count(c.params), gb(c.bytes)});
+    const bool per_param = c.params > 0.0;
+    t.add_row({label, per_param ? bytes_per_param(c.bytes_per_param) : "",
+               per_param ? count(c.params) : "", gb(c.bytes)});
   }
-  t.add_row({"total", "", "", gb(memory.total)});
+  t.add_row({memory.activations_included ? "peak over the step (not the sum)" : "total", "", "",
+             gb(memory.total)});
   return t;
 }
 
@@ -118,16 +122,19 @@ Document estimate_document(const Estimate& e) {
 
   Section memory;
   memory.title = fmt::format(
-      "Memory {}before activations -- {} ({} B per trainable parameter{})",
-      job.devices > 1 ? "per device " : "", e.primary.label,
+      "Memory {}{} -- {} ({} B per trainable parameter{})", job.devices > 1 ? "per device " : "",
+      e.primary.step ? "with activations" : "before activations", e.primary.label,
       bytes_per_param(e.recipe->bytes_per_trainable_param()),
       job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} devices", job.zero_stage, job.devices)
                          : std::string{});
   memory.table(memory_table(e.primary.memory));
-  memory.text(
-      "Activations are not included: they depend on the architecture, micro-batch and sequence "
-      "length, which a bare parameter count does not give.");
+  if (!e.primary.step) {
+    memory.text(
+        "Activations are not included: they depend on the architecture, micro-batch and "
+        "sequence length, which a bare parameter count does not give.");
+  }
   doc.sections.push_back(std::move(memory));
+  for (Section& section : step_sections(e)) doc.sections.push_back(std::move(section));
 
   Section compute;
   compute.title = fmt::format("Compute -- {}", e.primary.compute.formula);
@@ -172,6 +179,7 @@ Document estimate_document(const Estimate& e) {
                              verdict_sentence(m, e.primary, e.lora_alternative)));
   }
   doc.sections.push_back(std::move(verdict));
+  for (Section& section : explain_sections(e)) doc.sections.push_back(std::move(section));
   return doc;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/reporter.hpp"
@@ -68,16 +69,18 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
 ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lora) {
   ordered_json machines = ordered_json::array();
   for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
-  return {{"label", s.label},
-          {"method", method_name(s.method)},
-          {"params_trainable", s.params_trainable},
-          {"memory", memory_json(s.memory)},
-          {"compute",
-           {{"flops_per_token", s.compute.flops_per_token},
-            {"flops_per_token_6n", s.compute.flops_per_token_6n},
-            {"total_flops", s.compute.total.value()},
-            {"formula", s.compute.formula}}},
-          {"machines", machines}};
+  ordered_json j{{"label", s.label},
+                 {"method", method_name(s.method)},
+                 {"params_trainable", s.params_trainable},
+                 {"memory", memory_json(s.memory)},
+                 {"compute",
+                  {{"flops_per_token", s.compute.flops_per_token},
+                   {"flops_per_token_6n", s.compute.flops_per_token_6n},
+                   {"total_flops", s.compute.total.value()},
+                   {"formula", s.compute.formula}}},
+                 {"machines", machines}};
+  add_step_json(s, j);
+  return j;
 }
 
 ordered_json device_object(const Device& d) {
@@ -191,6 +194,7 @@ std::string estimate_json(const Estimate& e) {
   root["machines"] = primary["machines"];
   root["lora_alternative"] =
       e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
+  add_setup_json(e, root);
   return root.dump(2) + "\n";
 }
 

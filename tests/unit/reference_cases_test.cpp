@@ -46,10 +46,20 @@ std::string quote(const std::string& arg) {
   return out + "'";
 }
 
+// "{tests}" in an argument stands for the tests/ folder, so a case can name a fixture
+// (`--model {tests}/data/paper_configs/gpt3-175b-megatron.json`) wherever ctest runs.
+std::string expand(std::string arg) {
+  const std::string key = "{tests}";
+  for (std::size_t at = arg.find(key); at != std::string::npos; at = arg.find(key)) {
+    arg.replace(at, key.size(), TB_TEST_DIR);
+  }
+  return arg;
+}
+
 // Runs the CLI; returns stdout, sets `status`.
 std::string run_cli(const std::vector<std::string>& args, int& status) {
   std::string command = quote(TB_CLI_PATH);
-  for (const auto& a : args) command += " " + quote(a);
+  for (const auto& a : args) command += " " + quote(expand(a));
   command += " --format json 2>&1";
   std::string output;
   FILE* pipe = popen(command.c_str(), "r");

@@ -9,6 +9,7 @@
 #include "trainbudget/core/hardware.hpp"
 #include "trainbudget/core/job.hpp"
 #include "trainbudget/core/recipe.hpp"
+#include "trainbudget/core/step_analysis.hpp"
 #include "trainbudget/core/units.hpp"
 
 namespace tb {
@@ -83,6 +84,7 @@ struct Scenario {
   MemoryEstimate memory;
   ComputeEstimate compute;
   std::vector<MachineEstimate> machines;
+  std::optional<StepAnalysis> step;  // with an architecture: activations, peak, arch FLOPs
 };
 
 struct Estimate {
@@ -127,6 +129,13 @@ struct Estimate {
                                           const TrainingJob& job, const MemoryEstimate& memory,
                                           const ComputeEstimate& compute,
                                           const std::optional<Bytes>& lora_total);
+
+// With an architecture (docs/activations.md): adds the activations as a memory component, makes
+// the memory total the peak over the step's phases, and replaces the 6N compute by the
+// architecture's count (full, LoRA, QLoRA; freeze keeps its parameter formula). Fills
+// scenario.step. Called before the machines are estimated.
+void apply_step_analysis(const TrainingJob& job, const Recipe& recipe,
+                         const std::vector<MachineChoice>& machines, Scenario& scenario);
 
 // The whole budget for the job on the given machines (validated first).
 [[nodiscard]] Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines);

@@ -6,6 +6,7 @@
 
 #include "trainbudget/core/lora.hpp"
 #include "trainbudget/core/model_source.hpp"
+#include "trainbudget/core/training_setup.hpp"
 
 namespace tb {
 
@@ -46,6 +47,9 @@ struct TrainingJob {
   // replica each), 1 = optimizer states, 2 = + gradients, 3 = + weights partitioned (FSDP's
   // FULL_SHARD is stage 3, SHARD_GRAD_OP stage 2).
   int zero_stage{0};
+  // Micro-batch, sequence, attention, recompute, ...: used with an architecture only
+  // (activations, peak memory, FLOPs from the architecture; docs/activations.md).
+  TrainingSetup setup;
 };
 
 // Throws InvalidArgument for any field out of range, naming its flag.

@@ -1,0 +1,23 @@
+// The shape of low-rank adapters as activation memory and FLOPs need it, independent of how
+// the adapters were chosen (LoRA targets, ranks): one row per distinct adapted linear.
+#pragma once
+
+#include <cstdint>
+
+namespace tb {
+
+// `count` adapters of rank `rank` on linear layers in_features -> out_features: A is
+// rank x in, B is out x rank (Hu et al. 2021, sec. 4.1), r*(in + out) parameters each.
+struct AdapterShape {
+  std::int64_t in_features{0};
+  std::int64_t out_features{0};
+  std::int64_t rank{0};
+  std::int64_t count{1};  // instances in the model (decoder layers x copies)
+  // Instances one token runs through (routed experts: top-k of the copies); < 0: == count.
+  std::int64_t active_count{-1};
+
+  [[nodiscard]] std::int64_t params() const { return rank * (in_features + out_features); }
+  [[nodiscard]] std::int64_t active() const { return active_count < 0 ? count : active_count; }
+};
+
+}  // namespace tb

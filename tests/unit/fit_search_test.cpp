@@ -1,0 +1,68 @@
+// The largest micro-batch and longest sequence that fit, against brute force and by hand.
+#include "trainbudget/core/fit_search.hpp"
+
+#include <gtest/gtest.h>
+
+namespace tb {
+namespace {
+
+// A peak that is 10 GB of states plus 1 GB per sequence of 1024 tokens, counting calls.
+struct LinearPeak {
+  int* calls;
+  Bytes operator()(const TrainingSetup& s) const {
+    ++*calls;
+    return Bytes{10e9 + 1e9 * static_cast<double>(s.micro_batch) * static_cast<double>(s.seq_len) /
+                            1024.0};
+  }
+};
+
+TEST(FitSearch, LargestMicroBatchMatchesBruteForceInFewCalls) {
+  int calls = 0;
+  TrainingSetup base;
+  base.seq_len = 1024;
+  // 80 GB: 10 + b <= 80 -> b = 70.
+  const FitResult r = largest_micro_batch(base, Bytes{80e9}, LinearPeak{&calls}, 4096);
+  EXPECT_EQ(r.value, 70);
+  EXPECT_FALSE(r.at_limit);
+  EXPECT_LE(calls, 2 * 13 + 1);
+  for (std::int64_t cap : {10, 11, 12, 17, 33, 64, 65}) {
+    int n = 0;
+    const FitResult x =
+        largest_micro_batch(base, Bytes{static_cast<double>(cap) * 1e9}, LinearPeak{&n}, 4096);
+    EXPECT_EQ(x.value, cap - 10) << cap;
+  }
+}
+
+TEST(FitSearch, ReportsTheLimitAndTheNothingFitsCase) {
+  int calls = 0;
+  TrainingSetup base;
+  base.seq_len = 1024;
+  const FitResult capped = largest_micro_batch(base, Bytes{1e15}, LinearPeak{&calls}, 256);
+  EXPECT_EQ(capped.value, 256);
+  EXPECT_TRUE(capped.at_limit);
+  const FitResult none = largest_micro_batch(base, Bytes{9e9}, LinearPeak{&calls}, 256);
+  EXPECT_EQ(none.value, 0);
+}
+
+TEST(FitSearch, LongestSequenceInStepsOf128) {
+  int calls = 0;
+  TrainingSetup base;
+  base.micro_batch = 2;
+  // 10 + 2 s / 1024 <= 50 GB -> s <= 20480: a multiple of 128 exactly.
+  FitResult r = longest_sequence(base, Bytes{50e9}, LinearPeak{&calls}, 131072);
+  EXPECT_EQ(r.value, 20480);
+  // 10 + 2 s / 1024 <= 30.1 GB -> s <= 10291.2: rounds down to 10240.
+  r = longest_sequence(base, Bytes{30.1e9}, LinearPeak{&calls}, 131072);
+  EXPECT_EQ(r.value, 10240);
+  EXPECT_EQ(r.value % kSeqLenStep, 0);
+  // Limit fits: reported as the limit, even when it is not a multiple of 128.
+  r = longest_sequence(base, Bytes{1e15}, LinearPeak{&calls}, 1000);
+  EXPECT_EQ(r.value, 1000);
+  EXPECT_TRUE(r.at_limit);
+  // Below one step: exact. 10 + 2 s / 1024 <= 10.1 GB -> s <= 51.2.
+  r = longest_sequence(base, Bytes{10.1e9}, LinearPeak{&calls}, 4096);
+  EXPECT_EQ(r.value, 51);
+}
+
+}  // namespace
+}  // namespace tb
