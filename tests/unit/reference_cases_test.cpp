@@ -59,7 +59,10 @@ std::string expand(std::string arg) {
 // Runs the CLI; returns stdout, sets `status`.
 std::string run_cli(const std::vector<std::string>& args, int& status) {
   std::string command = quote(TB_CLI_PATH);
-  for (const auto& a : args) command += " " + quote(expand(a));
+  for (const auto& a : args) {
+    command += ' ';  // appended apart: GCC 12 -O3 misreads `" " + string` (-Wrestrict)
+    command += quote(expand(a));
+  }
   command += " --format json 2>&1";
   std::string output;
   FILE* pipe = popen(command.c_str(), "r");
