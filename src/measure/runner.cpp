@@ -91,15 +91,16 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
   run.dtype = dtype;
   run.shape = spec.shape;
   run.shape_label = spec.label;
-  run.warmups = warmups;
   GemmOperands operands(dtype, spec.shape, kSeed);
   std::unique_ptr<GemmKernel> kernel = backend.prepare(operands);
   run.kernel = kernel->implementation();
   double single = 0.0;
+  run.warmups = 0;
   for (int i = 0; i < std::max(1, warmups); ++i) {
     const auto start = Clock::now();
     kernel->run();
     single = std::chrono::duration<double>(Clock::now() - start).count();
+    ++run.warmups;
     if (single > kLongCallSeconds) break;  // a call this long is warm after one
   }
   const int calls = single >= kMinSampleSeconds
@@ -387,8 +388,10 @@ Measurement run_measurement(const MeasureOptions& options) {
         run = not_run(backend.name(), step.dtype, spec, Status::kSkipped, *big);
       } else {
         try {
-          run = time_gemm(backend, step.dtype, spec, warmups, repetitions,
-                          options.quick && options.repetitions == 0 ? kQuickRunBudgetSeconds : 0.0);
+          const double budget = options.repetitions != 0 ? 0.0
+                                : options.quick          ? kQuickRunBudgetSeconds
+                                                         : kFullRunBudgetSeconds;
+          run = time_gemm(backend, step.dtype, spec, warmups, repetitions, budget);
         } catch (const Error& e) {
           run = not_run(backend.name(), step.dtype, spec, Status::kFailed, e.what());
         }
