@@ -181,11 +181,13 @@ std::vector<ShapeSpec> default_shapes(bool quick) {
   // An MLP block with hidden size h and T tokens runs three GEMMs per weight matrix: forward
   // (T x 4h x h), input gradient (T x h x 4h) and weight gradient (h x 4h x T).
   if (quick) {
-    // One size per dtype keeps --quick under 15 s on 2 cores even with a slow library (BLIS's
-    // generic kernels) and a loaded machine; 2048^3 is where the libraries here reach their
-    // large-size rate (docs/measure.md, "Figures").
+    // Small squares are cheap (batched) and are where some libraries peak (oneDNN runs 512^3 in
+    // cache ~10 % faster than 4096^3 here); 2048^3 gives the large-size rate. fp64 stops at
+    // 1024^3, so --quick stays under 15 s on 2 cores even with BLIS's generic kernels on a loaded
+    // machine (docs/measure.md, "Figures").
     const std::vector<DType> training{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
-    return {{{1024, 1024, 1024}, "square", {DType::kFp64}},
+    return {{{512, 512, 512}, "square", {}},
+            {{1024, 1024, 1024}, "square", {}},
             {{2048, 2048, 2048}, "square", training}};
   }
   return {{{512, 512, 512}, "square", {}},
