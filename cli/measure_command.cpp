@@ -52,8 +52,8 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
       "Measure this machine: GEMM throughput per library and dtype (GFLOP/s), memory "
       "bandwidth (STREAM triad, GB/s) and % of the CPU's theoretical peak (docs/measure.md)");
   cmd->add_flag("--quick", o.quick,
-                "A short run (under 15 s on 2 cores): fp64 at 1024^3, the other dtypes at "
-                "2048^3, 3 repetitions; a GPU at 8192^3");
+                "A short run (under 15 s on 2 cores): 512^3 and 1024^3, and 2048^3 for all "
+                "dtypes but fp64, 3 repetitions; a GPU at 8192^3");
   cmd->add_flag("--no-bandwidth", o.no_bandwidth,
                 "Skip the STREAM memory-bandwidth runs (a saved profile then has no bandwidth)");
   cmd->add_option("--backend", o.backend,

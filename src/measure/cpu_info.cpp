@@ -205,12 +205,12 @@ CpuInfo read_cpu_info() {
 std::optional<double> measure_clock_hz() {
   if (!detail::have_dependent_adds()) return std::nullopt;
   using Clock = std::chrono::steady_clock;
-  // 12.8 M cycles: ~4-6 ms at 2-3 GHz, short enough that on a loaded machine some of the 20
-  // samples run without being preempted (about 0.1 s in all).
-  constexpr std::uint64_t kIterations = 200'000;
-  (void)detail::dependent_adds(kIterations);  // wake the core up
+  // 1.6 M cycles: ~0.5 ms at 3 GHz, far below a scheduler time slice, so on a loaded machine
+  // some of the 100 samples still run without being preempted (about 0.05 s in all).
+  constexpr std::uint64_t kIterations = 25'000;
+  (void)detail::dependent_adds(20 * kIterations);  // wake the core up
   double best = 0.0;
-  for (int i = 0; i < 20; ++i) {
+  for (int i = 0; i < 100; ++i) {
     const auto start = Clock::now();
     const std::uint64_t sum = detail::dependent_adds(kIterations);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -227,7 +227,8 @@ void use_measured_clock(CpuInfo& cpu, double measured_hz) {
                          : std::string{};
   cpu.clock_hz = measured_hz;
   cpu.clock_source = fmt::format(
-      "measured: dependent integer ADDs at 1 cycle each on one core, fastest of 20{} (one core's "
+      "measured: dependent integer ADDs at 1 cycle each on one core, fastest of 100 "
+      "half-millisecond samples{} (one core's "
       "clock now; all cores under AVX-512 load may be slower)",
       reported);
   cpu.clock_is_guess = false;

@@ -91,15 +91,16 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
   run.dtype = dtype;
   run.shape = spec.shape;
   run.shape_label = spec.label;
-  run.warmups = warmups;
   GemmOperands operands(dtype, spec.shape, kSeed);
   std::unique_ptr<GemmKernel> kernel = backend.prepare(operands);
   run.kernel = kernel->implementation();
   double single = 0.0;
+  run.warmups = 0;
   for (int i = 0; i < std::max(1, warmups); ++i) {
     const auto start = Clock::now();
     kernel->run();
     single = std::chrono::duration<double>(Clock::now() - start).count();
+    ++run.warmups;
     if (single > kLongCallSeconds) break;  // a call this long is warm after one
   }
   const int calls = single >= kMinSampleSeconds
@@ -180,11 +181,13 @@ std::vector<ShapeSpec> default_shapes(bool quick) {
   // An MLP block with hidden size h and T tokens runs three GEMMs per weight matrix: forward
   // (T x 4h x h), input gradient (T x h x 4h) and weight gradient (h x 4h x T).
   if (quick) {
-    // One size per dtype keeps --quick under 15 s on 2 cores even with a slow library (BLIS's
-    // generic kernels) and a loaded machine; 2048^3 is where the libraries here reach their
-    // large-size rate (docs/measure.md, "Figures").
+    // Small squares are cheap (batched) and are where some libraries peak (oneDNN runs 512^3 in
+    // cache ~10 % faster than 4096^3 here); 2048^3 gives the large-size rate. fp64 stops at
+    // 1024^3, so --quick stays under 15 s on 2 cores even with BLIS's generic kernels on a loaded
+    // machine (docs/measure.md, "Figures").
     const std::vector<DType> training{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
-    return {{{1024, 1024, 1024}, "square", {DType::kFp64}},
+    return {{{512, 512, 512}, "square", {}},
+            {{1024, 1024, 1024}, "square", {}},
             {{2048, 2048, 2048}, "square", training}};
   }
   return {{{512, 512, 512}, "square", {}},
@@ -387,8 +390,10 @@ Measurement run_measurement(const MeasureOptions& options) {
         run = not_run(backend.name(), step.dtype, spec, Status::kSkipped, *big);
       } else {
         try {
-          run = time_gemm(backend, step.dtype, spec, warmups, repetitions,
-                          options.quick && options.repetitions == 0 ? kQuickRunBudgetSeconds : 0.0);
+          const double budget = options.repetitions != 0 ? 0.0
+                                : options.quick          ? kQuickRunBudgetSeconds
+                                                         : kFullRunBudgetSeconds;
+          run = time_gemm(backend, step.dtype, spec, warmups, repetitions, budget);
         } catch (const Error& e) {
           run = not_run(backend.name(), step.dtype, spec, Status::kFailed, e.what());
         }

@@ -106,10 +106,11 @@ TEST(MeasureRunner, MissingLibraryLeavesASkippedBackendAndNoRuns) {
   EXPECT_FALSE(m.any_failed());
 }
 
-TEST(MeasureRunner, QuickShapesTimeFp64OnlyAtTheSmallSize) {
+TEST(MeasureRunner, QuickShapesLeaveFp64OutOfTheLargeSize) {
   for (const ShapeSpec& s : default_shapes(true)) {
-    const bool fp64 = std::find(s.dtypes.begin(), s.dtypes.end(), DType::kFp64) != s.dtypes.end();
-    EXPECT_EQ(fp64, s.shape == (GemmShape{1024, 1024, 1024}));
+    const bool fp64 = s.dtypes.empty() ||
+                      std::find(s.dtypes.begin(), s.dtypes.end(), DType::kFp64) != s.dtypes.end();
+    EXPECT_EQ(fp64, s.shape.m < 2048) << s.shape.m;
   }
   EXPECT_EQ(default_shapes(false).size(), 7U);
 }

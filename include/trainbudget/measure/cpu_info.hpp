@@ -23,7 +23,7 @@ namespace tb::measure {
 [[nodiscard]] CpuInfo read_cpu_info();
 
 // The clock of the core this thread runs on, measured: a chain of dependent integer ADDs (one
-// cycle each) timed 20 times for ~5 ms, the fastest taken (a preempted sample only looks
+// cycle each) timed 100 times for ~0.5 ms, the fastest taken (a preempted sample only looks
 // slower). nullopt off x86-64. It is one core's clock now; all cores under AVX-512 load may run
 // slower, so a peak from it is still an upper-bound estimate.
 [[nodiscard]] std::optional<double> measure_clock_hz();

@@ -33,8 +33,8 @@ struct MeasureOptions {
 // The dtypes a measurement can time: fp64, fp32, tf32, bf16, fp16.
 [[nodiscard]] const std::vector<DType>& measurable_dtypes();
 
-// Quick: 2048^3 for the training dtypes, 1024^3 for fp64 (slow, and rarely what a model trains
-// in). Full: squares 512..4096 and the three GEMMs of an MLP layer
+// Quick: 512^3 and 1024^3 for every dtype, 2048^3 for all but fp64 (slow, and rarely what a
+// model trains in). Full: squares 512..4096 and the three GEMMs of an MLP layer
 // (hidden 2048, 4096 tokens): FFN up, FFN down, weight gradient, for every dtype.
 [[nodiscard]] std::vector<ShapeSpec> default_shapes(bool quick);
 
