@@ -248,7 +248,7 @@ Device load_device_file(const fs::path& file) {
   return parse_device_toml(buffer.str(), file.string());
 }
 
-std::vector<Device> load_device_dir(const fs::path& dir) {
+std::vector<fs::path> toml_files_in(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -258,6 +258,11 @@ std::vector<Device> load_device_dir(const fs::path& dir) {
   }
   if (ec) throw DataError(dir.string(), {fmt::format("cannot be listed: {}", ec.message())});
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Device> load_device_dir(const fs::path& dir) {
+  const std::vector<fs::path> files = toml_files_in(dir);
   std::vector<Device> out;
   out.reserve(files.size());
   for (const fs::path& f : files) out.push_back(load_device_file(f));

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "trainbudget/core/error.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
 
@@ -254,15 +255,7 @@ ModelPreset load_model_preset(const fs::path& file) {
 }
 
 std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".toml") {
-      files.push_back(entry.path());
-    }
-  }
-  if (ec) throw DataError(dir.string(), {fmt::format("cannot be listed: {}", ec.message())});
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files = toml_files_in(dir);
   std::vector<ModelPreset> out;
   out.reserve(files.size());
   for (const fs::path& f : files) out.push_back(load_model_preset(f));

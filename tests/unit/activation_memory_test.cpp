@@ -8,40 +8,14 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "test_models.hpp"
 #include "trainbudget/io/hf_config.hpp"
 
 namespace tb {
 namespace {
 
-const std::filesystem::path kConfigs = std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs";
-
-ModelArchitecture config(const std::string& name) { return io::load_hf_config(kConfigs / name); }
-
-// The architecture Korthikanti et al. 2022 analyse (sec. 4.1): GPT with LayerNorm, a 4h GeLU
-// MLP, multi-head attention, here with GPT-3 175B's sizes (their Table 3: h = 12288, a = 96,
-// L = 96, s = 2048; vocabulary 51200 as Megatron pads it).
-ModelArchitecture gpt3_175b() {
-  ModelArchitecture a;
-  a.model_type = "gpt2";
-  a.hidden = 12288;
-  a.num_layers = 96;
-  a.vocab = 51200;
-  a.max_positions = 2048;
-  a.learned_positions = true;
-  a.tie_embeddings = true;
-  a.norm = {NormKind::kLayerNorm, true};
-  a.attention.num_heads = 96;
-  a.attention.num_kv_heads = 96;
-  a.attention.head_dim = 128;
-  a.attention.qkv_bias = true;
-  a.attention.output_bias = true;
-  a.attention.fused_qkv = true;
-  a.mlp.gated = false;
-  a.mlp.intermediate = 4 * 12288;
-  a.mlp.bias = true;
-  a.mlp.activation = "gelu_new";
-  return a;
-}
+using testing_models::config;
+using testing_models::gpt3_175b;
 
 // The paper's assumptions: 16-bit activations, dropout (1-byte masks), no fused attention,
 // statistics of the norms not counted.

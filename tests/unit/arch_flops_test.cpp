@@ -8,39 +8,15 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "test_models.hpp"
 #include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
 
 namespace tb {
 namespace {
 
-const std::filesystem::path kConfigs = std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs";
-
-ModelArchitecture config(const std::string& name) { return io::load_hf_config(kConfigs / name); }
-
-// GPT-3 175B as Narayanan et al. 2021 (sec. 5.1) evaluate it: h = 12288, L = 96, a = 96,
-// s = 2048, V = 51200.
-ModelArchitecture gpt3_175b() {
-  ModelArchitecture a;
-  a.model_type = "gpt2";
-  a.hidden = 12288;
-  a.num_layers = 96;
-  a.vocab = 51200;
-  a.max_positions = 2048;
-  a.learned_positions = true;
-  a.tie_embeddings = true;
-  a.norm = {NormKind::kLayerNorm, true};
-  a.attention.num_heads = 96;
-  a.attention.num_kv_heads = 96;
-  a.attention.head_dim = 128;
-  a.attention.qkv_bias = true;
-  a.attention.output_bias = true;
-  a.attention.fused_qkv = true;
-  a.mlp.gated = false;
-  a.mlp.intermediate = 4 * 12288;
-  a.mlp.bias = true;
-  return a;
-}
+using testing_models::config;
+using testing_models::gpt3_175b;
 
 bool has(const ArchFlops& f, const std::string& name) {
   return std::any_of(f.terms.begin(), f.terms.end(),

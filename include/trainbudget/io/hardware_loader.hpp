@@ -17,6 +17,9 @@ namespace tb::io {
 // Same, from TOML text; `origin` names it in messages.
 [[nodiscard]] Device parse_device_toml(std::string_view text, const std::string& origin);
 
+// The *.toml files directly in `dir`, sorted by name; DataError when it cannot be listed.
+[[nodiscard]] std::vector<std::filesystem::path> toml_files_in(const std::filesystem::path& dir);
+
 // Every *.toml in `dir`, sorted by name. Throws DataError for the first broken file.
 [[nodiscard]] std::vector<Device> load_device_dir(const std::filesystem::path& dir);
 

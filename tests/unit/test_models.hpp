@@ -1,0 +1,46 @@
+// Architectures the unit tests share: the config.json fixtures and GPT-3 175B as the Megatron
+// papers analyse it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "trainbudget/core/architecture.hpp"
+#include "trainbudget/io/hf_config.hpp"
+
+namespace tb::testing_models {
+
+inline const std::filesystem::path kConfigs =
+    std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs";
+
+inline ModelArchitecture config(const std::string& name) {
+  return io::load_hf_config(kConfigs / name);
+}
+
+// GPT-3 175B as Korthikanti et al. 2022 (sec. 4.1, Table 3) and Narayanan et al. 2021
+// (sec. 5.1) analyse it: LayerNorm, a 4h GeLU MLP, multi-head attention, h = 12288, a = 96,
+// L = 96, s = 2048, vocabulary 51200 as Megatron pads it.
+inline ModelArchitecture gpt3_175b() {
+  ModelArchitecture a;
+  a.model_type = "gpt2";
+  a.hidden = 12288;
+  a.num_layers = 96;
+  a.vocab = 51200;
+  a.max_positions = 2048;
+  a.learned_positions = true;
+  a.tie_embeddings = true;
+  a.norm = {NormKind::kLayerNorm, true};
+  a.attention.num_heads = 96;
+  a.attention.num_kv_heads = 96;
+  a.attention.head_dim = 128;
+  a.attention.qkv_bias = true;
+  a.attention.output_bias = true;
+  a.attention.fused_qkv = true;
+  a.mlp.gated = false;
+  a.mlp.intermediate = 4 * 12288;
+  a.mlp.bias = true;
+  a.mlp.activation = "gelu_new";
+  return a;
+}
+
+}  // namespace tb::testing_models
