@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "cblas_abi.hpp"
 #include "dynamic_library.hpp"
 #include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
@@ -13,13 +14,12 @@
 namespace tb::measure {
 namespace {
 
-constexpr int kRowMajor = 101;
-constexpr int kNoTrans = 111;
-// Debian's BLIS: 32-bit BLAS integers (BLIS_BLAS_INT_TYPE_SIZE 32), 64-bit dim_t/arch_t ints.
-using DgemmFn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*,
-                         int, double, double*, int);
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
-                         float, float*, int);
+// Debian's BLIS: 32-bit BLAS integers (BLIS_BLAS_INT_TYPE_SIZE 32), 64-bit dim_t/arch_t ints; the
+// CBLAS calls follow cblas_abi.hpp.
+using cblas::DgemmFn;
+using cblas::kNoTrans;
+using cblas::kRowMajor;
+using cblas::SgemmFn;
 using VersionFn = char* (*)();
 using ArchIdFn = int (*)();
 using ArchStringFn = const char* (*)(int);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cblas_abi.hpp"
 #include "dynamic_library.hpp"
 #include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
@@ -14,13 +15,10 @@
 namespace tb::measure {
 namespace {
 
-// CBLAS ABI (LP64: 32-bit int indices, enums passed as int): row-major 101, no-transpose 111.
-constexpr int kRowMajor = 101;
-constexpr int kNoTrans = 111;
-using DgemmFn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*,
-                         int, double, double*, int);
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
-                         float, float*, int);
+using cblas::DgemmFn;
+using cblas::kNoTrans;
+using cblas::kRowMajor;
+using cblas::SgemmFn;
 using SbgemmFn = void (*)(int, int, int, int, int, int, float, const std::uint16_t*, int,
                           const std::uint16_t*, int, float, float*, int);
 using CharFn = char* (*)();

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "test_models.hpp"
 #include "trainbudget/core/error.hpp"
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/param_count.hpp"
@@ -11,16 +12,7 @@
 namespace tb {
 namespace {
 
-TrainingJob job_for(const char* config, Method method) {
-  TrainingJob job;
-  job.model.kind = "config";
-  job.model.architecture =
-      io::load_hf_config(std::filesystem::path(TB_TEST_DIR) / "data" / "hf_configs" / config);
-  job.model.counts = count_params(*job.model.architecture);
-  job.params = static_cast<double>(job.model.counts->total);
-  job.method = method;
-  return job;
-}
+using testing_models::job_for;
 
 TEST(EstimateWithModel, LoraCountsAdaptersExactly) {
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kLora);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "test_models.hpp"
 #include "trainbudget/core/estimate.hpp"
 #include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
@@ -15,16 +16,7 @@
 namespace tb {
 namespace {
 
-TrainingJob job_for(const char* config, Method method) {
-  TrainingJob job;
-  job.model.kind = "config";
-  job.model.architecture =
-      io::load_hf_config(std::filesystem::path(TB_TEST_DIR) / "data" / "hf_configs" / config);
-  job.model.counts = count_params(*job.model.architecture);
-  job.params = static_cast<double>(job.model.counts->total);
-  job.method = method;
-  return job;
-}
+using testing_models::job_for;
 
 Device device(double gb) {
   Device d;

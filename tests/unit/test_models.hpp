@@ -6,6 +6,8 @@
 #include <string>
 
 #include "trainbudget/core/architecture.hpp"
+#include "trainbudget/core/job.hpp"
+#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
 
 namespace tb::testing_models {
@@ -41,6 +43,17 @@ inline ModelArchitecture gpt3_175b() {
   a.mlp.bias = true;
   a.mlp.activation = "gelu_new";
   return a;
+}
+
+// A job on a fixture config.json, counted exactly, as --model builds it.
+inline TrainingJob job_for(const char* config_name, Method method) {
+  TrainingJob job;
+  job.model.kind = "config";
+  job.model.architecture = config(config_name);
+  job.model.counts = count_params(*job.model.architecture);
+  job.params = static_cast<double>(job.model.counts->total);
+  job.method = method;
+  return job;
 }
 
 }  // namespace tb::testing_models
