@@ -3,10 +3,10 @@
 
 #include <sstream>
 
-#include "trainbudget/core/catalog.hpp"
-#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/report/reporter.hpp"
+#include "trainbudget/spec/catalog.hpp"
 
 namespace {
 

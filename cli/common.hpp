@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "trainbudget/core/catalog.hpp"
 #include "trainbudget/report/format.hpp"
+#include "trainbudget/spec/catalog.hpp"
 
 namespace tb::cli {
 

@@ -6,13 +6,13 @@
 #include <cmath>
 
 #include "measure_command.hpp"
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/quantity_parse.hpp"
-#include "trainbudget/core/recipe.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/report/reporter.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 namespace tb::cli {
 

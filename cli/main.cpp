@@ -15,7 +15,7 @@
 #include "measure_command.hpp"
 #include "recipes_command.hpp"
 #include "trainbudget/build_info.hpp"
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace {
 

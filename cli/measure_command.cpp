@@ -7,12 +7,12 @@
 
 #include <iostream>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/profile.hpp"
 #include "trainbudget/measure/runner.hpp"
 #include "trainbudget/report/measurement_report.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::cli {
 namespace {

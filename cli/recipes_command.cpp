@@ -1,8 +1,8 @@
 // `trainbudget recipes`: the recipe table from the library, through a reporter.
 #include "recipes_command.hpp"
 
-#include "trainbudget/core/quantity_parse.hpp"
 #include "trainbudget/report/reporter.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::cli {
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/quantity_parse.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::cli {
 namespace {

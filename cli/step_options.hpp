@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "trainbudget/core/training_setup.hpp"
+#include "trainbudget/spec/training_setup.hpp"
 
 namespace tb::cli {
 

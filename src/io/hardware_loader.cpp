@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "trainbudget/build_info.hpp"
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include <optional>
 #include <sstream>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {

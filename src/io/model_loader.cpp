@@ -11,10 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;

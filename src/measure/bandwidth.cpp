@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kernels.hpp"
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "cblas_abi.hpp"
 #include "dynamic_library.hpp"
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <chrono>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "kernels.hpp"
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -7,8 +7,8 @@
 #include <array>
 
 #include "dynamic_library.hpp"
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/cpu_info.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace fs = std::filesystem;

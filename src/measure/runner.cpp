@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "trainbudget/build_info.hpp"
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/quantity_parse.hpp"
 #include "trainbudget/measure/bandwidth.hpp"
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::measure {
 namespace {

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::report {
 

@@ -1,9 +1,9 @@
 // Every recipe side by side: where the bytes per parameter go, and why tools disagree.
 #include <fmt/format.h>
 
-#include "trainbudget/core/recipe.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/format.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 namespace tb::report {
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "trainbudget/core/explain.hpp"
+#include "trainbudget/eval/explain.hpp"
 #include "trainbudget/report/format.hpp"
 
 namespace tb::report {

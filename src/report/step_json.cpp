@@ -1,7 +1,7 @@
 // JSON of the step analysis: base units, the unit in the key name.
 #include "step_json.hpp"
 
-#include "trainbudget/core/explain.hpp"
+#include "trainbudget/eval/explain.hpp"
 
 namespace tb::report {
 namespace {

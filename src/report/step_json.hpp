@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/eval/estimate.hpp"
 
 namespace tb::report {
 

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/linear_layers.hpp"
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
+#include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

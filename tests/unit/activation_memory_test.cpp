@@ -1,6 +1,6 @@
 // Activation memory against Korthikanti et al. 2022 (eq. 1, Table 2, sec. 4.3) and against
 // hand-derived counts for GQA, MoE, MLA, q/k norms and adapters.
-#include "trainbudget/core/activation_memory.hpp"
+#include "trainbudget/eval/activation_memory.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // FLOPs per token from the architecture against the closed forms of Megatron-LM (Narayanan et
 // al. 2021; Korthikanti et al. 2022, App. A) and PaLM (Chowdhery et al. 2022, App. B).
-#include "trainbudget/core/arch_flops.hpp"
+#include "trainbudget/eval/arch_flops.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "test_models.hpp"
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
 
 namespace tb {
 namespace {

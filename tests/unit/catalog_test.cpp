@@ -1,9 +1,9 @@
 // Device lookup, suggestions and the --machine syntax.
-#include "trainbudget/core/catalog.hpp"
+#include "trainbudget/spec/catalog.hpp"
 
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

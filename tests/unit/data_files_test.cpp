@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "trainbudget/core/catalog.hpp"
-#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/spec/catalog.hpp"
 
 namespace tb {
 namespace {

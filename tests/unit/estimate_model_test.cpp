@@ -4,10 +4,10 @@
 #include <filesystem>
 
 #include "test_models.hpp"
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "test_models.hpp"
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/json_output.hpp"
 

@@ -1,11 +1,11 @@
 // The training budget against the seed document, the ZeRO paper and hand-derived values.
-#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/eval/estimate.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/catalog.hpp"
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

@@ -1,5 +1,5 @@
 // --explain lines: every term present once, values equal to the breakdowns they come from.
-#include "trainbudget/core/explain.hpp"
+#include "trainbudget/eval/explain.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The largest micro-batch and longest sequence that fit, against brute force and by hand.
-#include "trainbudget/core/fit_search.hpp"
+#include "trainbudget/plan/fit_search.hpp"
 
 #include <gtest/gtest.h>
 

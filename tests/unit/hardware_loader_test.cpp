@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {

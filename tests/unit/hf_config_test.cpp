@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {

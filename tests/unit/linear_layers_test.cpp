@@ -1,13 +1,13 @@
 // The linear-layer inventory: names, shapes, counts, and that it accounts for every parameter.
-#include "trainbudget/core/linear_layers.hpp"
+#include "trainbudget/model/linear_layers.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
 
 namespace tb {
 namespace {

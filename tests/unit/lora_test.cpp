@@ -1,13 +1,13 @@
 // LoRA adapter counts against PEFT's print_trainable_parameters, and QLoRA's NF4 base.
-#include "trainbudget/core/lora.hpp"
+#include "trainbudget/model/lora.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

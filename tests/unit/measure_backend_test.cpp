@@ -12,9 +12,9 @@
 #include <set>
 
 #include "measure/kernels.hpp"
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -11,10 +11,10 @@
 #include <random>
 #include <thread>
 
-#include "trainbudget/core/catalog.hpp"
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/measure/profile.hpp"
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

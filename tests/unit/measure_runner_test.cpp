@@ -1,9 +1,9 @@
 // The measurement loop on tiny problems, the option parsers, and STREAM on a small array.
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/bandwidth.hpp"
 #include "trainbudget/measure/runner.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

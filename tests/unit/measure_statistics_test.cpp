@@ -4,8 +4,8 @@
 #include <array>
 #include <cmath>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
 namespace {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {

@@ -1,6 +1,6 @@
 // Parameter counts against published totals (tests/cases/param_counts.toml) and hand-derived
 // per-module values.
-#include "trainbudget/core/param_count.hpp"
+#include "trainbudget/model/param_count.hpp"
 
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "trainbudget/core/linear_layers.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/linear_layers.hpp"
 
 namespace tb {
 namespace {

@@ -1,13 +1,13 @@
 // Peak memory as the maximum over the phases of a step, walked by hand for small cases and
 // checked for the phase that wins in known regimes.
-#include "trainbudget/core/peak_memory.hpp"
+#include "trainbudget/eval/peak_memory.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
 
 namespace tb {
 namespace {

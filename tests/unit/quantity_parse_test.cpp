@@ -1,9 +1,9 @@
 // Counts as people write them, and the errors for everything else.
-#include "trainbudget/core/quantity_parse.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
 
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

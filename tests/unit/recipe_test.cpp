@@ -1,9 +1,9 @@
 // Each recipe's bytes per parameter against its source.
-#include "trainbudget/core/recipe.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trainbudget/core/error.hpp"
-#include "trainbudget/core/estimate.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/report/reporter.hpp"
 #include "trainbudget/report/text_table.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::report {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trainbudget/core/error.hpp"
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {

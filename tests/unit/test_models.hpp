@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <string>
 
-#include "trainbudget/core/architecture.hpp"
-#include "trainbudget/core/job.hpp"
-#include "trainbudget/core/param_count.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/job.hpp"
 
 namespace tb::testing_models {
 

@@ -1,10 +1,10 @@
 // The per-step knobs: parsing, defaults and validation messages.
-#include "trainbudget/core/training_setup.hpp"
+#include "trainbudget/spec/training_setup.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "trainbudget/core/error.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {

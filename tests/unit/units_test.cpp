@@ -1,5 +1,5 @@
 // Unit types: arithmetic, conversions, and what must not compile.
-#include "trainbudget/core/units.hpp"
+#include "trainbudget/units/units.hpp"
 
 #include <gtest/gtest.h>
 

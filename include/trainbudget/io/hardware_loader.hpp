@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "trainbudget/core/catalog.hpp"
-#include "trainbudget/core/hardware.hpp"
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/hardware.hpp"
 
 namespace tb::io {
 

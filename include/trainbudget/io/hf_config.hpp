@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trainbudget/core/architecture.hpp"
+#include "trainbudget/spec/architecture.hpp"
 
 namespace tb::io {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "trainbudget/core/architecture.hpp"
-#include "trainbudget/core/model_source.hpp"
+#include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/model_source.hpp"
 
 namespace tb::io {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "trainbudget/core/dtype.hpp"
-#include "trainbudget/core/units.hpp"
+#include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/units/units.hpp"
 
 namespace tb::measure {
 

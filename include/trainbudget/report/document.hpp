@@ -7,9 +7,9 @@
 #include <variant>
 #include <vector>
 
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/hardware.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/report/text_table.hpp"
+#include "trainbudget/spec/hardware.hpp"
 
 namespace tb::report {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "trainbudget/core/units.hpp"
+#include "trainbudget/units/units.hpp"
 
 namespace tb::report {
 

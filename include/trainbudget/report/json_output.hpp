@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/hardware.hpp"
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/spec/hardware.hpp"
 
 namespace tb::report {
 

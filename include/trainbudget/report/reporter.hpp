@@ -5,9 +5,9 @@
 #include <ostream>
 #include <vector>
 
-#include "trainbudget/core/estimate.hpp"
-#include "trainbudget/core/hardware.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/report/format.hpp"
+#include "trainbudget/spec/hardware.hpp"
 
 namespace tb::report {
 

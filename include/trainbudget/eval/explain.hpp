@@ -1,0 +1,31 @@
+// --explain: every term behind an estimate as (formula, symbol values, value), so a person can
+// check it by hand. Pure data; the report layer renders it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trainbudget/eval/activation_memory.hpp"
+#include "trainbudget/eval/arch_flops.hpp"
+#include "trainbudget/eval/peak_memory.hpp"
+
+namespace tb {
+
+struct ExplainLine {
+  std::string section;  // "activations: dense layer (x32)", "flops per token", "peak", ...
+  std::string name;     // the term's id
+  std::string formula;  // in Explanation::symbols
+  double value{0.0};
+  std::string unit;  // "B" or "FLOP"
+  std::string note;  // what the term is
+};
+
+struct Explanation {
+  std::vector<Symbol> symbols;  // each letter once, with its value
+  std::vector<ExplainLine> lines;
+};
+
+[[nodiscard]] Explanation explain(const ActivationEstimate& activations, const ArchFlops& flops,
+                                  const PeakMemory& peak);
+
+}  // namespace tb

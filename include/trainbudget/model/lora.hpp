@@ -1,0 +1,52 @@
+// LoRA and QLoRA on an architecture: which linear layers get adapters, how many parameters
+// the adapters have (PEFT's count), and what the frozen base weighs when it is kept in 16 bits
+// or quantized to NF4.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/lora_spec.hpp"
+#include "trainbudget/units/units.hpp"
+
+namespace tb {
+
+struct AdaptedLinear {
+  LinearLayer layer;               // the frozen linear the adapter sits on
+  std::int64_t adapter_params{0};  // r (in + out) per instance x copies x layers
+};
+
+// The linear layers `spec` targets (each once, even if named by two aliases) with their adapter
+// parameters. Throws InvalidArgument naming --lora-targets when a target matches no layer of
+// this architecture (listing the module names it has) or --lora-rank when rank < 1.
+[[nodiscard]] std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch,
+                                                       const LoraSpec& spec);
+
+// Hu et al. 2021 (LoRA), §4.1: W + BA with B in R^{out x r}, A in R^{r x in}: r (in + out)
+// parameters per adapted matrix; PEFT's default bias="none" adds none. Summed over
+// lora_adapters(); equals peft's print_trainable_parameters() "trainable params".
+[[nodiscard]] std::int64_t lora_trainable_params(const ModelArchitecture& arch,
+                                                 const LoraSpec& spec);
+
+struct FrozenBaseBytes {
+  double quantized_weights{0.0};   // parameters stored in NF4
+  Bytes nf4;                       // their 4-bit codes
+  Bytes constants;                 // absmax (and second-level) constants
+  double unquantized_params{0.0};  // embeddings, head, norms, biases
+  Bytes unquantized;               // in the 16-bit storage dtype
+  [[nodiscard]] Bytes total() const { return nf4 + constants + unquantized; }
+};
+
+// Bytes of the per-block constants for one quantized tensor of `weights` values.
+[[nodiscard]] double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options);
+
+// The frozen base of `arch` (its count_params().total parameters) under QLoRA, with the
+// unquantized remainder at `storage_bytes` per parameter (2 for bf16).
+[[nodiscard]] FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch,
+                                               const QloraOptions& options, double storage_bytes);
+
+}  // namespace tb

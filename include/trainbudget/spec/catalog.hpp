@@ -1,0 +1,43 @@
+// A set of devices by id, and the machine list a user asks for ("h100-sxm:fp8,m3-ultra", "all").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainbudget/spec/hardware.hpp"
+#include "trainbudget/spec/machine_choice.hpp"
+
+namespace tb {
+
+class HardwareCatalog {
+ public:
+  HardwareCatalog() = default;
+  explicit HardwareCatalog(std::vector<Device> devices);
+
+  // Adds or replaces (same id) a device; a replacement is how a user file overrides ours.
+  void put(Device device);
+
+  [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
+  [[nodiscard]] const Device* find(std::string_view id) const;
+  // The known ids closest to `id` (edit distance, then prefix), at most `n`.
+  [[nodiscard]] std::vector<std::string> closest(std::string_view id, std::size_t n) const;
+  // Like find(), but throws InvalidArgument naming `field` and the closest ids.
+  [[nodiscard]] const Device& at(std::string_view id, std::string_view field) const;
+
+ private:
+  std::vector<Device> devices_;  // sorted by id
+};
+
+// Levenshtein distance, for suggestions.
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// "ID[:dtype][,ID[:dtype]...]" or "all". Throws InvalidArgument naming --machine.
+[[nodiscard]] std::vector<MachineChoice> parse_machine_list(std::string_view text,
+                                                            const HardwareCatalog& catalog);
+
+// The seed document's four reference rows, the default for --machine.
+inline constexpr std::string_view kDefaultMachines =
+    "m3-ultra:fp32,m3-ultra:bf16,h100-sxm:bf16,h100-sxm:fp8";
+
+}  // namespace tb

@@ -1,0 +1,66 @@
+// A device as the estimator sees it: memory, dense peak rates per dtype, each figure sourced.
+// The io layer builds these from data/hardware/*.toml; core never reads files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/units/units.hpp"
+
+namespace tb {
+
+// Whether a rate is a vendor figure or a measurement (of a matmul through some library).
+enum class RateKind { kSpec, kMeasured };
+
+struct ComputeRate {
+  DType dtype{DType::kFp32};
+  FlopsPerSecond dense;                  // never a 2:4-sparsity figure
+  std::optional<FlopsPerSecond> sparse;  // informational only
+  RateKind kind{RateKind::kSpec};
+  std::string source;
+  std::string note;
+  std::string measured_by;  // kMeasured only
+  std::string method;       // kMeasured only
+  std::string date;
+};
+
+struct Interconnect {
+  std::string name;
+  BytesPerSecond bandwidth;
+  bool bidirectional{true};
+  std::string source;
+};
+
+struct Price {
+  double usd_per_hour{0.0};
+  std::string date;
+  std::string source;
+};
+
+struct Device {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string category;
+  std::string notes;
+  Bytes memory_capacity;
+  std::optional<BytesPerSecond> memory_bandwidth;
+  std::string memory_source;
+  std::vector<ComputeRate> rates;
+  std::optional<Interconnect> interconnect;
+  std::optional<double> tdp_watts;
+  std::string power_source;
+  std::optional<Price> price;
+  std::string origin;  // the file it came from, for messages
+
+  // The rate published for exactly this dtype, if any.
+  [[nodiscard]] const ComputeRate* rate(DType dtype) const;
+};
+
+// The rate a job computing in `wanted` runs at on `device`, following rate_fallbacks().
+// nullptr when the device has no usable figure.
+[[nodiscard]] const ComputeRate* select_rate(const Device& device, DType wanted);
+
+}  // namespace tb

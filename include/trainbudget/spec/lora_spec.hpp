@@ -1,0 +1,40 @@
+// How LoRA and QLoRA are asked for: the adapters' rank and target layers, and how the frozen
+// base is quantized. Values only; model/lora.hpp counts what they mean for an architecture.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb {
+
+// PEFT's default target_modules for Llama-style models (peft.utils.constants,
+// TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: ["q_proj", "v_proj"]; GPT-2: c_attn).
+inline constexpr std::string_view kDefaultLoraTargets = "q,v";
+inline constexpr std::int64_t kDefaultLoraRank = 16;
+
+struct LoraSpec {
+  std::int64_t rank{kDefaultLoraRank};
+  // Aliases q, k, v, o, gate, up, down (by what a layer computes, so q also names GPT-2's
+  // fused c_attn and DeepSeek's q_a_proj/q_b_proj), "all-linear" (every linear layer but the
+  // LM head, as PEFT's "all-linear"), or a module name as the checkpoint spells it ("w1").
+  std::vector<std::string> targets{"q", "v"};
+};
+
+// "q,k,v" -> {"q","k","v"}; throws InvalidArgument naming --lora-targets on an empty entry.
+[[nodiscard]] std::vector<std::string> parse_lora_targets(std::string_view text);
+
+// QLoRA's storage of the frozen base (Dettmers et al. 2023, "QLoRA", §3): every linear layer of
+// the decoder in 4-bit NormalFloat (0.5 B per weight) with one fp32 absmax per block of 64
+// weights; with double quantization those absmax values are themselves 8-bit, with one fp32
+// constant per 256 of them (8/64 + 32/(64*256) = 0.127 bits per weight). Embeddings, the LM
+// head, norms and biases stay in 16 bits (transformers' bitsandbytes integration skips the
+// output layer).
+struct QloraOptions {
+  std::int64_t block_size{64};
+  bool double_quant{true};
+  std::int64_t double_quant_block{256};
+};
+
+}  // namespace tb

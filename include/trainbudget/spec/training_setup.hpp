@@ -1,0 +1,78 @@
+// The per-step knobs that size activations and attention FLOPs: micro-batch, sequence length,
+// attention kernel, recomputation, activation dtype, dropout, gradient accumulation.
+// docs/activations.md explains how each one enters the formulas.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/recipe.hpp"
+
+namespace tb {
+
+// How attention is computed, which decides what it saves for backward.
+enum class AttentionImpl {
+  kEager,  // explicit QK^T, softmax, (dropout), AV: the b*a*s^2 scores are saved
+  kFlash,  // FlashAttention / fused SDPA: only O(b*a*s) softmax statistics are saved
+};
+
+// What the backward pass recomputes instead of keeping (Korthikanti et al. 2022, sec. 5).
+enum class Recompute {
+  kNone,       // every activation the backward needs is kept
+  kSelective,  // the attention core (softmax, its dropout, AV inputs) is recomputed
+  kFull,       // only each decoder layer's input is kept; the layer reruns in backward
+};
+
+inline constexpr std::int64_t kDefaultSeqLen = 2048;
+
+struct TrainingSetup {
+  std::int64_t micro_batch{1};           // b: sequences per forward/backward
+  std::int64_t seq_len{kDefaultSeqLen};  // s: tokens per sequence
+  bool seq_len_given{false};             // false: min(2048, the model's max_positions)
+  AttentionImpl attention{AttentionImpl::kFlash};
+  Recompute recompute{Recompute::kNone};
+  // nullopt: the recipe's (activation_dtype()).
+  std::optional<DType> activation_dtype;
+  double dropout{0.0};  // 0: no dropout, no masks stored
+  // Micro-batches per optimizer step; > 1 keeps the gradient buffer alive across forwards.
+  std::int64_t grad_accumulation{1};
+  // Count a causal kernel's (s + 1)/2 keys per query instead of all s (--causal-flops).
+  bool causal_flops{false};
+  // Search the largest micro-batch and longest sequence per machine (--fit).
+  bool search_fit{false};
+  // Report every term's formula and value (--explain).
+  bool explain{false};
+  // Some flag of this struct was given on the command line (they all need an architecture).
+  bool flags_given{false};
+};
+
+[[nodiscard]] std::string_view attention_name(AttentionImpl impl);  // "eager" | "flash"
+[[nodiscard]] std::string_view recompute_name(Recompute mode);      // "none" | "selective" | "full"
+
+// Throw InvalidArgument naming the flag (--attention, --recompute, --activation-dtype) and
+// its accepted values.
+[[nodiscard]] AttentionImpl parse_attention(std::string_view text);
+[[nodiscard]] Recompute parse_recompute(std::string_view text);
+[[nodiscard]] DType parse_activation_dtype(std::string_view text);
+
+// The dtype activations are stored in: the setup's, else the recipe's compute dtype, except
+// that fp8 (and fp4) recipes keep activations in bf16 — Transformer Engine runs only the GEMMs
+// in FP8 and passes bf16 tensors between them (TE user guide, "Using FP8 with Transformer
+// Engine"); tf32 and fp64 store fp32.
+[[nodiscard]] DType activation_dtype(const TrainingSetup& setup, const Recipe& recipe);
+
+// Bytes per stored activation element: 2 for bf16/fp16, 4 for fp32.
+[[nodiscard]] double activation_bytes(DType dtype);
+
+// Throws InvalidArgument for any field out of range, naming its flag (--micro-batch,
+// --seq-len, --attention, --recompute, --activation-dtype, --dropout, --grad-accum), and when
+// flags were given without an architecture to apply them to.
+void validate(const TrainingSetup& setup, bool has_architecture = true);
+
+// The setup with its defaults resolved for a model: an unset sequence length becomes
+// min(2048, max_positions).
+[[nodiscard]] TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positions);
+
+}  // namespace tb

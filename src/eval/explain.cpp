@@ -1,0 +1,91 @@
+// Flattens the activation, FLOPs and peak breakdowns into lines of formula and value.
+#include "trainbudget/eval/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tb {
+namespace {
+
+void add_symbols(std::vector<Symbol>& into, const std::vector<Symbol>& from) {
+  for (const Symbol& s : from) {
+    const bool known =
+        std::any_of(into.begin(), into.end(), [&](const Symbol& x) { return x.name == s.name; });
+    if (!known) into.push_back(s);
+  }
+}
+
+std::string factor_text(double f) { return fmt::format("{:g}", f); }
+
+}  // namespace
+
+Explanation explain(const ActivationEstimate& activations, const ArchFlops& flops,
+                    const PeakMemory& peak) {
+  Explanation out;
+  add_symbols(out.symbols, activations.symbols);
+  add_symbols(out.symbols, flops.symbols);
+  auto& lines = out.lines;
+
+  for (const LayerActivations& kind : activations.layer_kinds) {
+    const std::string section =
+        fmt::format("activations: {} decoder layer (x{})", kind.moe ? "MoE" : "dense", kind.layers);
+    for (const ActivationTerm& t : kind.terms) {
+      lines.push_back({section, t.name, t.formula, t.bytes().value(), "B", t.tensor});
+    }
+    lines.push_back({section, "per_layer", "sum of the terms above", kind.per_layer.value(), "B",
+                     "what one layer keeps until its backward"});
+    if (kind.recompute_transient.value() > 0.0) {
+      lines.push_back({section, "recompute_transient", "recomputed terms of one layer",
+                       kind.recompute_transient.value(), "B",
+                       "rebuilt during this layer's backward only"});
+    }
+    lines.push_back({section, "backward_workspace",
+                     "2*b*s*h*e + the layer's largest activation-dtype tensor",
+                     kind.backward_workspace.value(), "B",
+                     "activation gradients during this layer's backward"});
+  }
+  for (const ActivationTerm& t : activations.head) {
+    lines.push_back(
+        {"activations: embedding and head", t.name, t.formula, t.bytes().value(), "B", t.tensor});
+  }
+  lines.push_back({"activations", "saved", "sum(per_layer x layers) + head",
+                   activations.saved.value(), "B", "held at the end of forward"});
+  lines.push_back({"activations", "logits_gradient", "b*s*V*4", activations.logits_gradient.value(),
+                   "B", "fp32 gradient of the logits at the start of backward"});
+
+  for (const FlopsTerm& t : flops.terms) {
+    lines.push_back({"flops per token", t.name,
+                     fmt::format("({}) x (1 + {})", t.formula, factor_text(t.backward_factor)),
+                     t.model, "FLOP",
+                     fmt::format("forward {:.6g}, backward {}x forward", t.forward,
+                                 factor_text(t.backward_factor))});
+    if (t.recompute > 0.0) {
+      lines.push_back({"flops per token", t.name + "_recompute", "forward executed again",
+                       t.recompute, "FLOP", "hardware FLOPs only (HFU), not model FLOPs (MFU)"});
+    }
+  }
+  lines.push_back({"flops per token", "model", "sum of the terms", flops.model_per_token, "FLOP",
+                   "MFU FLOPs: forward + backward"});
+  lines.push_back({"flops per token", "hardware", "model + recompute", flops.hardware_per_token,
+                   "FLOP", "HFU FLOPs: what the hardware executes"});
+  lines.push_back({"flops per token", "reference_6n", flops.reference_formula, flops.reference_6n,
+                   "FLOP", "Kaplan et al. 2020's 6N, for comparison"});
+
+  for (const PhaseMemory& m : peak.phases) {
+    const std::string section = fmt::format("peak: {} ({})", phase_key(m.phase), m.at);
+    lines.push_back({section, "resident", "weights + master + optimizer states + frozen",
+                     m.resident.value(), "B", "held for the whole step"});
+    lines.push_back(
+        {section, "gradients", "gradients held at this moment", m.gradients.value(), "B", ""});
+    lines.push_back(
+        {section, "activations", "saved activations still held", m.activations.value(), "B", ""});
+    lines.push_back({section, "transient", "logits gradient / recompute / workspace / optimizer",
+                     m.transient.value(), "B", ""});
+    lines.push_back({section, "total", "resident + gradients + activations + transient",
+                     m.total.value(), "B", m.phase == peak.peak_phase ? "the peak" : ""});
+  }
+  return out;
+}
+
+}  // namespace tb

@@ -1,0 +1,293 @@
+// The linear layers of a decoder, named as each family's Hugging Face checkpoint names them
+// (modeling_<family>.py module attributes; the names PEFT's target_modules match).
+#include "trainbudget/model/linear_layers.hpp"
+
+#include <algorithm>
+
+namespace tb {
+namespace {
+
+struct Builder {
+  const ModelArchitecture& arch;
+  std::vector<LinearLayer> out;
+
+  void add(std::string name, std::string path, LinearKind kind, LinearPlace place, std::int64_t in,
+           std::int64_t out_features, bool bias, std::int64_t copies = 1, std::int64_t active = 1) {
+    LinearLayer l;
+    l.name = std::move(name);
+    l.path = std::move(path);
+    l.kind = kind;
+    l.place = place;
+    l.in_features = in;
+    l.out_features = out_features;
+    l.bias = bias;
+    l.copies = copies;
+    l.active_copies = active;
+    out.push_back(std::move(l));
+  }
+};
+
+// GPT-2 (GPT2Attention / GPT2MLP, Conv1D modules): attn.c_attn, attn.c_proj, mlp.c_fc,
+// mlp.c_proj, all biased.
+void gpt2_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const std::int64_t q = a.attention.num_heads * a.attention.head_dim;
+  const std::int64_t kv = a.attention.num_kv_heads * a.attention.head_dim;
+  b.add("c_attn", "attn.c_attn", LinearKind::kQkv, LinearPlace::kAttention, a.hidden, q + 2 * kv,
+        a.attention.qkv_bias);
+  b.add("c_proj", "attn.c_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        a.attention.output_bias);
+}
+
+void standard_attention(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const AttentionSpec& at = a.attention;
+  const std::int64_t q = at.num_heads * at.head_dim;
+  const std::int64_t kv = at.num_kv_heads * at.head_dim;
+  if (at.fused_qkv) {
+    // Phi3Attention.qkv_proj: hidden -> (heads + 2 * kv_heads) * head_dim.
+    b.add("qkv_proj", "self_attn.qkv_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
+          q + 2 * kv, at.qkv_bias);
+  } else {
+    b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden, q,
+          at.qkv_bias);
+    b.add("k_proj", "self_attn.k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
+          at.qkv_bias);
+    b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
+          at.qkv_bias);
+  }
+  b.add("o_proj", "self_attn.o_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        at.output_bias);
+}
+
+// DeepseekV3Attention (see param_count.cpp for the shapes' source).
+void latent_attention(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const AttentionSpec& at = a.attention;
+  const LatentAttentionSpec& m = *at.latent;
+  const std::int64_t qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  if (m.q_lora_rank > 0) {
+    b.add("q_a_proj", "self_attn.q_a_proj", LinearKind::kQueryA, LinearPlace::kAttention, a.hidden,
+          m.q_lora_rank, at.qkv_bias);
+    b.add("q_b_proj", "self_attn.q_b_proj", LinearKind::kQueryB, LinearPlace::kAttention,
+          m.q_lora_rank, at.num_heads * qk_head, false);
+  } else {
+    b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden,
+          at.num_heads * qk_head, false);
+  }
+  b.add("kv_a_proj_with_mqa", "self_attn.kv_a_proj_with_mqa", LinearKind::kKvA,
+        LinearPlace::kAttention, a.hidden, m.kv_lora_rank + m.qk_rope_head_dim, at.qkv_bias);
+  b.add("kv_b_proj", "self_attn.kv_b_proj", LinearKind::kKvB, LinearPlace::kAttention,
+        m.kv_lora_rank, at.num_heads * (m.qk_nope_head_dim + m.v_head_dim), false);
+  b.add("o_proj", "self_attn.o_proj", LinearKind::kOutput, LinearPlace::kAttention,
+        at.num_heads * m.v_head_dim, a.hidden, at.output_bias);
+}
+
+void dense_mlp(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const MlpSpec& m = a.mlp;
+  if (a.model_type == "gpt2") {
+    b.add("c_fc", "mlp.c_fc", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, m.intermediate,
+          m.bias);
+    b.add("c_proj", "mlp.c_proj", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
+          a.hidden, m.bias);
+    return;
+  }
+  if (m.fused_gate_up) {
+    b.add("gate_up_proj", "mlp.gate_up_proj", LinearKind::kGateUp, LinearPlace::kDenseMlp, a.hidden,
+          2 * m.intermediate, m.bias);
+  } else if (m.gated) {
+    b.add("gate_proj", "mlp.gate_proj", LinearKind::kGate, LinearPlace::kDenseMlp, a.hidden,
+          m.intermediate, m.bias);
+    b.add("up_proj", "mlp.up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+          m.intermediate, m.bias);
+  } else {
+    b.add("up_proj", "mlp.up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+          m.intermediate, m.bias);
+  }
+  b.add("down_proj", "mlp.down_proj", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
+        a.hidden, m.bias);
+}
+
+// MixtralSparseMoeBlock names its experts' matrices w1 (gate), w3 (up), w2 (down) under
+// block_sparse_moe; Qwen3-MoE and DeepSeek-V3 use gate_proj/up_proj/down_proj under mlp.
+void moe_block(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const MoeSpec& m = *a.moe;
+  const bool mixtral = a.model_type == "mixtral";
+  const std::string block = mixtral ? "block_sparse_moe" : "mlp";
+  const std::string expert = block + ".experts.{e}.";
+  b.add("gate", block + ".gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
+        m.router_bias);
+  const std::int64_t w = m.expert_intermediate;
+  const auto routed = [&](const char* name, const char* mixtral_name, LinearKind kind,
+                          std::int64_t in, std::int64_t out) {
+    const std::string n = mixtral ? mixtral_name : name;
+    b.add(n, expert + n, kind, LinearPlace::kRoutedExpert, in, out, false, m.num_experts,
+          m.experts_per_token);
+  };
+  routed("gate_proj", "w1", LinearKind::kGate, a.hidden, w);
+  routed("up_proj", "w3", LinearKind::kUp, a.hidden, w);
+  routed("down_proj", "w2", LinearKind::kDown, w, a.hidden);
+  if (m.shared_intermediate > 0) {
+    const std::int64_t s = m.shared_intermediate;
+    const std::string shared = block + ".shared_experts.";
+    b.add("gate_proj", shared + "gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert,
+          a.hidden, s, false);
+    b.add("up_proj", shared + "up_proj", LinearKind::kUp, LinearPlace::kSharedExpert, a.hidden, s,
+          false);
+    b.add("down_proj", shared + "down_proj", LinearKind::kDown, LinearPlace::kSharedExpert, s,
+          a.hidden, false);
+  }
+}
+
+bool same_layer(const LinearLayer& a, const LinearLayer& b) {
+  return a.path == b.path && a.place == b.place && a.in_features == b.in_features &&
+         a.out_features == b.out_features && a.bias == b.bias && a.copies == b.copies;
+}
+
+// Adds `layers` decoder layers' worth of `linears`, merging entries that are already there.
+void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& linears,
+                std::int64_t layers) {
+  if (layers == 0) return;
+  for (LinearLayer l : linears) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const LinearLayer& x) { return same_layer(x, l); });
+    if (it != into.end()) {
+      it->layers += layers;
+    } else {
+      l.layers = layers;
+      into.push_back(std::move(l));
+    }
+  }
+}
+
+}  // namespace
+
+const char* linear_kind_name(LinearKind kind) {
+  switch (kind) {
+    case LinearKind::kQuery:
+      return "query";
+    case LinearKind::kKey:
+      return "key";
+    case LinearKind::kValue:
+      return "value";
+    case LinearKind::kQkv:
+      return "qkv";
+    case LinearKind::kOutput:
+      return "output";
+    case LinearKind::kQueryA:
+      return "query_a";
+    case LinearKind::kQueryB:
+      return "query_b";
+    case LinearKind::kKvA:
+      return "kv_a";
+    case LinearKind::kKvB:
+      return "kv_b";
+    case LinearKind::kGate:
+      return "gate";
+    case LinearKind::kUp:
+      return "up";
+    case LinearKind::kGateUp:
+      return "gate_up";
+    case LinearKind::kDown:
+      return "down";
+    case LinearKind::kRouter:
+      return "router";
+    case LinearKind::kMtpProjection:
+      return "mtp_projection";
+    case LinearKind::kLmHead:
+      return "lm_head";
+  }
+  return "?";
+}
+
+const char* linear_place_name(LinearPlace place) {
+  switch (place) {
+    case LinearPlace::kAttention:
+      return "attention";
+    case LinearPlace::kDenseMlp:
+      return "mlp";
+    case LinearPlace::kRoutedExpert:
+      return "routed_expert";
+    case LinearPlace::kSharedExpert:
+      return "shared_expert";
+    case LinearPlace::kRouter:
+      return "router";
+    case LinearPlace::kMtp:
+      return "mtp";
+    case LinearPlace::kHead:
+      return "head";
+    case LinearPlace::kVision:
+      return "vision";
+  }
+  return "?";
+}
+
+std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer) {
+  Builder b{arch, {}};
+  if (arch.model_type == "gpt2") {
+    gpt2_layer(b);
+  } else if (arch.attention.latent) {
+    latent_attention(b);
+  } else {
+    standard_attention(b);
+  }
+  if (moe_layer && arch.moe) {
+    moe_block(b);
+  } else {
+    dense_mlp(b);
+  }
+  return std::move(b.out);
+}
+
+std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
+  std::vector<LinearLayer> all;
+  const std::int64_t moe_layers = moe_layer_count(arch);
+  accumulate(all, decoder_layer_linears(arch, false), arch.num_layers - moe_layers);
+  accumulate(all, decoder_layer_linears(arch, true), moe_layers);
+
+  LinearLayer head;
+  head.name = "lm_head";
+  head.path = "lm_head";
+  head.kind = LinearKind::kLmHead;
+  head.place = LinearPlace::kHead;
+  head.in_features = arch.hidden;
+  head.out_features = arch.vocab;
+  head.tied = arch.tie_embeddings;
+  all.push_back(head);
+
+  if (arch.vision) {
+    // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
+    const VisionTowerSpec& v = *arch.vision;
+    Builder b{arch, {}};
+    for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+      const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
+                              : name[0] == 'k' ? LinearKind::kKey
+                              : name[0] == 'v' ? LinearKind::kValue
+                                               : LinearKind::kOutput;
+      b.add(name, std::string{"vision.self_attn."} + name, kind, LinearPlace::kVision, v.hidden,
+            v.hidden, true, 1, 0);
+    }
+    b.add("fc1", "vision.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, v.hidden, v.intermediate,
+          true, 1, 0);
+    b.add("fc2", "vision.mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
+          v.hidden, true, 1, 0);
+    accumulate(all, b.out, v.layers);
+  }
+  if (include_mtp && arch.mtp_layers > 0) {
+    std::vector<LinearLayer> mtp;
+    Builder b{arch, {}};
+    b.add("eh_proj", "eh_proj", LinearKind::kMtpProjection, LinearPlace::kMtp, 2 * arch.hidden,
+          arch.hidden, false);
+    mtp = std::move(b.out);
+    for (LinearLayer l : decoder_layer_linears(arch, is_moe_layer(arch, arch.num_layers - 1))) {
+      l.path = "mtp." + l.path;
+      mtp.push_back(std::move(l));
+    }
+    accumulate(all, mtp, arch.mtp_layers);
+  }
+  return all;
+}
+
+}  // namespace tb

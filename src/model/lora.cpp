@@ -1,0 +1,110 @@
+// LoRA targets and adapter counts (PEFT semantics) and QLoRA's NF4 storage of the base.
+#include "trainbudget/model/lora.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+// Which layer kinds an alias names. Fused layers answer to each of their parts.
+bool alias_matches(std::string_view alias, LinearKind kind) {
+  using K = LinearKind;
+  if (alias == "q")
+    return kind == K::kQuery || kind == K::kQkv || kind == K::kQueryA || kind == K::kQueryB;
+  if (alias == "k") return kind == K::kKey || kind == K::kQkv || kind == K::kKvA || kind == K::kKvB;
+  if (alias == "v")
+    return kind == K::kValue || kind == K::kQkv || kind == K::kKvA || kind == K::kKvB;
+  if (alias == "o") return kind == K::kOutput;
+  if (alias == "gate") return kind == K::kGate || kind == K::kGateUp;
+  if (alias == "up") return kind == K::kUp || kind == K::kGateUp;
+  if (alias == "down") return kind == K::kDown;
+  return false;
+}
+
+bool is_alias(std::string_view t) {
+  return t == "q" || t == "k" || t == "v" || t == "o" || t == "gate" || t == "up" || t == "down";
+}
+
+bool targeted(const LinearLayer& layer, std::string_view target) {
+  if (layer.kind == LinearKind::kLmHead) return false;  // PEFT never adapts the output layer
+  if (target == "all-linear") return true;
+  if (is_alias(target)) return alias_matches(target, layer.kind);
+  return layer.name == target;
+}
+
+std::string module_names(const std::vector<LinearLayer>& linears) {
+  std::set<std::string> names;
+  for (const LinearLayer& l : linears) {
+    if (l.kind != LinearKind::kLmHead) names.insert(l.name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const LoraSpec& spec) {
+  if (spec.rank < 1) {
+    throw InvalidArgument(fmt::format("--lora-rank: {} must be at least 1", spec.rank));
+  }
+  const std::vector<LinearLayer> linears = model_linears(arch);
+  std::vector<AdaptedLinear> out;
+  for (const std::string& target : spec.targets) {
+    bool matched = false;
+    for (const LinearLayer& l : linears) {
+      if (!targeted(l, target)) continue;
+      matched = true;
+      const bool already = std::any_of(out.begin(), out.end(), [&](const AdaptedLinear& a) {
+        return a.layer.path == l.path && a.layer.place == l.place &&
+               a.layer.in_features == l.in_features;
+      });
+      if (already) continue;
+      out.push_back({l, spec.rank * (l.in_features + l.out_features) * l.copies * l.layers});
+    }
+    if (!matched) {
+      throw InvalidArgument(fmt::format(
+          "--lora-targets: '{}' matches no linear layer of this {} model; accepted: q, k, v, o, "
+          "gate, up, down, all-linear or one of its modules: {}",
+          target, arch.model_type, module_names(linears)));
+    }
+  }
+  return out;
+}
+
+std::int64_t lora_trainable_params(const ModelArchitecture& arch, const LoraSpec& spec) {
+  std::int64_t total = 0;
+  for (const AdaptedLinear& a : lora_adapters(arch, spec)) total += a.adapter_params;
+  return total;
+}
+
+double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options) {
+  const auto blocks = static_cast<double>((weights + options.block_size - 1) / options.block_size);
+  if (!options.double_quant) return blocks * 4.0;  // one fp32 absmax per block
+  // 8-bit absmax per block, one fp32 constant per double_quant_block of them.
+  return blocks * 1.0 + std::ceil(blocks / static_cast<double>(options.double_quant_block)) * 4.0;
+}
+
+FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptions& options,
+                                 double storage_bytes) {
+  FrozenBaseBytes out;
+  double constants = 0.0;
+  for (const LinearLayer& l : model_linears(arch)) {
+    if (l.kind == LinearKind::kLmHead) continue;
+    const double tensors = static_cast<double>(l.copies * l.layers);
+    out.quantized_weights += static_cast<double>(l.weight_params()) * tensors;
+    constants += nf4_constant_bytes(l.weight_params(), options) * tensors;
+  }
+  out.nf4 = Bytes{out.quantized_weights * 0.5};
+  out.constants = Bytes{constants};
+  out.unquantized_params = static_cast<double>(count_params(arch).total) - out.quantized_weights;
+  out.unquantized = Bytes{out.unquantized_params * storage_bytes};
+  return out;
+}
+
+}  // namespace tb

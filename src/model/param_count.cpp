@@ -1,0 +1,233 @@
+// Exact parameter counts, one named formula per building block. Sources are the Hugging Face
+// transformers modeling files (modeling_<family>.py) that define each module's weights, and
+// the papers where they introduced the block; docs/models.md lists them per family.
+#include "trainbudget/model/param_count.hpp"
+
+#include <cassert>
+
+namespace tb {
+namespace {
+
+std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) {
+  return in * out + (bias ? out : 0);
+}
+
+// A gated MLP (gate_proj, up_proj: hidden -> width; down_proj: width -> hidden). Shazeer 2020
+// (GLU variants), as in LlamaMLP / MistralMLP / Qwen2MLP / GemmaMLP / Phi3MLP (fused gate_up_proj,
+// same count) and every MoE expert here (MixtralBlockSparseTop2MLP w1/w3/w2, Qwen3MoeMLP,
+// DeepseekV3MLP), none of which has biases.
+std::int64_t gated_mlp(std::int64_t hidden, std::int64_t width, bool bias) {
+  return 2 * linear(hidden, width, bias) + linear(width, hidden, bias);
+}
+
+// Queries, keys and values with their own heads: Vaswani et al. 2017 sec. 3.2.2, with grouped
+// keys/values (Ainslie et al. 2023, GQA: num_kv_heads key/value heads shared by query groups).
+// LlamaAttention: q_proj hidden -> heads*head_dim, k_proj/v_proj hidden -> kv_heads*head_dim,
+// o_proj heads*head_dim -> hidden; biases per config.attention_bias (Qwen2: q/k/v biased,
+// o_proj not). GPT-2's fused c_attn (hidden -> 3*hidden, biased) and Phi-3's qkv_proj hold
+// the same weights concatenated. Qwen3Attention / Gemma3Attention add q_norm and k_norm, an
+// RMSNorm over head_dim each.
+std::int64_t standard_attention_params(const ModelArchitecture& arch) {
+  const AttentionSpec& a = arch.attention;
+  const std::int64_t q = a.num_heads * a.head_dim;
+  const std::int64_t kv = a.num_kv_heads * a.head_dim;
+  std::int64_t n = linear(arch.hidden, q, a.qkv_bias) + 2 * linear(arch.hidden, kv, a.qkv_bias) +
+                   linear(q, arch.hidden, a.output_bias);
+  if (a.qk_norm) n += 2 * a.head_dim;
+  return n;
+}
+
+// Multi-head latent attention: DeepSeek-V2 paper (arXiv:2405.04434) sec. 2.1.2-2.1.3, as
+// DeepseekV3Attention builds it: q_a_proj hidden -> q_lora_rank, q_a_layernorm (RMSNorm,
+// q_lora_rank), q_b_proj q_lora_rank -> heads*(nope+rope) (or a single q_proj hidden ->
+// heads*(nope+rope) when q_lora_rank is null); kv_a_proj_with_mqa hidden -> kv_lora_rank +
+// rope (the decoupled RoPE key is shared by all heads), kv_a_layernorm (kv_lora_rank),
+// kv_b_proj kv_lora_rank -> heads*(nope+v); o_proj heads*v -> hidden. q_a_proj,
+// kv_a_proj_with_mqa and o_proj carry config.attention_bias; q_b_proj and kv_b_proj never do.
+std::int64_t latent_attention_params(const ModelArchitecture& arch) {
+  const AttentionSpec& a = arch.attention;
+  const LatentAttentionSpec& m = *a.latent;
+  const std::int64_t qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  std::int64_t n = 0;
+  if (m.q_lora_rank > 0) {
+    n += linear(arch.hidden, m.q_lora_rank, a.qkv_bias) + m.q_lora_rank +
+         linear(m.q_lora_rank, a.num_heads * qk_head, false);
+  } else {
+    n += linear(arch.hidden, a.num_heads * qk_head, false);
+  }
+  n += linear(arch.hidden, m.kv_lora_rank + m.qk_rope_head_dim, a.qkv_bias) + m.kv_lora_rank +
+       linear(m.kv_lora_rank, a.num_heads * (m.qk_nope_head_dim + m.v_head_dim), false);
+  n += linear(a.num_heads * m.v_head_dim, arch.hidden, a.output_bias);
+  return n;
+}
+
+// Input embeddings: the token table (vocab x hidden), plus GPT-2's learned position table
+// (n_positions x hidden, GPT2Model.wpe; Radford et al. 2019 keep GPT-1's learned positions).
+std::int64_t input_embedding_params(const ModelArchitecture& arch) {
+  std::int64_t n = arch.vocab * arch.hidden;
+  if (arch.learned_positions) n += arch.max_positions * arch.hidden;
+  return n;
+}
+
+// The LM head (hidden -> vocab, no bias in any family here); none of its own when tied
+// (Press & Wolf 2017; config.tie_word_embeddings).
+std::int64_t lm_head_params(const ModelArchitecture& arch) {
+  return arch.tie_embeddings ? 0 : arch.vocab * arch.hidden;
+}
+
+std::int64_t routed_experts_active(const ModelArchitecture& arch) {
+  return arch.moe ? arch.moe->experts_per_token * expert_params(arch) : 0;
+}
+
+void add(ParamCounts& counts, const char* module, std::int64_t params, std::int64_t active) {
+  if (params == 0) return;
+  counts.modules.push_back({module, params, active});
+}
+
+}  // namespace
+
+// One normalization layer over the hidden size: RMSNorm (Zhang & Sennrich 2019) has a weight
+// per channel (Gemma's (1 + w) form included); LayerNorm (Ba et al. 2016) a weight and a bias
+// (GPT-2 ln_1/ln_2/ln_f); OLMo 1's LayerNorm without elementwise affine has none
+// (modeling_olmo.py OlmoLayerNorm; Groeneveld et al. 2024 sec. 2.1).
+std::int64_t norm_params(const ModelArchitecture& arch) {
+  switch (arch.norm.kind) {
+    case NormKind::kRmsNorm:
+      return arch.hidden;
+    case NormKind::kLayerNorm:
+      return arch.norm.bias ? 2 * arch.hidden : arch.hidden;
+    case NormKind::kNonParametric:
+      return 0;
+  }
+  return 0;
+}
+
+std::int64_t attention_params(const ModelArchitecture& arch) {
+  return arch.attention.latent ? latent_attention_params(arch) : standard_attention_params(arch);
+}
+
+// The dense MLP: gated (three matrices) or GPT-2's c_fc/c_proj (two, biased; Radford et al.
+// 2019 keep GPT-1's 4*hidden width, config.n_inner).
+std::int64_t dense_mlp_params(const ModelArchitecture& arch) {
+  const MlpSpec& m = arch.mlp;
+  if (m.gated) return gated_mlp(arch.hidden, m.intermediate, m.bias);
+  return linear(arch.hidden, m.intermediate, m.bias) + linear(m.intermediate, arch.hidden, m.bias);
+}
+
+// One routed expert: a gated MLP of width moe_intermediate_size without biases (Mixtral:
+// Jiang et al. 2024 sec. 2.1, ffn_hidden 14336; Qwen3MoeSparseMoeBlock; DeepseekV3MoE).
+std::int64_t expert_params(const ModelArchitecture& arch) {
+  return arch.moe ? gated_mlp(arch.hidden, arch.moe->expert_intermediate, false) : 0;
+}
+
+// Shared experts (DeepSeekMoE, Dai et al. 2024 sec. 3.2): DeepseekV3MoE builds them as one
+// gated MLP of width moe_intermediate_size * n_shared_experts.
+std::int64_t shared_expert_params(const ModelArchitecture& arch) {
+  if (!arch.moe || arch.moe->shared_intermediate == 0) return 0;
+  return gated_mlp(arch.hidden, arch.moe->shared_intermediate, false);
+}
+
+// The router: a hidden -> num_experts linear (Mixtral block_sparse_moe.gate, Qwen3-MoE
+// mlp.gate, DeepseekV3TopkRouter.weight), plus DeepSeek-V3's e_score_correction_bias, one
+// value per expert for auxiliary-loss-free balancing (DeepSeek-V3 report sec. 2.1.2). That
+// bias is in the checkpoint (counted) but is updated by a rule, not by gradients.
+std::int64_t router_params(const ModelArchitecture& arch) {
+  if (!arch.moe) return 0;
+  const MoeSpec& m = *arch.moe;
+  return linear(arch.hidden, m.num_experts, m.router_bias) +
+         (m.router_score_bias ? m.num_experts : 0);
+}
+
+std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer) {
+  std::int64_t n = attention_params(arch) + arch.norms_per_layer * norm_params(arch);
+  if (moe_layer) {
+    n += arch.moe->num_experts * expert_params(arch) + shared_expert_params(arch) +
+         router_params(arch);
+  } else {
+    n += dense_mlp_params(arch);
+  }
+  return n;
+}
+
+// A DeepSeek-V3 multi-token-prediction module (DeepSeek-V3 report sec. 2.2, Figure 3;
+// README_WEIGHTS.md "MTP Modules"): enorm and hnorm (RMSNorm each), eh_proj (2*hidden ->
+// hidden, no bias), one decoder layer of the same kind as the main model's last, and
+// shared_head.norm. Its embed_tokens and shared_head.head are copies of the main model's and
+// are counted apart (ParamCounts::mtp_shared_copies).
+std::int64_t mtp_module_params(const ModelArchitecture& arch) {
+  const bool moe = is_moe_layer(arch, arch.num_layers - 1);
+  return 3 * norm_params(arch) + linear(2 * arch.hidden, arch.hidden, false) +
+         decoder_layer_params(arch, moe);
+}
+
+// SiglipVisionModel (modeling_siglip.py; Zhai et al. 2023, ViT of Dosovitskiy et al. 2021):
+// patch_embedding Conv2d(channels -> hidden, kernel = stride = patch, biased), a learned
+// position table of (image / patch)^2 rows, per layer two biased LayerNorms, biased q/k/v/out
+// projections and a biased fc1/fc2 MLP, and post_layernorm. With vision_use_head, the
+// attention-pooling head adds a probe, a biased MultiheadAttention (in_proj 3h x h, out_proj),
+// a LayerNorm and another MLP.
+std::int64_t vision_tower_params(const ModelArchitecture& arch) {
+  if (!arch.vision) return 0;
+  const VisionTowerSpec& v = *arch.vision;
+  const std::int64_t h = v.hidden;
+  const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
+  const std::int64_t mlp = linear(h, v.intermediate, true) + linear(v.intermediate, h, true);
+  const std::int64_t layer = 2 * (2 * h) + 4 * linear(h, h, true) + mlp;
+  std::int64_t n = linear(v.channels * v.patch_size * v.patch_size, h, true) + patches * h +
+                   v.layers * layer + 2 * h;
+  if (v.pooling_head) n += h + linear(h, 3 * h, true) + linear(h, h, true) + 2 * h + mlp;
+  return n;
+}
+
+// Gemma3MultiModalProjector: mm_input_projection_weight (vision hidden x text hidden, no bias)
+// and mm_soft_emb_norm, an RMSNorm over the vision hidden size.
+std::int64_t vision_projector_params(const ModelArchitecture& arch) {
+  if (!arch.vision) return 0;
+  return arch.vision->hidden * arch.hidden + arch.vision->hidden;
+}
+
+ParamCounts count_params(const ModelArchitecture& arch) {
+  assert(architecture_problems(arch).empty());
+  ParamCounts c;
+  const std::int64_t moe_layers = moe_layer_count(arch);
+  const std::int64_t dense_layers = arch.num_layers - moe_layers;
+
+  c.input_embedding = input_embedding_params(arch);
+  c.lm_head = lm_head_params(arch);
+  c.embedding = c.input_embedding + c.lm_head;
+
+  const std::int64_t token_table = arch.vocab * arch.hidden;
+  add(c, "embed_tokens", token_table, token_table);
+  add(c, "embed_positions", c.input_embedding - token_table, c.input_embedding - token_table);
+  const std::int64_t attention = arch.num_layers * attention_params(arch);
+  add(c, "attention", attention, attention);
+  const std::int64_t mlp = dense_layers * dense_mlp_params(arch);
+  add(c, "mlp", mlp, mlp);
+  if (arch.moe) {
+    add(c, "routed_experts", moe_layers * arch.moe->num_experts * expert_params(arch),
+        moe_layers * routed_experts_active(arch));
+    const std::int64_t shared = moe_layers * shared_expert_params(arch);
+    add(c, "shared_experts", shared, shared);
+    const std::int64_t router = moe_layers * router_params(arch);
+    add(c, "router", router, router);
+  }
+  // Per-layer norms plus the final one (ln_f / model.norm).
+  const std::int64_t norms = (arch.num_layers * arch.norms_per_layer + 1) * norm_params(arch);
+  add(c, "norms", norms, norms);
+  add(c, "lm_head", c.lm_head, c.lm_head);
+  add(c, "vision_tower", vision_tower_params(arch), 0);
+  add(c, "multimodal_projector", vision_projector_params(arch), 0);
+  c.vision = vision_tower_params(arch) + vision_projector_params(arch);
+
+  for (const ModuleParams& m : c.modules) {
+    c.total += m.params;
+    c.active += m.active;
+  }
+  c.non_embedding = c.total - c.embedding;
+  c.mtp = arch.mtp_layers * mtp_module_params(arch);
+  c.mtp_shared_copies = arch.mtp_layers * 2 * token_table;
+  c.total_with_mtp = c.total + c.mtp + c.mtp_shared_copies;
+  return c;
+}
+
+}  // namespace tb

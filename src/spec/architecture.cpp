@@ -1,0 +1,205 @@
+// Consistency checks and layer layout of a ModelArchitecture.
+#include "trainbudget/spec/architecture.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace tb {
+namespace {
+
+// Past any published model by orders of magnitude (the largest dense models have ~1e5 hidden,
+// ~1e2 layers, ~1e6 vocab); anything beyond is a typo or a hostile file, and would overflow
+// 64-bit parameter arithmetic.
+constexpr std::int64_t kMaxDimension = 10'000'000;
+constexpr std::int64_t kMaxLayers = 100'000;
+constexpr std::int64_t kMaxExperts = 100'000;
+
+class Checker {
+ public:
+  void positive(const char* field, std::int64_t value, std::int64_t max = kMaxDimension) {
+    if (value <= 0 || value > max) {
+      problems_.push_back(fmt::format("{}: {} must be between 1 and {}", field, value, max));
+    }
+  }
+  void non_negative(const char* field, std::int64_t value, std::int64_t max = kMaxDimension) {
+    if (value < 0 || value > max) {
+      problems_.push_back(fmt::format("{}: {} must be between 0 and {}", field, value, max));
+    }
+  }
+  void fail(std::string message) { problems_.push_back(std::move(message)); }
+  [[nodiscard]] bool ok() const { return problems_.empty(); }
+  std::vector<std::string> take() { return std::move(problems_); }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+void check_attention(const ModelArchitecture& arch, Checker& c) {
+  const AttentionSpec& a = arch.attention;
+  c.positive("num_attention_heads", a.num_heads);
+  if (a.latent) {
+    const LatentAttentionSpec& m = *a.latent;
+    c.non_negative("q_lora_rank", m.q_lora_rank);
+    c.positive("kv_lora_rank", m.kv_lora_rank);
+    c.non_negative("qk_nope_head_dim", m.qk_nope_head_dim);
+    c.positive("qk_rope_head_dim", m.qk_rope_head_dim);
+    c.positive("v_head_dim", m.v_head_dim);
+    return;
+  }
+  c.positive("num_key_value_heads", a.num_kv_heads);
+  c.positive("head_dim", a.head_dim);
+  if (a.num_heads > 0 && a.num_kv_heads > 0 && a.num_heads % a.num_kv_heads != 0) {
+    c.fail(fmt::format("num_key_value_heads: {} does not divide num_attention_heads {}",
+                       a.num_kv_heads, a.num_heads));
+  }
+}
+
+void check_moe(const ModelArchitecture& arch, Checker& c) {
+  if (!arch.moe) return;
+  const MoeSpec& m = *arch.moe;
+  c.positive("num_experts", m.num_experts, kMaxExperts);
+  c.positive("num_experts_per_tok", m.experts_per_token, kMaxExperts);
+  c.positive("moe_intermediate_size", m.expert_intermediate);
+  c.non_negative("n_shared_experts", m.num_shared_experts, kMaxExperts);
+  c.non_negative("shared_expert_intermediate_size", m.shared_intermediate);
+  c.non_negative("first_k_dense_replace", m.first_dense_layers, kMaxLayers);
+  c.positive("decoder_sparse_step", m.layer_step, kMaxLayers);
+  if (m.num_experts > 0 && m.experts_per_token > m.num_experts) {
+    c.fail(fmt::format("num_experts_per_tok: {} exceeds the {} experts", m.experts_per_token,
+                       m.num_experts));
+  }
+  if ((m.num_shared_experts > 0) != (m.shared_intermediate > 0)) {
+    c.fail("shared experts: a count and a width must both be given, or neither");
+  }
+  for (std::int64_t layer : m.dense_layers) {
+    if (layer < 0 || layer >= arch.num_layers) {
+      c.fail(fmt::format("mlp_only_layers: layer {} is outside 0..{}", layer, arch.num_layers - 1));
+    }
+  }
+}
+
+// An upper bound on the parameter count in floating point, so that absurd but individually
+// in-range dimensions cannot overflow the exact 64-bit count.
+double rough_param_bound(const ModelArchitecture& arch) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(std::max<std::int64_t>(v, 1)); };
+  const AttentionSpec& a = arch.attention;
+  double width = d(a.num_heads) * d(a.head_dim);
+  if (a.latent) {
+    const LatentAttentionSpec& m = *a.latent;
+    width = d(a.num_heads) * (d(m.qk_nope_head_dim) + d(m.qk_rope_head_dim) + d(m.v_head_dim)) +
+            d(m.q_lora_rank) + d(m.kv_lora_rank);
+  }
+  double mlp = d(arch.mlp.intermediate);
+  if (arch.moe) {
+    mlp += d(arch.moe->expert_intermediate) * d(arch.moe->num_experts) +
+           d(arch.moe->shared_intermediate);
+  }
+  const double layer = d(arch.hidden) * (4.0 * width + 3.0 * mlp + 8.0);
+  double vision = 0.0;
+  if (arch.vision) {
+    const VisionTowerSpec& v = *arch.vision;
+    const double patches = d(v.image_size) * d(v.image_size) / (d(v.patch_size) * d(v.patch_size));
+    vision = d(v.layers) * d(v.hidden) * (4.0 * d(v.hidden) + 2.0 * d(v.intermediate) + 8.0) +
+             (patches + d(v.channels) * d(v.patch_size) * d(v.patch_size)) * d(v.hidden) +
+             d(v.hidden) * d(arch.hidden);
+  }
+  return vision + d(arch.num_layers + arch.mtp_layers) * layer +
+         3.0 * d(arch.vocab) * d(arch.hidden) + d(arch.max_positions) * d(arch.hidden);
+}
+
+// Over a thousand times the largest open model (DeepSeek-V3, 6.7e11), and far below the
+// 9.2e18 where int64 arithmetic would overflow.
+constexpr double kMaxParams = 1e15;
+
+}  // namespace
+
+std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
+  Checker c;
+  c.positive("hidden_size", arch.hidden);
+  c.positive("num_hidden_layers", arch.num_layers, kMaxLayers);
+  c.positive("vocab_size", arch.vocab);
+  if (arch.learned_positions) c.positive("max_position_embeddings", arch.max_positions);
+  if (arch.norms_per_layer < 0 || arch.norms_per_layer > 8) {
+    c.fail(fmt::format("norms_per_layer: {} must be between 0 and 8", arch.norms_per_layer));
+  }
+  check_attention(arch, c);
+  // A dense MLP exists unless every layer is MoE.
+  const bool needs_dense_mlp = !arch.moe || moe_layer_count(arch) < arch.num_layers;
+  if (needs_dense_mlp || arch.mlp.intermediate != 0) {
+    c.positive("intermediate_size", arch.mlp.intermediate);
+  }
+  check_moe(arch, c);
+  if (arch.vision) {
+    const VisionTowerSpec& v = *arch.vision;
+    c.positive("vision_config.hidden_size", v.hidden);
+    c.positive("vision_config.intermediate_size", v.intermediate);
+    c.positive("vision_config.num_hidden_layers", v.layers, kMaxLayers);
+    c.positive("vision_config.image_size", v.image_size);
+    c.positive("vision_config.patch_size", v.patch_size);
+    c.positive("vision_config.num_channels", v.channels);
+    if (v.patch_size > 0 && v.image_size % v.patch_size != 0) {
+      c.fail(fmt::format("vision_config.patch_size: {} does not divide image_size {}", v.patch_size,
+                         v.image_size));
+    }
+  }
+  c.non_negative("num_nextn_predict_layers", arch.mtp_layers, kMaxLayers);
+  c.non_negative("sliding_window", arch.attention.sliding_window);
+  c.non_negative("sliding_window_pattern", arch.attention.global_every, kMaxLayers);
+  if (c.ok() && rough_param_bound(arch) > kMaxParams) {
+    c.fail(fmt::format("the dimensions give about {:.3g} parameters, past the {:.0e} accepted",
+                       rough_param_bound(arch), kMaxParams));
+  }
+  return c.take();
+}
+
+bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer) {
+  if (!arch.moe) return false;
+  const MoeSpec& m = *arch.moe;
+  if (layer < m.first_dense_layers) return false;
+  if (m.layer_step <= 0 || (layer + 1) % m.layer_step != 0) return false;
+  return std::find(m.dense_layers.begin(), m.dense_layers.end(), layer) == m.dense_layers.end();
+}
+
+std::int64_t moe_layer_count(const ModelArchitecture& arch) {
+  if (!arch.moe || arch.num_layers <= 0 || arch.num_layers > kMaxLayers) return 0;
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) n += is_moe_layer(arch, i) ? 1 : 0;
+  return n;
+}
+
+std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
+                            std::int64_t seq_len) {
+  const AttentionSpec& a = arch.attention;
+  if (a.sliding_window <= 0) return seq_len;
+  const bool global = a.global_every > 0 && (layer + 1) % a.global_every == 0;
+  return global ? seq_len : std::min(seq_len, a.sliding_window);
+}
+
+std::string family_name(const std::string& model_type) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kNames{{
+      {"gpt2", "GPT-2"},
+      {"llama", "Llama"},
+      {"mistral", "Mistral"},
+      {"mixtral", "Mixtral"},
+      {"qwen2", "Qwen2"},
+      {"qwen3", "Qwen3"},
+      {"qwen3_moe", "Qwen3-MoE"},
+      {"gemma", "Gemma"},
+      {"gemma2", "Gemma 2"},
+      {"gemma3", "Gemma 3"},
+      {"gemma3_text", "Gemma 3"},
+      {"phi3", "Phi-3"},
+      {"olmo", "OLMo"},
+      {"deepseek_v3", "DeepSeek-V3"},
+      {"", "unknown"},
+  }};
+  for (const auto& [type, name] : kNames) {
+    if (type == model_type) return std::string{name};
+  }
+  return model_type;
+}
+
+}  // namespace tb

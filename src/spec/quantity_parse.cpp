@@ -1,0 +1,89 @@
+// Count and number parsing with one-line errors that name the field.
+#include "trainbudget/spec/quantity_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Whole-string strict double parse; nullopt-like via bool.
+bool parse_double(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  if (s.front() == '+') s.remove_prefix(1);
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc{} && ptr == end;
+}
+
+}  // namespace
+
+double parse_count(std::string_view text, std::string_view field) {
+  const std::string_view s = trim(text);
+  const auto fail = [&](std::string_view why) -> double {
+    throw InvalidArgument(fmt::format(
+        "{}: '{}' {}; expected a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k", field,
+        text, why));
+  };
+  if (s.empty()) return fail("is empty");
+  double scale = 1.0;
+  std::string_view digits = s;
+  switch (s.back()) {
+    case 'k':
+    case 'K':
+      scale = 1e3;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1e6;
+      break;
+    case 'b':
+    case 'B':
+    case 'g':
+    case 'G':
+      scale = 1e9;
+      break;
+    case 't':
+    case 'T':
+      scale = 1e12;
+      break;
+    default:
+      break;
+  }
+  if (scale != 1.0) digits.remove_suffix(1);
+  double value = 0.0;
+  if (!parse_double(digits, value)) return fail("is not a number");
+  value *= scale;
+  if (!std::isfinite(value)) return fail("is not finite");
+  if (value <= 0.0) return fail("must be greater than zero");
+  return value;
+}
+
+double parse_number_in(std::string_view text, std::string_view field, double lo, double hi,
+                       bool lo_inclusive) {
+  const std::string_view s = trim(text);
+  double value = 0.0;
+  const std::string range = fmt::format("{}{}, {}]", lo_inclusive ? "[" : "(", lo, hi);
+  if (!parse_double(s, value) || !std::isfinite(value)) {
+    throw InvalidArgument(
+        fmt::format("{}: '{}' is not a number; expected a value in {}", field, text, range));
+  }
+  if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
+    throw InvalidArgument(
+        fmt::format("{}: {} is out of range; expected a value in {}", field, text, range));
+  }
+  return value;
+}
+
+}  // namespace tb
