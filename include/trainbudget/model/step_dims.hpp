@@ -1,0 +1,37 @@
+// The shapes the activation and FLOP formulas read, as doubles: the model's widths (fixed once
+// per model profile) next to the layout's micro-batch, sequence and switches (set per
+// evaluation). One struct, so the evaluator and the views read the same letters.
+#pragma once
+
+#include "trainbudget/spec/architecture.hpp"
+
+namespace tb {
+
+// Doubles, because b*a*s^2 passes 2^53 only for absurd inputs and the sums are in bytes.
+struct StepDims {
+  double b{0};  // micro-batch (sequences)
+  double s{0};  // sequence length (tokens)
+  double h{0}, a{0}, a_kv{0}, d{0}, d_v{0}, i{0}, V{0}, L{0};
+  double e{2};                        // bytes per activation element
+  double p{0};                        // dropout probability
+  double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
+  double r_q{0}, r_kv{0};             // MLA latent ranks
+  double norm_stats{1};     // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
+  double adapter_ranks{0};  // sum over adapters of rank x active copies (all layers)
+  bool eager{false};        // eager attention (the s x s scores are saved)
+  bool dropout{false};      // p > 0
+  bool gated{true};         // gated MLP
+  bool latent{false};       // multi-head latent attention
+  bool q_latent{false};     // MLA with a query bottleneck (q_lora_rank > 0)
+  bool qk_norm{false};      // RMSNorm on q and k heads
+  bool post_norms{false};   // Gemma 2/3: norms after each sublayer too
+  bool norm_statistics{true};
+  bool moe_layer{false};  // the rows of an MoE layer instead of a dense one
+  bool shared_experts{false};
+};
+
+// The model's part of the dims (widths, heads, MoE, MLA, norms); b, s, e, p and the
+// attention / dropout switches are left for the layout to set. The architecture must be valid.
+[[nodiscard]] StepDims shape_dims(const ModelArchitecture& arch);
+
+}  // namespace tb
