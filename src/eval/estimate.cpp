@@ -35,16 +35,6 @@ std::string_view fit_key(Fit fit) {
   return "fits";
 }
 
-double flops_per_token_full(double params) { return 6.0 * params; }
-
-double flops_per_token_lora(double base_params, double adapter_params) {
-  return 4.0 * base_params + 6.0 * adapter_params;
-}
-
-double flops_per_token_freeze(double params, double trained_params) {
-  return 2.0 * params + 4.0 * trained_params;
-}
-
 double trainable_params(const TrainingJob& job) {
   const auto& arch = job.model.architecture;
   switch (job.method) {
@@ -126,10 +116,6 @@ MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe) {
     out.total += c.bytes;
   }
   return out;
-}
-
-int zero_partition(int job_stage, int component_stage, int devices) {
-  return job_stage >= component_stage ? devices : 1;
 }
 
 ComputeEstimate estimate_compute(const TrainingJob& job) {

@@ -8,16 +8,6 @@
 namespace tb {
 namespace {
 
-std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const LoraSpec& spec) {
-  std::vector<AdapterShape> out;
-  for (const AdaptedLinear& a : lora_adapters(arch, spec)) {
-    const LinearLayer& l = a.layer;
-    out.push_back({l.in_features, l.out_features, spec.rank, l.copies * l.layers,
-                   l.active_copies * l.layers});
-  }
-  return out;
-}
-
 std::string activation_label(const StepAnalysis& step) {
   const TrainingSetup& s = step.setup;
   return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",

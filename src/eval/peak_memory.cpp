@@ -79,14 +79,6 @@ GradientLayout gradient_layout(const ModelArchitecture& arch, Bytes gradients, b
   return out;
 }
 
-double largest_tensor_params(const ModelArchitecture& arch) {
-  double largest = static_cast<double>(arch.vocab) * static_cast<double>(arch.hidden);
-  for (const LinearLayer& l : model_linears(arch)) {
-    largest = std::max(largest, static_cast<double>(l.weight_params()));
-  }
-  return largest;
-}
-
 Bytes optimizer_step_transient(OptimizerKernel kernel, double largest_tensor,
                                double trainable_params) {
   switch (kernel) {

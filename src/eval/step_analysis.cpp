@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "trainbudget/model/linear_layers.hpp"
+
 namespace tb {
 namespace {
 

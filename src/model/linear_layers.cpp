@@ -290,4 +290,12 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   return all;
 }
 
+double largest_tensor_params(const ModelArchitecture& arch) {
+  double largest = static_cast<double>(arch.vocab) * static_cast<double>(arch.hidden);
+  for (const LinearLayer& l : model_linears(arch)) {
+    largest = std::max(largest, static_cast<double>(l.weight_params()));
+  }
+  return largest;
+}
+
 }  // namespace tb

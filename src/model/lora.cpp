@@ -107,4 +107,14 @@ FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptio
   return out;
 }
 
+std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const LoraSpec& spec) {
+  std::vector<AdapterShape> out;
+  for (const AdaptedLinear& a : lora_adapters(arch, spec)) {
+    const LinearLayer& l = a.layer;
+    out.push_back({l.in_features, l.out_features, spec.rank, l.copies * l.layers,
+                   l.active_copies * l.layers});
+  }
+  return out;
+}
+
 }  // namespace tb

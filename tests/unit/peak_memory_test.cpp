@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/param_count.hpp"
 
 namespace tb {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/job.hpp"
@@ -91,20 +92,6 @@ struct Estimate {
 
 // --- named formulas -----------------------------------------------------------------------
 
-// Kaplan et al. 2020 ("Scaling Laws for Neural Language Models"), §2.1: training costs
-// C ≈ 6N FLOPs per token, forward 2N (one multiply-add per parameter) + backward 4N
-// (gradients with respect to activations and to weights, 2N each).
-[[nodiscard]] double flops_per_token_full(double params);
-
-// LoRA (Hu et al. 2021, §4.2): the frozen base still runs forward (2N) and propagates
-// activation gradients (2N) but computes no weight gradients; the adapters cost the full 6
-// per parameter: 4N + 6·N_adapter.
-[[nodiscard]] double flops_per_token_lora(double base_params, double adapter_params);
-
-// Freezing the lower (1 - f) of the network: forward over all N (2N); backward stops at the
-// lowest trained layer, so only the trained fN pay activation and weight gradients (4fN).
-[[nodiscard]] double flops_per_token_freeze(double params, double trained_params);
-
 // Trainable parameters of the job (adapters for LoRA, the trained share for freeze).
 [[nodiscard]] double trainable_params(const TrainingJob& job);
 
@@ -114,10 +101,6 @@ struct Estimate {
 [[nodiscard]] MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe);
 
 [[nodiscard]] ComputeEstimate estimate_compute(const TrainingJob& job);
-
-// Rajbhandari et al. 2020 (ZeRO), §5 and Figure 1: a component partitioned at stage `stage` is
-// split over the N data-parallel devices when the job's stage >= it (memory / N per device).
-[[nodiscard]] int zero_partition(int job_stage, int component_stage, int devices);
 
 // Hours on one machine, the rate chosen by dtype, and whether the states fit.
 [[nodiscard]] MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,

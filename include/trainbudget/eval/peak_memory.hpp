@@ -39,10 +39,6 @@ struct GradientLayout {
 [[nodiscard]] GradientLayout gradient_layout(const ModelArchitecture& arch, Bytes gradients,
                                              bool adapters_only);
 
-// The largest single trainable tensor of the full model, in parameters: the embedding table,
-// the LM head or the widest linear weight (one expert's, not all experts').
-[[nodiscard]] double largest_tensor_params(const ModelArchitecture& arch);
-
 // The optimizer step's temporary memory. Per-tensor: one fp32 copy of the largest trainable
 // tensor (the sqrt(v)+eps temporary of torch.optim's single-tensor Adam); foreach: one fp32
 // list as large as all trainable parameters (torch _multi_tensor_adam's exp_avg_sq_sqrt);

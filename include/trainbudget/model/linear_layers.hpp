@@ -81,4 +81,8 @@ struct LinearLayer {
 [[nodiscard]] std::vector<LinearLayer> model_linears(const ModelArchitecture& arch,
                                                      bool include_mtp = false);
 
+// The largest single trainable tensor of the full model, in parameters: the embedding table,
+// the LM head or the widest linear weight (one expert's, not all experts').
+[[nodiscard]] double largest_tensor_params(const ModelArchitecture& arch);
+
 }  // namespace tb

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/lora_spec.hpp"
@@ -48,5 +49,10 @@ struct FrozenBaseBytes {
 // unquantized remainder at `storage_bytes` per parameter (2 for bf16).
 [[nodiscard]] FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch,
                                                const QloraOptions& options, double storage_bytes);
+
+// The adapters of `spec` on `arch` as activation memory and FLOPs need them: one shape per
+// distinct adapted linear, with its instances and the instances a token runs through.
+[[nodiscard]] std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch,
+                                                       const LoraSpec& spec);
 
 }  // namespace tb

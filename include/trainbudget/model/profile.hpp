@@ -1,0 +1,76 @@
+// The model profile: every fact of a workload (model, method, recipe) that does not change
+// from one layout to the next, computed once per request so that evaluate() only does
+// arithmetic. Counts, the model-state terms, the activation widths, the gradient layout over
+// the layers, the FLOP shape and the adapters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainbudget/model/adapter_shape.hpp"
+#include "trainbudget/model/flop_shape.hpp"
+#include "trainbudget/model/step_dims.hpp"
+#include "trainbudget/spec/job.hpp"
+#include "trainbudget/spec/recipe.hpp"
+#include "trainbudget/units/units.hpp"
+
+namespace tb {
+
+// What a model-state byte is kept for (the JSON memory keys).
+enum class StateKey : std::uint8_t {
+  kWeights,
+  kGradients,
+  kOptimizerStates,
+  kMasterWeights,
+  kFrozenWeights,
+  kActivations,
+};
+
+// One row of the model states: a recipe component for the trainable parameters, or a part of
+// the frozen base. Bytes are for a full replica; the layout's ZeRO stage divides them.
+struct StateTerm {
+  StateKey key{StateKey::kWeights};
+  std::string label;  // words for the views ("Adam m, v (fp32)"); never read by evaluate
+  double bytes_per_param{0.0};
+  double params{0.0};  // how many parameters this row is kept for
+  Bytes bytes;         // a full replica
+  int shard_stage{3};  // the ZeRO stage from which it is partitioned
+};
+
+struct ModelProfile {
+  Method method{Method::kFull};
+  double params{0.0};         // the base model's parameters
+  double params_active{0.0};  // per token (MoE: shared + top-k experts); == params otherwise
+  double trainable{0.0};      // adapters (LoRA/QLoRA) or the trained share (freeze)
+  double tokens{0.0};
+  std::vector<StateTerm> states;  // in the order they are summed and shown
+
+  // With an architecture only: the step's shapes.
+  bool has_architecture{false};
+  StepDims shape;  // widths; b, s, e, p and switches come from the layout
+  std::int64_t dense_layers{0};
+  std::int64_t moe_layers{0};
+  std::vector<std::uint8_t> layer_is_moe;  // per decoder layer, index 0 first
+  std::int64_t max_positions{0};
+  // Where gradients land as backward runs: a share of the gradient buffer per decoder layer
+  // (count_params' formulas), the LM head (+ final norm; the shared table when tied) and the
+  // input embedding. Adapters only (LoRA): split evenly over the decoder layers instead.
+  bool adapters_only{false};
+  std::vector<double> layer_gradient_share;
+  double head_gradient_share{0.0};
+  double embedding_gradient_share{0.0};
+  double largest_trainable_tensor{0.0};  // parameters; sizes the per-tensor optimizer temporary
+  FlopShape flops;
+  std::vector<AdapterShape> adapters;
+};
+
+// The profile of `job` under `recipe`. The job must be valid (validate(job)); a LoRA target
+// that matches nothing throws InvalidRequest naming lora_targets.
+[[nodiscard]] ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe);
+
+// JSON key of a state row: weights, gradients, optimizer_states, master_weights,
+// frozen_weights, activations.
+[[nodiscard]] std::string_view state_key_name(StateKey key);
+
+}  // namespace tb

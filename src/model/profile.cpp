@@ -1,0 +1,176 @@
+// The once-per-request facts of a workload.
+#include "trainbudget/model/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/model/lora.hpp"
+#include "trainbudget/model/param_count.hpp"
+
+namespace tb {
+namespace {
+
+// QLoRA without an architecture: every parameter taken as an NF4-quantized linear weight with
+// double-quantized constants (a lower bound: embeddings and norms really stay in 16 bits).
+constexpr double kNf4BytesPerParam = 0.5;
+
+StateKey key_of(StateKind kind) {
+  switch (kind) {
+    case StateKind::kWeights:
+      return StateKey::kWeights;
+    case StateKind::kGradients:
+      return StateKey::kGradients;
+    case StateKind::kOptimizer:
+      return StateKey::kOptimizerStates;
+    case StateKind::kMaster:
+      return StateKey::kMasterWeights;
+  }
+  return StateKey::kWeights;
+}
+
+double trainable_of(const TrainingJob& job) {
+  const auto& arch = job.model.architecture;
+  switch (job.method) {
+    case Method::kFull:
+      return job.params;
+    case Method::kLora:
+    case Method::kQlora:
+      // With an architecture the adapters are counted exactly (PEFT); otherwise the fraction.
+      if (arch) return static_cast<double>(lora_trainable_params(*arch, job.lora));
+      return job.params * job.trainable_fraction;
+    case Method::kFreeze:
+      return job.params * job.trainable_fraction;
+  }
+  return job.params;
+}
+
+void add_frozen_base(const TrainingJob& job, const Recipe& recipe, double trainable,
+                     std::vector<StateTerm>& out) {
+  const std::string dtype{dtype_name(recipe.compute_dtype)};
+  const auto frozen = [&](std::string label, double bpp, double params, Bytes bytes) {
+    out.push_back({StateKey::kFrozenWeights, std::move(label), bpp, params, bytes, 3});
+  };
+  if (job.method == Method::kQlora) {
+    if (job.model.architecture) {
+      const FrozenBaseBytes base =
+          qlora_base_bytes(*job.model.architecture, job.qlora, recipe.frozen_weight_bytes);
+      frozen("frozen linear weights (NF4)", 0.5, base.quantized_weights, base.nf4);
+      frozen(job.qlora.double_quant ? "NF4 constants (double-quantized absmax)"
+                                    : "NF4 constants (fp32 absmax per 64)",
+             base.constants.value() / base.quantized_weights, base.quantized_weights,
+             base.constants);
+      frozen(fmt::format("embeddings, head, norms, biases ({})", dtype), recipe.frozen_weight_bytes,
+             base.unquantized_params, base.unquantized);
+      return;
+    }
+    const double constants =
+        nf4_constant_bytes(static_cast<std::int64_t>(job.params), job.qlora) / job.params;
+    frozen("frozen weights (NF4, all taken as linear)", kNf4BytesPerParam, job.params,
+           Bytes{kNf4BytesPerParam * job.params});
+    frozen("NF4 constants", constants, job.params, Bytes{constants * job.params});
+    return;
+  }
+  // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen.
+  const double params = job.method == Method::kLora ? job.params : job.params - trainable;
+  if (params > 0.0) {
+    frozen(fmt::format("frozen weights ({})", dtype), recipe.frozen_weight_bytes, params,
+           Bytes{recipe.frozen_weight_bytes * params});
+  }
+}
+
+// The largest single trainable tensor: the model's (full training) or the largest adapter
+// matrix (A is r x in, B is out x r).
+double largest_trainable(const ModelArchitecture& arch, const ModelProfile& p) {
+  if (!p.adapters_only) return largest_tensor_params(arch);
+  double largest = 0.0;
+  for (const AdapterShape& a : p.adapters) {
+    largest = std::max(largest, static_cast<double>(a.rank) *
+                                    static_cast<double>(std::max(a.in_features, a.out_features)));
+  }
+  return largest;
+}
+
+// Gradients spread over the model in proportion to each part's parameters.
+void gradient_shares(const ModelArchitecture& arch, ModelProfile& p) {
+  if (p.adapters_only) return;  // evenly over the layers, by evaluate
+  const ParamCounts counts = count_params(arch);
+  const double total = static_cast<double>(counts.total);
+  p.layer_gradient_share.reserve(static_cast<std::size_t>(arch.num_layers));
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) {
+    p.layer_gradient_share.push_back(
+        static_cast<double>(decoder_layer_params(arch, is_moe_layer(arch, i))) / total);
+  }
+  const double final_norm = static_cast<double>(norm_params(arch));
+  if (arch.tie_embeddings) {
+    // The LM head's backward writes the shared table's gradient.
+    p.head_gradient_share = (static_cast<double>(counts.input_embedding) + final_norm) / total;
+  } else {
+    p.head_gradient_share = (static_cast<double>(counts.lm_head) + final_norm) / total;
+    p.embedding_gradient_share = static_cast<double>(counts.input_embedding) / total;
+  }
+}
+
+void add_architecture(const TrainingJob& job, ModelProfile& p) {
+  const ModelArchitecture& arch = *job.model.architecture;
+  p.has_architecture = true;
+  p.shape = shape_dims(arch);
+  p.moe_layers = moe_layer_count(arch);
+  p.dense_layers = arch.num_layers - p.moe_layers;
+  p.layer_is_moe.reserve(static_cast<std::size_t>(arch.num_layers));
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) {
+    p.layer_is_moe.push_back(is_moe_layer(arch, i) ? 1 : 0);
+  }
+  p.max_positions = arch.max_positions;
+  p.adapters_only = uses_adapters(job.method);
+  if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
+  for (const AdapterShape& a : p.adapters) {
+    p.shape.adapter_ranks += static_cast<double>(a.rank) * static_cast<double>(a.active());
+  }
+  gradient_shares(arch, p);
+  p.largest_trainable_tensor = largest_trainable(arch, p);
+  p.flops = flop_shape(arch, p.adapters_only, p.adapters);
+}
+
+}  // namespace
+
+std::string_view state_key_name(StateKey key) {
+  switch (key) {
+    case StateKey::kWeights:
+      return "weights";
+    case StateKey::kGradients:
+      return "gradients";
+    case StateKey::kOptimizerStates:
+      return "optimizer_states";
+    case StateKey::kMasterWeights:
+      return "master_weights";
+    case StateKey::kFrozenWeights:
+      return "frozen_weights";
+    case StateKey::kActivations:
+      return "activations";
+  }
+  return "weights";
+}
+
+ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
+  ModelProfile p;
+  p.method = job.method;
+  p.params = job.params;
+  // Per token an MoE model runs only its active parameters (shared + top-k experts).
+  p.params_active = job.model.counts ? static_cast<double>(job.model.counts->active) : job.params;
+  p.trainable = trainable_of(job);
+  p.tokens = job.tokens;
+  const bool adapters = uses_adapters(job.method);
+  for (const StateComponent& c : recipe.components) {
+    std::string label{c.label};
+    if (adapters && c.kind == StateKind::kWeights) label = "adapter " + label;
+    p.states.push_back({key_of(c.kind), std::move(label), c.bytes_per_param, p.trainable,
+                        Bytes{c.bytes_per_param * p.trainable}, shard_stage(c)});
+  }
+  add_frozen_base(job, recipe, p.trainable, p.states);
+  if (job.model.architecture) add_architecture(job, p);
+  return p;
+}
+
+}  // namespace tb
