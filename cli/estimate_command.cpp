@@ -9,6 +9,7 @@
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/plan/fit_search.hpp"
 #include "trainbudget/report/reporter.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
@@ -138,7 +139,8 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   ensure_local_profile(o.machine, o.common);  // --machine local: measure once, then reuse
   const HardwareCatalog catalog = load_catalog(o.common);
   const std::vector<MachineChoice> machines = parse_machine_list(o.machine, catalog);
-  const Estimate result = estimate(job, machines);
+  Estimate result = estimate(job, machines);
+  if (job.setup.search_fit) add_fits(result);
   report::make_reporter(format)->estimate(result, out);
 }
 

@@ -1,9 +1,7 @@
-// Memory, compute and time of a training job; the verdict per machine.
+// The estimate view: evaluate() per machine, and the words of every row.
 #include "trainbudget/eval/estimate.hpp"
 
 #include <fmt/format.h>
-
-#include <cmath>
 
 #include "trainbudget/model/lora.hpp"
 
@@ -42,7 +40,6 @@ double trainable_params(const TrainingJob& job) {
       return job.params;
     case Method::kLora:
     case Method::kQlora:
-      // With an architecture the adapters are counted exactly (PEFT); otherwise the fraction.
       if (arch) return static_cast<double>(lora_trainable_params(*arch, job.lora));
       return job.params * job.trainable_fraction;
     case Method::kFreeze:
@@ -51,135 +48,97 @@ double trainable_params(const TrainingJob& job) {
   return job.params;
 }
 
-namespace {
-
-// QLoRA without an architecture: every parameter taken as an NF4-quantized linear weight with
-// double-quantized constants (a lower bound: embeddings and norms really stay in 16 bits).
-constexpr double kNf4BytesPerParam = 0.5;
-
-void add_frozen_base(const TrainingJob& job, const Recipe& recipe, MemoryEstimate& out) {
-  const std::string dtype{dtype_name(recipe.compute_dtype)};
-  if (job.method == Method::kQlora) {
-    if (job.model.architecture) {
-      const FrozenBaseBytes base =
-          qlora_base_bytes(*job.model.architecture, job.qlora, recipe.frozen_weight_bytes);
-      out.components.push_back(
-          {"frozen_weights", "frozen linear weights (NF4)", 0.5, base.quantized_weights, base.nf4});
-      out.components.push_back({"frozen_weights",
-                                job.qlora.double_quant ? "NF4 constants (double-quantized absmax)"
-                                                       : "NF4 constants (fp32 absmax per 64)",
-                                base.constants.value() / base.quantized_weights,
-                                base.quantized_weights, base.constants});
-      out.components.push_back(
-          {"frozen_weights", fmt::format("embeddings, head, norms, biases ({})", dtype),
-           recipe.frozen_weight_bytes, base.unquantized_params, base.unquantized});
-      return;
-    }
-    const double constants =
-        nf4_constant_bytes(static_cast<std::int64_t>(job.params), job.qlora) / job.params;
-    out.components.push_back({"frozen_weights", "frozen weights (NF4, all taken as linear)",
-                              kNf4BytesPerParam, job.params,
-                              Bytes{kNf4BytesPerParam * job.params}});
-    out.components.push_back(
-        {"frozen_weights", "NF4 constants", constants, job.params, Bytes{constants * job.params}});
-    return;
-  }
-  // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen.
-  const double frozen =
-      job.method == Method::kLora ? job.params : job.params - trainable_params(job);
-  if (frozen > 0.0) {
-    out.components.push_back({"frozen_weights", fmt::format("frozen weights ({})", dtype),
-                              recipe.frozen_weight_bytes, frozen,
-                              Bytes{recipe.frozen_weight_bytes * frozen}});
-  }
+Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
+  const std::int64_t max_positions =
+      job.model.architecture ? job.model.architecture->max_positions : 0;
+  const TrainingSetup s = resolved_setup(job.setup, max_positions);
+  Layout l;
+  l.devices = job.devices;
+  l.zero_stage = job.zero_stage;
+  l.micro_batch = s.micro_batch;
+  l.grad_accum = s.grad_accumulation;
+  l.seq_len = s.seq_len;
+  l.attention = s.attention;
+  l.recompute = s.recompute;
+  l.activation_dtype = activation_dtype(s, recipe);
+  l.dropout = s.dropout;
+  l.causal_flops = s.causal_flops;
+  return l;
 }
 
-}  // namespace
+ClusterProfile cluster_of(const MachineChoice& choice, const Recipe& recipe, double utilization) {
+  const ComputeRate* rate =
+      select_rate(*choice.device, choice.dtype.value_or(recipe.compute_dtype));
+  return {choice.device->memory_capacity, rate ? rate->dense : FlopsPerSecond{0.0}, utilization};
+}
 
-MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe) {
+MemoryEstimate states_view(const ModelProfile& p, const Layout& l) {
   MemoryEstimate out;
-  const double trainable = trainable_params(job);
-  const bool adapters = uses_adapters(job.method);
-  for (const StateComponent& c : recipe.components) {
-    std::string label{c.label};
-    if (adapters && c.kind == StateKind::kWeights) label = "adapter " + label;
-    out.components.push_back({std::string{state_kind_key(c.kind)}, std::move(label),
-                              c.bytes_per_param, trainable, Bytes{c.bytes_per_param * trainable}});
-  }
-  add_frozen_base(job, recipe, out);
-  for (std::size_t i = 0; i < out.components.size(); ++i) {
-    MemoryComponent& c = out.components[i];
-    // Recipe components carry their own stage; the frozen base is weights (stage 3).
-    const int stage = i < recipe.components.size() ? shard_stage(recipe.components[i]) : 3;
-    c.sharded_over = zero_partition(job.zero_stage, stage, job.devices);
-    c.bytes = c.bytes / static_cast<double>(c.sharded_over);
-    out.total += c.bytes;
+  for (const StateTerm& t : p.states) {
+    const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
+    const Bytes bytes = t.bytes / static_cast<double>(sharded);
+    out.components.push_back(
+        {std::string{state_key_name(t.key)}, t.label, t.bytes_per_param, t.params, bytes, sharded});
+    out.total += bytes;
   }
   return out;
 }
 
-ComputeEstimate estimate_compute(const TrainingJob& job) {
-  ComputeEstimate out;
-  const double trainable = trainable_params(job);
-  // Per token an MoE model runs only its active parameters (shared + top-k experts).
-  const double n = job.model.counts ? static_cast<double>(job.model.counts->active) : job.params;
-  switch (job.method) {
+namespace {
+
+std::string compute_formula(Method method) {
+  switch (method) {
     case Method::kFull:
-      out.flops_per_token = flops_per_token_full(n);
-      out.formula = "6 x N per token (forward 2N + backward 4N)";
-      break;
+      return "6 x N per token (forward 2N + backward 4N)";
     case Method::kLora:
     case Method::kQlora:
-      out.flops_per_token = flops_per_token_lora(n, trainable);
-      out.formula = "4 x N_base + 6 x N_adapter per token (no weight gradients for the base)";
-      break;
+      return "4 x N_base + 6 x N_adapter per token (no weight gradients for the base)";
     case Method::kFreeze:
-      out.flops_per_token = flops_per_token_freeze(n, trainable);
-      out.formula = "2 x N + 4 x N_trained per token (backward stops at the lowest trained layer)";
-      break;
+      return "2 x N + 4 x N_trained per token (backward stops at the lowest trained layer)";
   }
-  out.flops_per_token_6n = flops_per_token_full(n);
-  out.total = Flops{out.flops_per_token * job.tokens};
+  return "";
+}
+
+std::string arch_flops_formula(Method method, const Layout& l) {
+  const std::string attention =
+      fmt::format("attention at s={}{}", l.seq_len, l.causal_flops ? ", causal" : "");
+  if (uses_adapters(method)) {
+    return fmt::format(
+        "from the architecture: frozen GEMMs x 2 (forward + activation gradient), {} and "
+        "adapters x 3 (forward + backward)",
+        attention);
+  }
+  return fmt::format("from the architecture: GEMMs + {}, x 3 (forward + backward)", attention);
+}
+
+std::string activation_label(const StepAnalysis& step) {
+  const TrainingSetup& s = step.setup;
+  return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
+                     dtype_name(step.activation_dtype), s.micro_batch, s.seq_len,
+                     attention_name(s.attention), recompute_name(s.recompute));
+}
+
+// The words of the step: activation rows, FLOP terms and phases, from the same tables.
+StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layout& l,
+                       const StepCost& cost) {
+  const ModelArchitecture& arch = *job.model.architecture;
+  StepAnalysis out;
+  out.setup = resolved_setup(job.setup, arch.max_positions);
+  out.activation_dtype = l.activation_dtype;
+  if (arch.max_positions > 0 && l.seq_len > arch.max_positions) {
+    out.notes.push_back(fmt::format(
+        "the sequence length {} is longer than the {} positions the model was built for", l.seq_len,
+        arch.max_positions));
+  }
+  ActivationOptions options;
+  options.adapters = p.adapters;
+  out.activations = estimate_activations(arch, out.setup, l.activation_dtype, options);
+  const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};
+  out.flops = p.adapters_only ? adapter_training_flops(arch, flops, p.adapters)
+                              : full_training_flops(arch, flops);
+  out.peak = describe_peak(cost);
   return out;
 }
-
-MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,
-                            const TrainingJob& job, const MemoryEstimate& memory,
-                            const ComputeEstimate& compute,
-                            const std::optional<Bytes>& lora_total) {
-  MachineEstimate m;
-  m.device = choice.device;
-  m.wanted = choice.dtype.value_or(recipe.compute_dtype);
-  m.dtype_overridden = choice.dtype.has_value();
-  m.recipe_dtype = recipe.compute_dtype;
-  m.rate = select_rate(*choice.device, m.wanted);
-  m.utilization = job.utilization;
-  m.devices = job.devices;
-  if (m.rate != nullptr) {
-    m.dtype = m.rate->dtype;
-    // Ideal data-parallel scaling: N devices finish N times sooner (no communication cost).
-    const FlopsPerSecond aggregate = m.rate->dense * static_cast<double>(job.devices);
-    m.at_peak = compute.total / aggregate;
-    m.at_utilization = compute.total / (aggregate * job.utilization);
-    if (choice.device->price) {
-      m.cost_usd = hours(m.at_utilization) * job.devices * choice.device->price->usd_per_hour;
-    }
-  }
-  const Bytes capacity = choice.device->memory_capacity;
-  m.fits = memory.total <= capacity;
-  // The ZeRO-3 lower bound: a full replica's states split evenly over enough devices.
-  m.devices_to_fit = static_cast<int>(std::ceil(memory.replica_total() / capacity));
-  if (m.fits) {
-    m.fit = Fit::kFits;
-  } else if (lora_total && *lora_total <= capacity) {
-    m.fit = Fit::kNeedsLora;
-  } else {
-    m.fit = Fit::kNeedsSharding;
-  }
-  return m;
-}
-
-namespace {
 
 Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& recipe,
                        const std::vector<MachineChoice>& machines,
@@ -188,12 +147,53 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.label = std::move(label);
   s.method = job.method;
   s.params_total = job.params;
-  s.params_trainable = trainable_params(job);
-  s.memory = estimate_memory(job, recipe);
-  s.compute = estimate_compute(job);
-  if (job.model.architecture) apply_step_analysis(job, recipe, machines, s);
+  s.profile = make_profile(job, recipe);
+  s.layout = layout_of(job, recipe);
+  s.params_trainable = s.profile.trainable;
+  // Memory and compute do not depend on the device; evaluate once for the rows.
+  const StepCost base = evaluate(s.profile, s.layout, ClusterProfile{});
+  s.memory = states_view(s.profile, s.layout);
+  s.memory.total = base.memory;
+  s.compute.flops_per_token = base.flops_per_token;
+  s.compute.flops_per_token_6n = base.reference_6n;
+  s.compute.total = base.total;
+  s.compute.formula = compute_formula(job.method);
+  if (s.profile.has_architecture) {
+    StepAnalysis step = step_view(job, s.profile, s.layout, base);
+    s.memory.components.push_back({"activations", activation_label(step), 0.0, 0.0, base.saved, 1});
+    s.memory.activations_included = true;
+    if (job.method != Method::kFreeze) s.compute.formula = arch_flops_formula(job.method, s.layout);
+    s.step = std::move(step);
+  }
   for (const MachineChoice& choice : machines) {
-    s.machines.push_back(estimate_on(choice, recipe, job, s.memory, s.compute, lora_total));
+    const StepCost cost =
+        evaluate(s.profile, s.layout, cluster_of(choice, recipe, job.utilization));
+    MachineEstimate m;
+    m.device = *choice.device;
+    m.wanted = choice.dtype.value_or(recipe.compute_dtype);
+    m.dtype_overridden = choice.dtype.has_value();
+    m.recipe_dtype = recipe.compute_dtype;
+    if (const ComputeRate* rate = select_rate(*choice.device, m.wanted)) {
+      m.rate = *rate;
+      m.dtype = rate->dtype;
+      if (choice.device->price) {
+        m.cost_usd = hours(cost.at_utilization) * job.devices * choice.device->price->usd_per_hour;
+      }
+    }
+    m.utilization = job.utilization;
+    m.devices = job.devices;
+    m.at_peak = cost.at_peak;
+    m.at_utilization = cost.at_utilization;
+    m.fits = cost.status == Status::kFits;
+    m.devices_to_fit = cost.devices_to_fit;
+    if (m.fits) {
+      m.fit = Fit::kFits;
+    } else if (lora_total && *lora_total <= choice.device->memory_capacity) {
+      m.fit = Fit::kNeedsLora;
+    } else {
+      m.fit = Fit::kNeedsSharding;
+    }
+    s.machines.push_back(std::move(m));
   }
   return s;
 }
@@ -223,16 +223,16 @@ Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& mach
   validate(job);
   Estimate out;
   out.job = job;
-  out.recipe = &find_recipe(job.recipe_id);
+  out.recipe = find_recipe(job.recipe_id);
   std::optional<Bytes> lora_total;
   if (job.method == Method::kFull) {
     TrainingJob lora = job;
     lora.method = Method::kLora;
     out.lora_alternative =
-        make_scenario(scenario_label(lora), lora, *out.recipe, machines, std::nullopt);
+        make_scenario(scenario_label(lora), lora, out.recipe, machines, std::nullopt);
     lora_total = out.lora_alternative->memory.total;
   }
-  out.primary = make_scenario(scenario_label(job), job, *out.recipe, machines, lora_total);
+  out.primary = make_scenario(scenario_label(job), job, out.recipe, machines, lora_total);
   return out;
 }
 

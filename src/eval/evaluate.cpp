@@ -11,9 +11,11 @@ PhaseCost moment(Bytes resident, Bytes gradients, Bytes activations, Bytes trans
           resident + gradients + activations + transient};
 }
 
-// The optimizer step's temporary under torch.optim's single-tensor Adam: one fp32 copy of the
-// largest trainable tensor (its sqrt(v)+eps temporary).
-Bytes optimizer_transient(const ModelProfile& p) { return Bytes{4.0 * p.largest_trainable_tensor}; }
+// The optimizer step's temporary under torch.optim's default single-tensor Adam.
+Bytes optimizer_transient(const ModelProfile& p) {
+  return optimizer_step_transient(OptimizerKernel::kPerTensor, p.largest_trainable_tensor,
+                                  p.trainable);
+}
 
 // Activations and the peak over phases (docs/activations.md, "Peak over phases"): the end of
 // forward; backward from the loss down through the LM head, every decoder layer top to bottom

@@ -1,7 +1,9 @@
-// Doubling then bisection over integers.
+// Doubling then bisection over integers, over layouts evaluated by evaluate().
 #include "trainbudget/plan/fit_search.hpp"
 
 #include <algorithm>
+
+#include "trainbudget/eval/evaluate.hpp"
 
 namespace tb {
 namespace {
@@ -33,12 +35,12 @@ std::int64_t largest_true(std::int64_t limit, const std::function<bool(std::int6
 
 }  // namespace
 
-FitResult largest_micro_batch(const TrainingSetup& base, Bytes capacity, const PeakOfSetup& peak,
+FitResult largest_micro_batch(const Layout& base, Bytes capacity, const PeakOfLayout& peak,
                               std::int64_t limit) {
   FitResult out;
   out.limit = limit;
   out.value = largest_true(limit, [&](std::int64_t b) {
-    TrainingSetup s = base;
+    Layout s = base;
     s.micro_batch = b;
     return peak(s) <= capacity;
   });
@@ -46,12 +48,12 @@ FitResult largest_micro_batch(const TrainingSetup& base, Bytes capacity, const P
   return out;
 }
 
-FitResult longest_sequence(const TrainingSetup& base, Bytes capacity, const PeakOfSetup& peak,
+FitResult longest_sequence(const Layout& base, Bytes capacity, const PeakOfLayout& peak,
                            std::int64_t limit) {
   FitResult out;
   out.limit = limit;
   const auto fits_len = [&](std::int64_t len) {
-    TrainingSetup s = base;
+    Layout s = base;
     s.seq_len = len;
     return peak(s) <= capacity;
   };
@@ -69,6 +71,29 @@ FitResult longest_sequence(const TrainingSetup& base, Bytes capacity, const Peak
     out.value = largest_true(std::min(limit, kSeqLenStep - 1), fits_len);
   }
   return out;
+}
+
+MachineFit fit_on(const ModelProfile& profile, const Layout& layout, Bytes capacity) {
+  const ClusterProfile cluster{capacity, FlopsPerSecond{0.0}, 1.0};
+  const PeakOfLayout peak_of = [&](const Layout& l) {
+    return evaluate(profile, l, cluster).memory;
+  };
+  const std::int64_t seq_limit =
+      profile.max_positions > 0 ? profile.max_positions : kFitSeqLenLimit;
+  return {largest_micro_batch(layout, capacity, peak_of, kFitMicroBatchLimit),
+          longest_sequence(layout, capacity, peak_of, seq_limit)};
+}
+
+void add_fits(Estimate& estimate) {
+  const auto fill = [](Scenario& s) {
+    if (!s.step) return;
+    s.step->fits.clear();
+    for (const MachineEstimate& m : s.machines) {
+      s.step->fits.push_back(fit_on(s.profile, s.layout, m.device.memory_capacity));
+    }
+  };
+  fill(estimate.primary);
+  if (estimate.lora_alternative) fill(*estimate.lora_alternative);
 }
 
 }  // namespace tb

@@ -27,7 +27,7 @@ TextTable memory_table(const MemoryEstimate& memory) {
 }
 
 std::string dtype_cell(const MachineEstimate& m) {
-  if (m.rate == nullptr) return "-";
+  if (!m.rate) return "-";
   std::string cell{dtype_name(m.dtype)};
   if (m.dtype_fell_back()) cell += fmt::format(" (no {})", dtype_name(m.wanted));
   if (m.dtype_overridden && m.wanted != m.recipe_dtype) cell += "*";
@@ -44,7 +44,7 @@ TextTable machines_table(const Scenario& s, double utilization) {
                {"memory", Align::kRight},
                {"fit"}});
   for (const MachineEstimate& m : s.machines) {
-    const bool has_rate = m.rate != nullptr;
+    const bool has_rate = m.rate.has_value();
     std::string at_util = "-";
     if (has_rate) {
       at_util = hours_text(m.at_utilization);
@@ -54,7 +54,7 @@ TextTable machines_table(const Scenario& s, double utilization) {
     t.add_row({machine_label(m), dtype_cell(m), has_rate ? tflops(m.rate->dense) : "-",
                has_rate ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec, dense") : "-",
                has_rate ? hours_text(m.at_peak) : "-", at_util,
-               fmt::format("{} / {}", gb(s.memory.total), gb(m.device->memory_capacity)),
+               fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
                m.fits ? "fits" : "does not fit"});
   }
   return t;
@@ -63,8 +63,8 @@ TextTable machines_table(const Scenario& s, double utilization) {
 }  // namespace
 
 std::string machine_label(const MachineEstimate& m) {
-  std::string label = m.device->name;
-  if (m.rate != nullptr && m.rate->kind == RateKind::kMeasured && !m.rate->method.empty()) {
+  std::string label = m.device.name;
+  if (m.rate.has_value() && m.rate->kind == RateKind::kMeasured && !m.rate->method.empty()) {
     label += fmt::format(" ({})", m.rate->method);
   }
   if (m.devices > 1) label = fmt::format("{} x {}", m.devices, label);
@@ -73,9 +73,9 @@ std::string machine_label(const MachineEstimate& m) {
 
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
-  const Bytes capacity = m.device->memory_capacity;
+  const Bytes capacity = m.device.memory_capacity;
   std::string time;
-  if (m.rate != nullptr) {
+  if (m.rate.has_value()) {
     time = fmt::format("{} at {} utilization", duration(m.at_utilization), percent(m.utilization));
     if (m.cost_usd)
       time += fmt::format(", about ${:.0f} at the catalog's hourly price", *m.cost_usd);
@@ -115,16 +115,16 @@ Document estimate_document(const Estimate& e) {
   job_section.text(fmt::format("training  {} tokens, {}, {} device{} (ideal data-parallel scaling)",
                                count(job.tokens), e.primary.label, job.devices,
                                job.devices == 1 ? "" : "s"));
-  job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe->id, e.recipe->title,
-                               dtype_name(e.recipe->compute_dtype)));
-  job_section.text(fmt::format("          source: {}", e.recipe->source));
+  job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe.id, e.recipe.title,
+                               dtype_name(e.recipe.compute_dtype)));
+  job_section.text(fmt::format("          source: {}", e.recipe.source));
   doc.sections.push_back(std::move(job_section));
 
   Section memory;
   memory.title = fmt::format(
       "Memory {}{} -- {} ({} B per trainable parameter{})", job.devices > 1 ? "per device " : "",
       e.primary.step ? "with activations" : "before activations", e.primary.label,
-      bytes_per_param(e.recipe->bytes_per_trainable_param()),
+      bytes_per_param(e.recipe.bytes_per_trainable_param()),
       job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} devices", job.zero_stage, job.devices)
                          : std::string{});
   memory.table(memory_table(e.primary.memory));
@@ -157,7 +157,7 @@ Document estimate_document(const Estimate& e) {
       "recipe's {}.",
       percent(job.utilization),
       job.utilization == kDefaultUtilization ? "the default utilization" : "the given utilization",
-      dtype_name(e.recipe->compute_dtype)));
+      dtype_name(e.recipe.compute_dtype)));
   doc.sections.push_back(std::move(time));
 
   if (e.lora_alternative) {
@@ -203,8 +203,8 @@ TextTable estimate_rows(const Estimate& e) {
                {"cost_usd"}});
   const auto add = [&](const Scenario& s) {
     for (const MachineEstimate& m : s.machines) {
-      const bool r = m.rate != nullptr;
-      t.add_row({s.label, std::string{method_name(s.method)}, m.device->id, machine_label(m),
+      const bool r = m.rate.has_value();
+      t.add_row({s.label, std::string{method_name(s.method)}, m.device.id, machine_label(m),
                  r ? std::string{dtype_name(m.dtype)} : "", std::string{dtype_name(m.wanted)},
                  r ? fmt::format("{:.6g}", m.rate->dense.value()) : "",
                  r ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : "",
@@ -212,7 +212,7 @@ TextTable estimate_rows(const Estimate& e) {
                  r ? fmt::format("{:.6g}", hours(m.at_peak)) : "",
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
-                 fmt::format("{:.6g}", m.device->memory_capacity.value()),
+                 fmt::format("{:.6g}", m.device.memory_capacity.value()),
                  m.fits ? "true" : "false", std::string{fit_key(m.fit)},
                  m.cost_usd ? fmt::format("{:.2f}", *m.cost_usd) : ""});
     }

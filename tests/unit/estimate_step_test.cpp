@@ -10,6 +10,7 @@
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/param_count.hpp"
+#include "trainbudget/plan/fit_search.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/json_output.hpp"
 
@@ -29,6 +30,12 @@ Device device(double gb) {
   r.source = "test";
   d.rates.push_back(r);
   return d;
+}
+
+// --fit is a planner query run after the estimate, as the CLI runs it.
+Estimate with_fits(Estimate e) {
+  add_fits(e);
+  return e;
 }
 
 TEST(EstimateStep, ActivationsJoinTheMemoryAndThePeakIsTheTotal) {
@@ -80,7 +87,7 @@ TEST(EstimateStep, WhatFitsIsTheBoundaryOfThePeak) {
   const Device gpu = device(40);
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kLora);
   job.setup.search_fit = true;
-  const Estimate e = estimate(job, {{&gpu, {}}});
+  const Estimate e = with_fits(estimate(job, {{&gpu, {}}}));
   const MachineFit& fit = e.primary.step->fits.at(0);
   ASSERT_GT(fit.micro_batch.value, 0);
   const auto peak_at = [&](std::int64_t b, std::int64_t s) {
@@ -108,7 +115,7 @@ TEST(EstimateStep, JsonCarriesTheNewKeys) {
   job.setup.explain = true;
   job.setup.recompute = Recompute::kFull;
   const nlohmann::json j =
-      nlohmann::json::parse(report::estimate_json(estimate(job, {{&gpu, {}}})));
+      nlohmann::json::parse(report::estimate_json(with_fits(estimate(job, {{&gpu, {}}}))));
   EXPECT_GT(j["memory"]["components"]["activations"].get<double>(), 0.0);
   EXPECT_TRUE(j["memory"]["activations_included"].get<bool>());
   EXPECT_EQ(j["memory"]["peak_phase"], "backward");
@@ -131,7 +138,7 @@ TEST(EstimateStep, TextShowsActivationsPeakFlopsFitAndExplain) {
   job.setup.search_fit = true;
   job.setup.explain = true;
   std::ostringstream out;
-  report::render_text(report::estimate_document(estimate(job, {{&gpu, {}}})), out);
+  report::render_text(report::estimate_document(with_fits(estimate(job, {{&gpu, {}}}))), out);
   const std::string text = out.str();
   for (const char* expected :
        {"Memory with activations", "peak over the step (not the sum)", "Activations -- b=1, s=2048",

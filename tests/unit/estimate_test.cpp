@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "test_models.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -67,7 +68,7 @@ TEST(Estimate, ZeroPaperPlainDataParallel7_5BIs120GB) {
   // (2 + 2 + 12) x 7.5B = 120 GB of model states per device under plain data parallelism.
   TrainingJob job;
   job.params = 7.5e9;
-  const MemoryEstimate m = estimate_memory(job, find_recipe("amp-adam"));
+  const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.total.value(), 120e9);
 }
 
@@ -79,7 +80,7 @@ TEST(Estimate, ZeroStagesPartitionWhatThePaperSays) {
   const double expected[] = {120e9, 30e9 + 90e9 / 64, 15e9 + 105e9 / 64, 120e9 / 64};
   for (int stage = 0; stage <= 3; ++stage) {
     job.zero_stage = stage;
-    const MemoryEstimate m = estimate_memory(job, find_recipe("amp-adam"));
+    const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
     EXPECT_DOUBLE_EQ(m.total.value(), expected[stage]) << stage;
     EXPECT_DOUBLE_EQ(m.replica_total().value(), 120e9) << stage;
   }
@@ -92,7 +93,7 @@ TEST(Estimate, DeepSpeedZero2KeepsHalfGradientsWhole) {
   job.devices = 8;
   job.zero_stage = 2;
   job.recipe_id = "deepspeed";
-  EXPECT_DOUBLE_EQ(estimate_memory(job, find_recipe("deepspeed")).total.value(), 6e9);
+  EXPECT_DOUBLE_EQ(testing_models::states_of(job, find_recipe("deepspeed")).total.value(), 6e9);
 }
 
 TEST(Estimate, ShardingDecidesTheFit) {
@@ -107,7 +108,7 @@ TEST(Estimate, ShardingDecidesTheFit) {
 }
 
 TEST(Estimate, MemoryComponentsOfFullFineTune) {
-  const MemoryEstimate m = estimate_memory(TrainingJob{}, find_recipe("amp-adam"));
+  const MemoryEstimate m = testing_models::states_of(TrainingJob{}, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.by_key("weights").value(), 14e9);
   EXPECT_DOUBLE_EQ(m.by_key("gradients").value(), 14e9);
   EXPECT_DOUBLE_EQ(m.by_key("optimizer_states").value(), 56e9);
@@ -120,11 +121,11 @@ TEST(Estimate, LoraAtTwoPercentKeepsTheBaseFrozen) {
   // 7B frozen in bf16 (14 GB) + 140M adapters x 16 B (2.24 GB) = 16.24 GB.
   TrainingJob job;
   job.method = Method::kLora;
-  const MemoryEstimate m = estimate_memory(job, find_recipe("amp-adam"));
+  const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.by_key("frozen_weights").value(), 14e9);
   EXPECT_NEAR(m.total.value(), 16.24e9, 1.0);
   // 4N + 6 x 0.02N = 4.12N per token.
-  const ComputeEstimate c = estimate_compute(job);
+  const ComputeEstimate c = testing_models::formula_compute(job);
   EXPECT_NEAR(c.flops_per_token, 4.12 * 7e9, 1.0);
   EXPECT_DOUBLE_EQ(c.flops_per_token_6n, 42e9);
 }
@@ -133,10 +134,10 @@ TEST(Estimate, FreezeTrainsOnlyTheTopFraction) {
   TrainingJob job;
   job.method = Method::kFreeze;
   job.trainable_fraction = 0.25;
-  const MemoryEstimate m = estimate_memory(job, find_recipe("amp-adam"));
+  const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
   // 1.75B trained x 16 B + 5.25B frozen x 2 B.
   EXPECT_DOUBLE_EQ(m.total.value(), 1.75e9 * 16 + 5.25e9 * 2);
-  EXPECT_DOUBLE_EQ(estimate_compute(job).flops_per_token, 2 * 7e9 + 4 * 1.75e9);
+  EXPECT_DOUBLE_EQ(testing_models::formula_compute(job).flops_per_token, 2 * 7e9 + 4 * 1.75e9);
 }
 
 TEST(Estimate, FullFineTuneIsSixFlopsPerParamPerToken) {
@@ -195,7 +196,7 @@ TEST(Estimate, RecipeDtypePicksTheRateAndFallsBack) {
 TEST(Estimate, NoRateMeansNoTimeButStillAFitCheck) {
   const Device fp64_only = device("hpc", 40, {{DType::kFp64, 10}});
   const Estimate e = estimate(TrainingJob{}, {{&fp64_only, std::nullopt}});
-  EXPECT_EQ(e.primary.machines[0].rate, nullptr);
+  EXPECT_FALSE(e.primary.machines[0].rate.has_value());
   EXPECT_FALSE(e.primary.machines[0].fits);
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "test_models.hpp"
 #include "trainbudget/io/hf_config.hpp"
 
 namespace tb {
@@ -21,10 +22,14 @@ TEST(Explain, ListsEveryTermWithItsFormulaAndValue) {
   const ActivationEstimate acts = estimate_activations(arch, setup, DType::kBf16);
   const ArchFlops flops =
       full_training_flops(arch, FlopsSetup{2048, setup.attention, setup.recompute, false});
-  PeakInputs in;
-  in.resident = Bytes{1e11};
-  in.gradients = Bytes{1e10};
-  const PeakMemory peak = peak_memory(arch, acts, in, gradient_layout(arch, in.gradients, false));
+  TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
+  ModelProfile profile = make_profile(job, find_recipe("amp-adam"));
+  profile.states = {{StateKey::kWeights, "resident", 0.0, 0.0, Bytes{1e11}, 3},
+                    {StateKey::kGradients, "gradients", 0.0, 0.0, Bytes{1e10}, 2}};
+  profile.largest_trainable_tensor = 0.0;
+  Layout layout;
+  layout.recompute = Recompute::kSelective;
+  const PeakMemory peak = describe_peak(evaluate(profile, layout, ClusterProfile{}));
   const Explanation e = explain(acts, flops, peak);
 
   const auto find = [&](const std::string& section_prefix, const std::string& name) {

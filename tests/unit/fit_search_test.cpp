@@ -3,13 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include "test_models.hpp"
+#include "trainbudget/eval/evaluate.hpp"
+
 namespace tb {
 namespace {
 
 // A peak that is 10 GB of states plus 1 GB per sequence of 1024 tokens, counting calls.
 struct LinearPeak {
   int* calls;
-  Bytes operator()(const TrainingSetup& s) const {
+  Bytes operator()(const Layout& s) const {
     ++*calls;
     return Bytes{10e9 + 1e9 * static_cast<double>(s.micro_batch) * static_cast<double>(s.seq_len) /
                             1024.0};
@@ -18,7 +21,7 @@ struct LinearPeak {
 
 TEST(FitSearch, LargestMicroBatchMatchesBruteForceInFewCalls) {
   int calls = 0;
-  TrainingSetup base;
+  Layout base;
   base.seq_len = 1024;
   // 80 GB: 10 + b <= 80 -> b = 70.
   const FitResult r = largest_micro_batch(base, Bytes{80e9}, LinearPeak{&calls}, 4096);
@@ -35,7 +38,7 @@ TEST(FitSearch, LargestMicroBatchMatchesBruteForceInFewCalls) {
 
 TEST(FitSearch, ReportsTheLimitAndTheNothingFitsCase) {
   int calls = 0;
-  TrainingSetup base;
+  Layout base;
   base.seq_len = 1024;
   const FitResult capped = largest_micro_batch(base, Bytes{1e15}, LinearPeak{&calls}, 256);
   EXPECT_EQ(capped.value, 256);
@@ -46,7 +49,7 @@ TEST(FitSearch, ReportsTheLimitAndTheNothingFitsCase) {
 
 TEST(FitSearch, LongestSequenceInStepsOf128) {
   int calls = 0;
-  TrainingSetup base;
+  Layout base;
   base.micro_batch = 2;
   // 10 + 2 s / 1024 <= 50 GB -> s <= 20480: a multiple of 128 exactly.
   FitResult r = longest_sequence(base, Bytes{50e9}, LinearPeak{&calls}, 131072);
@@ -62,6 +65,25 @@ TEST(FitSearch, LongestSequenceInStepsOf128) {
   // Below one step: exact. 10 + 2 s / 1024 <= 10.1 GB -> s <= 51.2.
   r = longest_sequence(base, Bytes{10.1e9}, LinearPeak{&calls}, 4096);
   EXPECT_EQ(r.value, 51);
+}
+
+// The query over layouts through evaluate(): the largest micro-batch's peak fits and the next
+// one's does not.
+TEST(FitSearch, FitOnFindsTheBoundaryOfTheEvaluatedPeak) {
+  const TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kLora);
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  const ModelProfile profile = make_profile(job, recipe);
+  const Layout layout = layout_of(job, recipe);
+  const Bytes capacity{40e9};
+  const MachineFit fit = fit_on(profile, layout, capacity);
+  ASSERT_GT(fit.micro_batch.value, 1);
+  Layout at = layout;
+  at.micro_batch = fit.micro_batch.value;
+  EXPECT_LE(evaluate(profile, at, ClusterProfile{}).memory, capacity);
+  at.micro_batch += 1;
+  EXPECT_GT(evaluate(profile, at, ClusterProfile{}).memory, capacity);
+  // Llama-2-7B's context is 4096 tokens: the search stops there.
+  EXPECT_EQ(fit.seq_len.limit, 4096);
 }
 
 }  // namespace

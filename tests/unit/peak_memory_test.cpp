@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "test_models.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/param_count.hpp"
@@ -33,21 +35,17 @@ ModelArchitecture tiny() {
 
 // Full fine-tune of Llama-2-7B under amp-adam (16 B/param: 2 weights, 2 grads, 12 states).
 struct Job {
-  ModelArchitecture arch = config("llama-2-7b-hf.json");
-  double params = static_cast<double>(count_params(arch).total);
+  TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
+  ModelArchitecture arch = *job.model.architecture;
+  double params = job.params;
   PeakMemory run(std::int64_t b, Recompute recompute = Recompute::kNone,
                  bool persist = false) const {
-    TrainingSetup setup;
-    setup.micro_batch = b;
-    setup.recompute = recompute;
-    const ActivationEstimate acts = estimate_activations(arch, setup, DType::kBf16);
-    PeakInputs in;
-    in.resident = Bytes{14.0 * params};
-    in.gradients = Bytes{2.0 * params};
-    in.gradients_persist = persist;
-    in.optimizer_transient =
-        optimizer_step_transient(OptimizerKernel::kPerTensor, largest_tensor_params(arch), params);
-    return peak_memory(arch, acts, in, gradient_layout(arch, in.gradients, false));
+    const Recipe& recipe = find_recipe("amp-adam");
+    Layout layout = layout_of(job, recipe);
+    layout.micro_batch = b;
+    layout.recompute = recompute;
+    layout.grad_accum = persist ? 4 : 1;
+    return describe_peak(evaluate(make_profile(job, recipe), layout, ClusterProfile{}));
   }
 };
 
@@ -57,14 +55,21 @@ TEST(PeakMemory, WalksEveryMomentOfBackwardAndKeepsTheWorst) {
   setup.seq_len = 32;
   setup.attention = AttentionImpl::kEager;
   const ActivationEstimate acts = estimate_activations(arch, setup, DType::kBf16);
-  PeakInputs in;
-  in.resident = Bytes{1000.0};
-  in.gradients = Bytes{600.0};
-  GradientLayout g;
-  g.embedding = Bytes{100.0};
-  g.layers = {Bytes{150.0}, Bytes{250.0}};
-  g.head = Bytes{100.0};
-  const PeakMemory peak = peak_memory(arch, acts, in, g);
+  // A profile with hand-set states and gradient layout: 1000 B resident, 600 B of gradients
+  // landing 100 (head), 250 (top layer), 150 (bottom layer), 100 (embedding).
+  TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
+  job.model.architecture = arch;
+  ModelProfile p = make_profile(job, find_recipe("amp-adam"));
+  p.states = {{StateKey::kWeights, "w", 0.0, 0.0, Bytes{1000.0}, 3},
+              {StateKey::kGradients, "g", 0.0, 0.0, Bytes{600.0}, 2}};
+  p.layer_gradient_share = {150.0 / 600.0, 250.0 / 600.0};
+  p.head_gradient_share = 100.0 / 600.0;
+  p.embedding_gradient_share = 100.0 / 600.0;
+  p.largest_trainable_tensor = 0.0;
+  Layout layout;
+  layout.seq_len = 32;
+  layout.attention = AttentionImpl::kEager;
+  const PeakMemory peak = describe_peak(evaluate(p, layout, ClusterProfile{}));
   const LayerActivations& layer = acts.layer_kinds[0];
   const double r = 1000.0;
   const double head = r + 100 + acts.saved.value() + acts.logits_gradient.value();
@@ -128,19 +133,22 @@ TEST(PeakMemory, OptimizerTransientByKernel) {
   EXPECT_EQ(largest_tensor_params(config("meta-llama-3-8b.json")), 128256.0 * 4096);
 }
 
-TEST(PeakMemory, GradientLayoutKeepsTheTotalAndFollowsTying) {
-  const ModelArchitecture llama = config("llama-2-7b-hf.json");
-  const GradientLayout full = gradient_layout(llama, Bytes{1e10}, false);
-  EXPECT_NEAR(full.total().value(), 1e10, 1.0);
-  EXPECT_EQ(full.layers.size(), 32U);
-  EXPECT_GT(full.embedding.value(), 0.0);
-  const ModelArchitecture gpt2 = config("gpt2.json");
-  const GradientLayout tied = gradient_layout(gpt2, Bytes{1e9}, false);
-  EXPECT_EQ(tied.embedding.value(), 0.0);
-  EXPECT_NEAR(tied.total().value(), 1e9, 1e-3);
-  const GradientLayout adapters = gradient_layout(llama, Bytes{3.2e7}, true);
-  EXPECT_EQ(adapters.head.value(), 0.0);
-  EXPECT_DOUBLE_EQ(adapters.layers[5].value(), 1e6);
+TEST(PeakMemory, GradientSharesCoverTheModelAndFollowTying) {
+  const ModelProfile llama = make_profile(
+      testing_models::job_for("llama-2-7b-hf.json", Method::kFull), find_recipe("amp-adam"));
+  double sum = llama.head_gradient_share + llama.embedding_gradient_share;
+  for (const double share : llama.layer_gradient_share) sum += share;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_EQ(llama.layer_gradient_share.size(), 32U);
+  EXPECT_GT(llama.embedding_gradient_share, 0.0);
+  const ModelProfile gpt2 =
+      make_profile(testing_models::job_for("gpt2.json", Method::kFull), find_recipe("amp-adam"));
+  EXPECT_EQ(gpt2.embedding_gradient_share, 0.0);
+  // LoRA: gradients only for adapters, split evenly over the layers by evaluate().
+  const ModelProfile lora = make_profile(
+      testing_models::job_for("llama-2-7b-hf.json", Method::kLora), find_recipe("amp-adam"));
+  EXPECT_TRUE(lora.adapters_only);
+  EXPECT_TRUE(lora.layer_gradient_share.empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/spec/architecture.hpp"
@@ -54,6 +55,21 @@ inline TrainingJob job_for(const char* config_name, Method method) {
   job.params = static_cast<double>(job.model.counts->total);
   job.method = method;
   return job;
+}
+
+// The model states of a job (no activations), as the estimate's rows before the step.
+inline MemoryEstimate states_of(const TrainingJob& job, const Recipe& recipe) {
+  return states_view(make_profile(job, recipe), layout_of(job, recipe));
+}
+
+// The compute of a job by its parameter formula (6N, 4N + 6N_adapter, 2N + 4N_trained), even
+// when it has an architecture.
+inline ComputeEstimate formula_compute(const TrainingJob& job) {
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  ModelProfile p = make_profile(job, recipe);
+  p.has_architecture = false;
+  const StepCost c = evaluate(p, layout_of(job, recipe), ClusterProfile{});
+  return {c.flops_per_token, c.reference_6n, c.total, ""};
 }
 
 }  // namespace tb::testing_models

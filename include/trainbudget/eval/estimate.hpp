@@ -1,4 +1,6 @@
-// The training budget: memory, FLOPs, hours per machine, and a verdict. Pure functions only.
+// The estimate view: memory, FLOPs, hours per machine and a verdict for a job, with the words
+// of every row. The numbers come from make_profile() and evaluate(); this file only arranges
+// them and adds labels. Results own their data (no pointers into the catalog).
 #pragma once
 
 #include <optional>
@@ -54,12 +56,12 @@ enum class Fit {
 [[nodiscard]] std::string_view fit_key(Fit fit);
 
 struct MachineEstimate {
-  const Device* device{nullptr};
+  Device device;
   DType dtype{DType::kBf16};   // the rate actually used
   DType wanted{DType::kBf16};  // recipe's compute dtype, or the user's :dtype override
   bool dtype_overridden{false};
   DType recipe_dtype{DType::kBf16};  // what the recipe computes in
-  const ComputeRate* rate{nullptr};
+  std::optional<ComputeRate> rate;   // the rate used; none when the device has no rate
   double utilization{0.0};
   int devices{1};
   Seconds at_peak{0.0};         // 100 % utilization, ideal scaling over `devices`
@@ -81,39 +83,31 @@ struct Scenario {
   ComputeEstimate compute;
   std::vector<MachineEstimate> machines;
   std::optional<StepAnalysis> step;  // with an architecture: activations, peak, arch FLOPs
+  ModelProfile profile;              // what was evaluated, kept for queries over layouts (plan/)
+  Layout layout;
 };
 
 struct Estimate {
   TrainingJob job;
-  const Recipe* recipe{nullptr};
+  Recipe recipe;  // a copy; its text fields view the static recipe table
   Scenario primary;
   std::optional<Scenario> lora_alternative;  // present when the job is a full fine-tune
 };
 
-// --- named formulas -----------------------------------------------------------------------
-
 // Trainable parameters of the job (adapters for LoRA, the trained share for freeze).
 [[nodiscard]] double trainable_params(const TrainingJob& job);
 
-// Model states of the job under the recipe, per device: the recipe's bytes for every trainable
-// parameter, its frozen-weight bytes for every frozen one, each component divided over the
-// devices when the job's ZeRO stage partitions it (zero_partition). Activations not included.
-[[nodiscard]] MemoryEstimate estimate_memory(const TrainingJob& job, const Recipe& recipe);
+// The layout a job asks for: its devices and ZeRO stage, and its step knobs with the defaults
+// resolved (the sequence length capped by the model's context, the recipe's activation dtype).
+[[nodiscard]] Layout layout_of(const TrainingJob& job, const Recipe& recipe);
 
-[[nodiscard]] ComputeEstimate estimate_compute(const TrainingJob& job);
+// The model states per device under the layout's ZeRO stage, one row per state term, with their
+// labels (no activations).
+[[nodiscard]] MemoryEstimate states_view(const ModelProfile& profile, const Layout& layout);
 
-// Hours on one machine, the rate chosen by dtype, and whether the states fit.
-[[nodiscard]] MachineEstimate estimate_on(const MachineChoice& choice, const Recipe& recipe,
-                                          const TrainingJob& job, const MemoryEstimate& memory,
-                                          const ComputeEstimate& compute,
-                                          const std::optional<Bytes>& lora_total);
-
-// With an architecture (docs/activations.md): adds the activations as a memory component, makes
-// the memory total the peak over the step's phases, and replaces the 6N compute by the
-// architecture's count (full, LoRA, QLoRA; freeze keeps its parameter formula). Fills
-// scenario.step. Called before the machines are estimated.
-void apply_step_analysis(const TrainingJob& job, const Recipe& recipe,
-                         const std::vector<MachineChoice>& machines, Scenario& scenario);
+// The device as evaluate() sees it: capacity, the dense rate for the dtype, the utilization.
+[[nodiscard]] ClusterProfile cluster_of(const MachineChoice& choice, const Recipe& recipe,
+                                        double utilization);
 
 // The whole budget for the job on the given machines (validated first).
 [[nodiscard]] Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines);

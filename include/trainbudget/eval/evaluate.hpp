@@ -9,7 +9,7 @@
 
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
-#include "trainbudget/eval/peak_memory.hpp"
+#include "trainbudget/eval/phase.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/cluster.hpp"
 #include "trainbudget/spec/layout.hpp"
