@@ -212,8 +212,8 @@ TextTable estimate_rows(const Estimate& e) {
                  r ? fmt::format("{:.6g}", hours(m.at_peak)) : "",
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
-                 fmt::format("{:.6g}", m.device.memory_capacity.value()),
-                 m.fits ? "true" : "false", std::string{fit_key(m.fit)},
+                 fmt::format("{:.6g}", m.device.memory_capacity.value()), m.fits ? "true" : "false",
+                 std::string{fit_key(m.fit)},
                  m.cost_usd ? fmt::format("{:.2f}", *m.cost_usd) : ""});
     }
   };
