@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb {
