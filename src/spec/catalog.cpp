@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "trainbudget/spec/closest.hpp"
+#include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb {
@@ -52,14 +53,8 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
     for (const Device& d : catalog.devices()) out.push_back({&d, std::nullopt});
     return out;
   }
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    if (item.empty()) {
-      throw InvalidArgument(fmt::format(
-          "--machine: empty entry in '{}'; expected ID[:dtype][,ID[:dtype]...] or all", text));
-    }
+  for (const std::string_view item :
+       split_comma_list(text, "--machine", "ID[:dtype][,ID[:dtype]...] or all")) {
     const std::size_t colon = item.find(':');
     MachineChoice choice;
     choice.device = &catalog.at(item.substr(0, colon), "--machine");
@@ -72,7 +67,6 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
       }
     }
     out.push_back(choice);
-    start = comma + 1;
   }
   return out;
 }

@@ -29,7 +29,8 @@ class HardwareCatalog {
   std::vector<Device> devices_;  // sorted by id
 };
 
-// "ID[:dtype][,ID[:dtype]...]" or "all". Throws InvalidArgument naming --machine.
+// "ID[:dtype][,ID[:dtype]...]" or "all", spaces around entries allowed (split_comma_list).
+// Throws InvalidArgument naming --machine.
 [[nodiscard]] std::vector<MachineChoice> parse_machine_list(std::string_view text,
                                                             const HardwareCatalog& catalog);
 
