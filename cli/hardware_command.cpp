@@ -8,7 +8,8 @@ namespace tb::cli {
 HardwareCommands setup_hardware(CLI::App& app, HardwareOptions& o) {
   HardwareCommands c;
   c.hardware = app.add_subcommand("hardware", "The device catalog (data/hardware, your own files)");
-  c.hardware->require_subcommand(1);
+  // Without list or show, main() prints this command's help.
+  c.hardware->require_subcommand(0, 1);
   c.list = c.hardware->add_subcommand("list", "Every known device with memory and dense rates");
   add_common_options(*c.list, o.common);
   c.show = c.hardware->add_subcommand("show", "One device: every figure with its source");

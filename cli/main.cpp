@@ -1,12 +1,15 @@
 // The trainbudget executable: builds the command line, runs one subcommand, maps errors to
-// exit codes (0 ok, CLI11's code for usage errors, 1 for a tb::Error). Output is buffered and
+// exit codes (0 ok, CLI11's code for usage errors, 1 for a tb::Error). Usage errors are reworded
+// by suggest.hpp ("unknown option --parms; did you mean --params?"). Output is buffered and
 // written only when the command succeeds, so a failure leaves stdout empty.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,20 +17,17 @@
 #include "hardware_command.hpp"
 #include "measure_command.hpp"
 #include "recipes_command.hpp"
+#include "suggest.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace {
 
 // `trainbudget` alone, or `trainbudget --params 70B`, means `trainbudget estimate ...`.
-std::vector<std::string> with_default_command(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+bool needs_default_command(const std::vector<std::string>& args) {
   const bool top_level_flag =
       !args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "--version");
-  if (args.empty() || (args[0].starts_with("-") && !top_level_flag)) {
-    args.insert(args.begin(), "estimate");
-  }
-  return args;
+  return args.empty() || (args[0].starts_with("-") && !top_level_flag);
 }
 
 int fail(std::string_view message, int code) {
@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
   tb::cli::MeasureCommandOptions measure_options;
   CLI::App* measure = tb::cli::setup_measure(app, measure_options);
 
-  std::vector<std::string> args = with_default_command(argc, argv);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool implicit_estimate = needs_default_command(args);
+  if (implicit_estimate) args.insert(args.begin(), "estimate");
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
   try {
     app.parse(args);
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(e.what(), e.get_exit_code());
+    return fail(tb::cli::usage_error_message(app, e, implicit_estimate), e.get_exit_code());
   }
 
   std::ostringstream out;
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_list(hardware_options, out);
     } else if (hardware.show->parsed()) {
       tb::cli::run_hardware_show(hardware_options, out);
+    } else if (hardware.hardware->parsed()) {
+      out << hardware.hardware->help();  // `trainbudget hardware` alone: what it can do
     } else if (recipes->parsed()) {
       tb::cli::run_recipes(recipes_options, out);
     } else if (measure->parsed()) {

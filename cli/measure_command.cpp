@@ -12,6 +12,7 @@
 #include "trainbudget/measure/profile.hpp"
 #include "trainbudget/measure/runner.hpp"
 #include "trainbudget/report/measurement_report.hpp"
+#include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::cli {
@@ -113,14 +114,10 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
 }
 
 bool machine_list_names(std::string_view list, std::string_view id) {
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    auto end = list.find(',', pos);
-    if (end == std::string_view::npos) end = list.size();
-    std::string_view entry = list.substr(pos, end - pos);
-    entry = entry.substr(0, entry.find(':'));
-    if (entry == id) return true;
-    pos = end + 1;
+  if (list == "all") return false;
+  for (const std::string_view entry :
+       split_comma_list(list, "--machine", "ID[:dtype][,ID[:dtype]...] or all")) {
+    if (entry.substr(0, entry.find(':')) == id) return true;
   }
   return false;
 }

@@ -15,6 +15,7 @@
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
 #include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
@@ -307,10 +308,16 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
     if (entry.path().extension() == ".toml") ids.push_back(entry.path().stem().string());
   }
   std::sort(ids.begin(), ids.end());
+  if (ids.empty()) {
+    throw InvalidArgument(fmt::format(
+        "--model: '{}' is not a config.json, a model folder or a preset id (no presets found in "
+        "{})",
+        spec, presets_dir.string()));
+  }
   throw InvalidArgument(fmt::format(
-      "--model: '{}' is not a config.json, a model folder or a preset id (presets: {})", spec,
-      ids.empty() ? std::string{"none found in "} + presets_dir.string()
-                  : fmt::format("{}", fmt::join(ids, ", "))));
+      "--model: '{}' is not a config.json, a model folder or a preset id; closest presets: {} "
+      "(all of them: data/models, docs/models.md)",
+      spec, fmt::join(closest_names(spec, ids, 3), ", ")));
 }
 
 }  // namespace tb::io

@@ -20,6 +20,7 @@
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
@@ -213,12 +214,13 @@ std::vector<std::string> parse_backend_list(std::string_view text) {
   const std::vector<std::string> known = backend_names();
   if (text == "all") return known;
   std::vector<std::string> out;
-  for (const std::string& name : split(text, ',')) {
+  for (const std::string_view name :
+       split_comma_list(text, "--backend", fmt::format("{}|all", fmt::join(known, "|")))) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw InvalidArgument(fmt::format("--backend: unknown backend '{}'; accepted: {}|all", name,
                                         fmt::join(known, "|")));
     }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
   }
   return out;
 }
@@ -229,7 +231,8 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
   std::vector<std::string_view> names;
   for (const DType d : known) names.push_back(dtype_name(d));
   std::vector<DType> out;
-  for (const std::string& name : split(text, ',')) {
+  for (const std::string_view name :
+       split_comma_list(text, "--dtype", fmt::format("{}|all", fmt::join(names, "|")))) {
     const auto dtype = parse_dtype(name);
     if (!dtype || std::find(known.begin(), known.end(), *dtype) == known.end()) {
       throw InvalidArgument(fmt::format("--dtype: unknown dtype '{}'; accepted: {}|all", name,
@@ -243,7 +246,8 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
 std::vector<ShapeSpec> parse_sizes(std::string_view text) {
   constexpr std::int64_t kMax = 65536;
   std::vector<ShapeSpec> out;
-  for (const std::string& entry : split(text, ',')) {
+  for (const std::string_view entry :
+       split_comma_list(text, "--sizes", "N or MxNxK, comma-separated")) {
     const std::vector<std::string> parts = split(entry, 'x');
     std::vector<std::int64_t> dims;
     for (const std::string& p : parts) {

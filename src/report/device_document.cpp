@@ -38,8 +38,8 @@ TextTable device_rows(const std::vector<Device>& devices) {
 
 Document devices_document(const std::vector<Device>& devices) {
   Document doc;
-  doc.title =
-      fmt::format("{} devices -- dense peak TFLOP/s (no sparsity); (m) = measured", devices.size());
+  doc.title = fmt::format("{} -- dense peak TFLOP/s (no sparsity); (m) = measured",
+                          counted(static_cast<std::int64_t>(devices.size()), "device", "devices"));
   Section s;
   s.table(device_rows(devices));
   s.text("'trainbudget hardware show ID' prints every figure of a device with its source.");
@@ -117,13 +117,13 @@ void render_text(const Document& doc, std::ostream& out) {
 }
 
 void render_markdown(const Document& doc, std::ostream& out) {
-  out << "# " << doc.title << '\n';
+  out << "# " << markdown_text(doc.title) << '\n';
   for (const Section& s : doc.sections) {
     out << '\n';
-    if (!s.title.empty()) out << "## " << s.title << "\n\n";
+    if (!s.title.empty()) out << "## " << markdown_text(s.title) << "\n\n";
     for (const auto& block : s.blocks) {
       if (const auto* p = std::get_if<std::string>(&block)) {
-        out << *p << "\n\n";
+        out << markdown_text(*p) << "\n\n";
       } else {
         std::get<TextTable>(block).render_markdown(out);
         out << '\n';

@@ -112,9 +112,9 @@ Document estimate_document(const Estimate& e) {
   Section job_section;
   job_section.title = "Job";
   for (std::string& line : model_lines(job)) job_section.text(std::move(line));
-  job_section.text(fmt::format("training  {} tokens, {}, {} device{} (ideal data-parallel scaling)",
-                               count(job.tokens), e.primary.label, job.devices,
-                               job.devices == 1 ? "" : "s"));
+  job_section.text(fmt::format("training  {} tokens, {}, {} (ideal data-parallel scaling)",
+                               count(job.tokens), e.primary.label,
+                               counted(job.devices, "device", "devices")));
   job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe.id, e.recipe.title,
                                dtype_name(e.recipe.compute_dtype)));
   job_section.text(fmt::format("          source: {}", e.recipe.source));

@@ -25,6 +25,10 @@ std::string gb(Bytes bytes) {
   return fmt::format("{:.1f} MB", bytes.value() / kMega);
 }
 
+std::string counted(std::int64_t n, std::string_view singular, std::string_view plural) {
+  return fmt::format("{} {}", n, n == 1 ? singular : plural);
+}
+
 std::string tflops(FlopsPerSecond rate) { return fmt::format("{:.1f}", rate.value() / kTera); }
 
 std::string flops(Flops work) {

@@ -105,9 +105,9 @@ Section flops_section(const StepAnalysis& step) {
   return sec;
 }
 
-std::string fit_cell(const FitResult& f, const char* unit) {
+std::string fit_cell(const FitResult& f, std::string_view singular, std::string_view plural) {
   if (f.value == 0) return "nothing fits";
-  return fmt::format("{}{} {}", f.at_limit ? ">= " : "", f.value, unit);
+  return fmt::format("{}{}", f.at_limit ? ">= " : "", counted(f.value, singular, plural));
 }
 
 Section fit_section(const Scenario& s) {
@@ -118,8 +118,9 @@ Section fit_section(const Scenario& s) {
                {fmt::format("micro-batch at s={}", step.setup.seq_len), Align::kRight},
                {fmt::format("sequence at b={}", step.setup.micro_batch), Align::kRight}});
   for (std::size_t i = 0; i < step.fits.size() && i < s.machines.size(); ++i) {
-    t.add_row({machine_label(s.machines[i]), fit_cell(step.fits[i].micro_batch, "sequences"),
-               fit_cell(step.fits[i].seq_len, "tokens")});
+    t.add_row({machine_label(s.machines[i]),
+               fit_cell(step.fits[i].micro_batch, "sequence", "sequences"),
+               fit_cell(step.fits[i].seq_len, "token", "tokens")});
   }
   sec.table(std::move(t));
   sec.text(

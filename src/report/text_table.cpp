@@ -48,22 +48,26 @@ void TextTable::render_text(std::ostream& out, const std::string& indent) const 
   for (const auto& row : rows_) line(row);
 }
 
+std::string markdown_text(std::string_view text) {
+  const std::size_t start = text.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return {};
+  std::string out;
+  for (const char ch : text.substr(start)) {
+    if (ch == '\\' || ch == '`' || ch == '*' || ch == '_' || ch == '<' || ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 void TextTable::render_markdown(std::ostream& out) const {
   out << '|';
-  for (const Column& col : columns_) out << ' ' << col.header << " |";
+  for (const Column& col : columns_) out << ' ' << markdown_text(col.header) << " |";
   out << "\n|";
   for (const Column& col : columns_) out << (col.align == Align::kRight ? "---:|" : "---|");
   out << '\n';
   for (const auto& row : rows_) {
     out << '|';
-    for (const std::string& cell : row) {
-      std::string escaped;
-      for (char ch : cell) {
-        if (ch == '|') escaped += '\\';
-        escaped += ch;
-      }
-      out << ' ' << escaped << " |";
-    }
+    for (const std::string& cell : row) out << ' ' << markdown_text(cell) << " |";
     out << '\n';
   }
 }

@@ -2,7 +2,9 @@
 # One CLI test: run a command, check its exit code, stderr and stdout.
 #   check.sh EXPECTED_EXIT STDERR_REGEX STDOUT_SPEC -- COMMAND...
 # STDOUT_SPEC: "empty" | "any" | "regex:PATTERN" | "golden:FILE" (volatile fields masked) |
-#              "jq:FILTER" (stdout parses as JSON and jq -e FILTER holds).
+#              "jq:FILTER" (stdout parses as JSON and jq -e FILTER holds) |
+#              "markdown:PATTERN" (matches PATTERN, has an even number of ``` fence lines, and no
+#              line outside a fence starts with a tab or four spaces: an indented code block).
 # An expected exit of "nonzero" accepts any failure code.
 set -u
 expected_exit=$1 stderr_regex=$2 stdout_spec=$3
@@ -32,6 +34,12 @@ case $stdout_spec in
       cat "$err.diff"; rm -f "$err.diff"; fail "stdout differs from $golden"
     fi
     rm -f "$err.diff" ;;
+  markdown:*)
+    grep -Eq -- "${stdout_spec#markdown:}" "$out" || fail "stdout does not match /${stdout_spec#markdown:}/"
+    fences=$(grep -c '^ *```' "$out")
+    (( fences % 2 == 0 )) || fail "odd number ($fences) of \`\`\` fence lines"
+    indented=$(awk '/^ *```/ { inside = !inside; next } !inside && /^(    |\t)/ { n++ } END { print n + 0 }' "$out")
+    (( indented == 0 )) || fail "$indented lines outside fences start an indented code block" ;;
   jq:*) jq -e "${stdout_spec#jq:}" "$out" >/dev/null || fail "stdout is not JSON where ${stdout_spec#jq:}" ;;
   *) echo "bad STDOUT_SPEC $stdout_spec"; exit 2 ;;
 esac

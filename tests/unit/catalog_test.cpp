@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb {
@@ -68,6 +69,18 @@ TEST(Catalog, MachineListSyntax) {
   EXPECT_THROW((void)parse_machine_list("h100-sxm:fp7", c), InvalidArgument);
   EXPECT_THROW((void)parse_machine_list("h100-sxm,", c), InvalidArgument);
   EXPECT_THROW((void)parse_machine_list("", c), InvalidArgument);
+  const auto spaced = parse_machine_list("h100-sxm:fp8, m3-ultra ", c);
+  ASSERT_EQ(spaced.size(), 2U);
+  EXPECT_EQ(spaced[1].device->id, "m3-ultra");
+  try {
+    (void)parse_machine_list("h100-sxm, ,m3-ultra", c);
+    ADD_FAILURE() << "an empty entry must be an error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--machine: empty entry in 'h100-sxm, ,m3-ultra'; expected ID[:dtype][,ID[:dtype]...] "
+        "or all");
+  }
 }
 
 }  // namespace

@@ -97,6 +97,8 @@ TEST(Lora, BadTargetsAndRanksNameTheFlag) {
   }
   EXPECT_THROW((void)lora_trainable_params(a, spec(0, "q")), InvalidArgument);
   EXPECT_THROW((void)parse_lora_targets("q,,v"), InvalidArgument);
+  EXPECT_THROW((void)parse_lora_targets("q, "), InvalidArgument);
+  EXPECT_EQ(parse_lora_targets(" q, k ,v"), (std::vector<std::string>{"q", "k", "v"}));
   EXPECT_THROW((void)lora_trainable_params(a, spec(8, "lm_head")), InvalidArgument);
 }
 

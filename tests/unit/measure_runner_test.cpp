@@ -41,10 +41,24 @@ TEST(MeasureOptions, SizesAreSquaresOrMxNxK) {
   EXPECT_EQ(s[0].shape, (GemmShape{64, 64, 64}));
   EXPECT_EQ(s[1].shape, (GemmShape{2, 3, 4}));
   EXPECT_DOUBLE_EQ(s[1].shape.flops().value(), 2.0 * 2 * 3 * 4);
-  for (const char* bad : {"0", "-4", "1x2", "65537", "abc", "", "64,,128", "2x3x"}) {
+  for (const char* bad : {"0", "-4", "1x2", "65537", "abc", "2x3x", "2 x3x4"}) {
     EXPECT_NE(error_of([bad] { (void)parse_sizes(bad); }).find("--sizes: '"), std::string::npos)
         << bad;
   }
+  for (const char* bad : {"", "64,,128", "64, ,128", "64,"}) {
+    EXPECT_EQ(error_of([bad] { (void)parse_sizes(bad); }).rfind("--sizes: empty entry in '", 0), 0U)
+        << bad;
+  }
+}
+
+TEST(MeasureOptions, ListsAllowSpacesAroundEntries) {
+  const std::vector<ShapeSpec> s = parse_sizes(" 64 , 2x3x4");
+  ASSERT_EQ(s.size(), 2U);
+  EXPECT_EQ(s[1].shape, (GemmShape{2, 3, 4}));
+  EXPECT_EQ(parse_dtype_list("bf16, fp32"), (std::vector<DType>{DType::kBf16, DType::kFp32}));
+  EXPECT_EQ(parse_backend_list("blis, openblas"), (std::vector<std::string>{"blis", "openblas"}));
+  EXPECT_EQ(error_of([] { (void)parse_backend_list("blis,"); }).rfind("--backend: empty entry", 0),
+            0U);
 }
 
 TEST(MeasureOptions, RepetitionsAreWholeNumbersFrom1To1000) {

@@ -23,5 +23,8 @@ enum class Format { kTable, kJson, kCsv, kMarkdown };
 [[nodiscard]] std::string duration(Seconds s);          // "24.9 days", "8.9 weeks", "1.4 years"
 [[nodiscard]] std::string percent(double fraction);     // "40 %"
 [[nodiscard]] std::string bytes_per_param(double b);    // "16", "2.0039"
+// "1 sequence", "29 sequences": the count and the noun that agrees with it.
+[[nodiscard]] std::string counted(std::int64_t n, std::string_view singular,
+                                  std::string_view plural);
 
 }  // namespace tb::report

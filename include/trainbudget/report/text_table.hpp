@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tb::report {
@@ -33,6 +34,11 @@ class TextTable {
 
 // RFC 4180 quoting: quote a field that holds a comma, quote or newline.
 [[nodiscard]] std::string csv_field(const std::string& field);
+
+// Text that Markdown shows as written: \ ` * _ < | escaped (CommonMark 0.30, "Backslash
+// escapes"), so that formulas such as b*s*h*e are not emphasis and a cell's '|' does not end it;
+// leading spaces dropped, since four of them start an indented code block (CommonMark 4.4).
+[[nodiscard]] std::string markdown_text(std::string_view text);
 
 // Display width of UTF-8 text (code points; all our glyphs are single-width).
 [[nodiscard]] std::size_t display_width(const std::string& text);

@@ -20,7 +20,7 @@ class HardwareCatalog {
 
   [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
   [[nodiscard]] const Device* find(std::string_view id) const;
-  // The known ids closest to `id` (edit distance, then prefix), at most `n`.
+  // The known ids closest to `id` (closest_names: prefix, then edit distance), at most `n`.
   [[nodiscard]] std::vector<std::string> closest(std::string_view id, std::size_t n) const;
   // Like find(), but throws InvalidArgument naming `field` and the closest ids.
   [[nodiscard]] const Device& at(std::string_view id, std::string_view field) const;
@@ -29,10 +29,8 @@ class HardwareCatalog {
   std::vector<Device> devices_;  // sorted by id
 };
 
-// Levenshtein distance, for suggestions.
-[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
-
-// "ID[:dtype][,ID[:dtype]...]" or "all". Throws InvalidArgument naming --machine.
+// "ID[:dtype][,ID[:dtype]...]" or "all", spaces around entries allowed (split_comma_list).
+// Throws InvalidArgument naming --machine.
 [[nodiscard]] std::vector<MachineChoice> parse_machine_list(std::string_view text,
                                                             const HardwareCatalog& catalog);
 

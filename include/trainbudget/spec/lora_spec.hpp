@@ -22,7 +22,8 @@ struct LoraSpec {
   std::vector<std::string> targets{"q", "v"};
 };
 
-// "q,k,v" -> {"q","k","v"}; throws InvalidArgument naming --lora-targets on an empty entry.
+// "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming --lora-targets on
+// an empty entry.
 [[nodiscard]] std::vector<std::string> parse_lora_targets(std::string_view text);
 
 // QLoRA's storage of the frozen base (Dettmers et al. 2023, "QLoRA", §3): every linear layer of
