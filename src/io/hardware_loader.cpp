@@ -162,8 +162,24 @@ Device build_device(const toml::table& root, const std::string& origin) {
 
   if (const toml::table* mem = top.subtable("memory", true)) {
     Reader r(*mem, "memory", problems);
-    r.allow_only({"capacity_gb", "bandwidth_gb_per_s", "source"});
-    if (auto cap = r.positive("capacity_gb", true)) d.memory_capacity = Bytes{*cap * kGiga};
+    r.allow_only({"capacity_gb", "capacity_gib", "bandwidth_gb_per_s", "source"});
+    // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
+    const bool decimal = mem->contains("capacity_gb");
+    const bool binary = mem->contains("capacity_gib");
+    if (decimal && binary) {
+      problems.push_back(
+          "memory.capacity_gb, memory.capacity_gib: give exactly one (GiB for HBM/GDDR/LPDDR "
+          "figures, GB where the vendor's figure is decimal)");
+    } else if (binary) {
+      if (auto cap = r.positive("capacity_gib", true)) d.memory_capacity = Bytes{*cap * kGibi};
+      d.memory_capacity_unit = CapacityUnit::kGiB;
+    } else if (decimal) {
+      if (auto cap = r.positive("capacity_gb", true)) d.memory_capacity = Bytes{*cap * kGiga};
+    } else {
+      problems.push_back(
+          "memory.capacity_gib or memory.capacity_gb: missing (a number > 0; GiB for "
+          "HBM/GDDR/LPDDR figures)");
+    }
     if (auto bw = r.positive("bandwidth_gb_per_s", false)) {
       d.memory_bandwidth = BytesPerSecond{*bw * kGiga};
     }
