@@ -65,7 +65,10 @@ Document device_document(const Device& d) {
   Section memory;
   memory.title = "Memory";
   memory.text(fmt::format(
-      "capacity {} = {:.4g} GB{}", capacity_text(d), d.memory_capacity.value() / kGiga,
+      "capacity {}{}{}", capacity_text(d),
+      d.memory_capacity_unit == CapacityUnit::kGiB
+          ? fmt::format(" = {:.4g} GB", d.memory_capacity.value() / kGiga)
+          : std::string{},
       d.memory_bandwidth ? fmt::format(", bandwidth {} GB/s", bandwidth_cell(d)) : std::string{}));
   memory.text(fmt::format("source: {}", d.memory_source));
   doc.sections.push_back(std::move(memory));
