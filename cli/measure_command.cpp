@@ -105,7 +105,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   const measure::Measurement m = measure::run_measurement(options);
   report::make_measurement_reporter(format)->measurement(m, out);
   if (o.save) {
-    const std::filesystem::path file = measure::save_profile(m, *o.save, dir);
+    const std::filesystem::path file = io::save_device(measure::profile_device(m, *o.save), dir);
     std::cerr << fmt::format(
         "trainbudget: saved machine '{}' to {}; use it with `trainbudget estimate --machine {}`\n",
         *o.save, file.string(), *o.save);
@@ -134,7 +134,7 @@ void ensure_local_profile(std::string_view machine_list, const CommonOptions& co
   options.quick = true;
   options.progress = stderr_progress();
   const measure::Measurement m = measure::run_measurement(options);
-  const std::filesystem::path file = measure::save_profile(m, kLocal, dir);
+  const std::filesystem::path file = io::save_device(measure::profile_device(m, kLocal), dir);
   std::cerr << fmt::format("trainbudget: saved machine 'local' to {}\n", file.string());
 }
 

@@ -1,22 +1,15 @@
-// Saving a measurement as a hardware TOML file, atomically.
+// A measurement as a Device: the best ok rate per dtype, the memory and its bandwidth.
 #include "trainbudget/measure/profile.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <sstream>
 
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::measure {
-namespace fs = std::filesystem;
 namespace {
 
 // Six significant digits: well inside run-to-run noise, and short in the file.
@@ -24,47 +17,6 @@ double significant(double v) {
   if (v == 0.0 || !std::isfinite(v)) return v;
   const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
   return std::round(v * scale) / scale;
-}
-
-std::string system_error(const std::string& what, const fs::path& path) {
-  return fmt::format("{} {}: {}", what, path.string(), std::strerror(errno));
-}
-
-// A TOML basic string: quotes, backslashes and control characters escaped (TOML 1.0, "String").
-std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// Text for a TOML comment, which allows no control characters but tab.
-std::string comment_text(std::string_view text) {
-  std::string out(text);
-  for (char& ch : out) {
-    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7F) ch = ' ';
-  }
-  return out;
 }
 
 bool gpu_backend(const Measurement& m, const std::string& name) {
@@ -133,7 +85,7 @@ void validate_profile_id(std::string_view id) {
   }
 }
 
-std::string profile_toml(const Measurement& m, std::string_view id) {
+Device profile_device(const Measurement& m, std::string_view id) {
   validate_profile_id(id);
   const BackendInfo* gpu = first_gpu(m);
   const MeasurementContext& c = m.context;
@@ -142,114 +94,61 @@ std::string profile_toml(const Measurement& m, std::string_view id) {
   const std::string source = fmt::format("trainbudget {} ({}) measure{}, {}", c.tool_version,
                                          c.commit, c.quick ? " --quick" : "", c.date);
 
-  std::string name;
-  std::string vendor = "other";
-  std::string category = "cpu";
+  Device d;
+  d.id = std::string(id);
+  d.vendor = "other";
+  d.category = "cpu";
+  // Exact byte counts from the OS or the driver: stored as decimal GB (docs/hardware-catalog.md).
+  d.memory_capacity_unit = CapacityUnit::kGB;
   double capacity = 0.0;
-  std::string memory_source;
   const BandwidthRun* bw = nullptr;
   if (gpu != nullptr) {
-    name = fmt::format("{} ({}, measured)", gpu->device_name, c.host);
-    vendor = "nvidia";
-    category =
+    d.name = fmt::format("{} ({}, measured)", gpu->device_name, c.host);
+    d.vendor = "nvidia";
+    d.category =
         gpu->device_name.find("GeForce") != std::string::npos ? "consumer-gpu" : "datacenter-gpu";
     capacity = gpu->device_memory.value();
-    memory_source = "cudaGetDeviceProperties totalGlobalMem";
+    d.memory_source = "cudaGetDeviceProperties totalGlobalMem";
     for (const BandwidthRun& r : m.bandwidth) {
       if (r.backend == gpu->name) bw = &r;
     }
   } else {
-    name =
+    d.name =
         fmt::format("{} x {} cores ({}, measured)", c.cpu.model_name, c.cpu.physical_cores, c.host);
     capacity = c.memory_capacity.value();
-    memory_source = "/proc/meminfo MemTotal";
+    d.memory_source = "/proc/meminfo MemTotal";
     bw = m.memory_bandwidth();
   }
   if (capacity <= 0.0) throw Error("--save: the memory capacity is unknown (MemTotal unreadable)");
-
-  std::string out = fmt::format(
-      "# {} on {}, measured by trainbudget measure (docs/measure.md).\n"
-      "id = {}\nname = {}\nvendor = {}\ncategory = {}\nnotes = {}\n\n[memory]\n"
-      "capacity_gb = {}\n",
-      comment_text(gpu != nullptr ? gpu->device_name : c.cpu.model_name), comment_text(c.host),
-      toml_string(id), toml_string(name), toml_string(vendor), toml_string(category),
-      toml_string(fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, ISA {}.", by,
-                              source, c.cpu.model_name, m.peak.microarchitecture,
-                              fmt::join(isa_flags(c.cpu), " "))),
-      significant(capacity / 1e9));
+  d.memory_capacity = Bytes{significant(capacity / kGiga) * kGiga};
+  d.notes =
+      fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, ISA {}.", by, source,
+                  c.cpu.model_name, m.peak.microarchitecture, fmt::join(isa_flags(c.cpu), " "));
   if (bw != nullptr) {
-    out += fmt::format("bandwidth_gb_per_s = {}\n", significant(bw->median_rate.value() / 1e9));
-    memory_source += fmt::format("; bandwidth: {}, {} median of {}, {}", by, bw->kernel,
-                                 bw->samples_seconds.size(), day);
+    d.memory_bandwidth = BytesPerSecond{significant(bw->median_rate.value() / kGiga) * kGiga};
+    d.memory_source += fmt::format("; bandwidth: {}, {} median of {}, {}", by, bw->kernel,
+                                   bw->samples_seconds.size(), day);
   }
-  out += fmt::format("source = {}\n", toml_string(memory_source));
 
-  bool any = false;
   for (const DType dtype : all_dtypes()) {
     const GemmRun* run = best_on(m, dtype, gpu != nullptr);
     if (run == nullptr) continue;
-    any = true;
-    out += fmt::format(
-        "\n[compute.{}]\ndense_tflops = {}\nkind = \"measured\"\nsource = {}\nmeasured_by = {}\n"
-        "method = {}\ndate = {}\nnote = {}\n",
-        dtype_name(dtype), significant(run->median_rate.value() / 1e12), toml_string(source),
-        toml_string(by),
-        toml_string(fmt::format("{} {} GEMM {}x{}x{}", run->backend, dtype_name(dtype),
-                                run->shape.m, run->shape.n, run->shape.k)),
-        toml_string(day), toml_string(peak_note(m, *run, gpu != nullptr)));
+    ComputeRate rate;
+    rate.dtype = dtype;
+    rate.dense = FlopsPerSecond{significant(run->median_rate.value() / kTera) * kTera};
+    rate.kind = RateKind::kMeasured;
+    rate.source = source;
+    rate.measured_by = by;
+    rate.method = fmt::format("{} {} GEMM {}x{}x{}", run->backend, dtype_name(dtype), run->shape.m,
+                              run->shape.n, run->shape.k);
+    rate.date = day;
+    rate.note = peak_note(m, *run, gpu != nullptr);
+    d.rates.push_back(std::move(rate));
   }
-  if (!any) throw Error("--save: no GEMM was measured successfully, so there is no rate to save");
-  return out;
-}
-
-void write_file_atomically(const fs::path& file, std::string_view contents) {
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::string temp = (dir / fmt::format(".{}.tmp-XXXXXX", file.filename().string())).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw Error(system_error("cannot create a temporary file in", dir));
-  const auto fail = [&](const std::string& what) {
-    const std::string message = system_error(what, temp);
-    close(fd);
-    unlink(temp.c_str());
-    throw Error(message);
-  };
-  std::size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot write");
-    written += static_cast<std::size_t>(n);
+  if (d.rates.empty()) {
+    throw Error("--save: no GEMM was measured successfully, so there is no rate to save");
   }
-  if (fchmod(fd, 0644) != 0) fail("cannot chmod");
-  if (fsync(fd) != 0) fail("cannot fsync");
-  if (close(fd) != 0) {
-    const std::string message = system_error("cannot close", temp);
-    unlink(temp.c_str());
-    throw Error(message);
-  }
-  if (std::rename(temp.c_str(), file.c_str()) != 0) {
-    const std::string message = system_error("cannot rename onto", file);
-    unlink(temp.c_str());
-    throw Error(message);
-  }
-  // The rename is durable only once the directory entry is on disk.
-  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dir_fd >= 0) {
-    fsync(dir_fd);
-    close(dir_fd);
-  }
-}
-
-fs::path save_profile(const Measurement& m, std::string_view id, const fs::path& dir) {
-  const std::string text = profile_toml(m, id);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    throw Error(fmt::format("--save: cannot create {}: {}", dir.string(), ec.message()));
-  }
-  const fs::path file = dir / (std::string(id) + ".toml");
-  write_file_atomically(file, text);
-  return file;
+  return d;
 }
 
 }  // namespace tb::measure

@@ -13,6 +13,14 @@ std::string rate_cell(const Device& d, DType dtype) {
   return r->kind == RateKind::kMeasured ? tflops(r->dense) + " (m)" : tflops(r->dense);
 }
 
+// In the unit the catalog gives: "80 GiB" (HBM, binary) or "25.3 GB".
+std::string capacity_text(const Device& d) {
+  if (d.memory_capacity_unit == CapacityUnit::kGiB) {
+    return fmt::format("{:.4g} GiB", d.memory_capacity.value() / kGibi);
+  }
+  return fmt::format("{:.4g} GB", d.memory_capacity.value() / kGiga);
+}
+
 std::string bandwidth_cell(const Device& d) {
   return d.memory_bandwidth ? fmt::format("{:.0f}", d.memory_bandwidth->value() / kGiga) : "-";
 }
@@ -23,15 +31,14 @@ TextTable device_rows(const std::vector<Device>& devices) {
   TextTable t({{"id"},
                {"name"},
                {"vendor"},
-               {"memory GB", Align::kRight},
+               {"memory", Align::kRight},
                {"GB/s", Align::kRight},
                {"fp32", Align::kRight},
                {"bf16", Align::kRight},
                {"fp8", Align::kRight}});
   for (const Device& d : devices) {
-    t.add_row({d.id, d.name, d.vendor, fmt::format("{:g}", d.memory_capacity.value() / kGiga),
-               bandwidth_cell(d), rate_cell(d, DType::kFp32), rate_cell(d, DType::kBf16),
-               rate_cell(d, DType::kFp8)});
+    t.add_row({d.id, d.name, d.vendor, capacity_text(d), bandwidth_cell(d),
+               rate_cell(d, DType::kFp32), rate_cell(d, DType::kBf16), rate_cell(d, DType::kFp8)});
   }
   return t;
 }
@@ -58,7 +65,10 @@ Document device_document(const Device& d) {
   Section memory;
   memory.title = "Memory";
   memory.text(fmt::format(
-      "capacity {}{}", gb(d.memory_capacity),
+      "capacity {}{}{}", capacity_text(d),
+      d.memory_capacity_unit == CapacityUnit::kGiB
+          ? fmt::format(" = {:.4g} GB", d.memory_capacity.value() / kGiga)
+          : std::string{},
       d.memory_bandwidth ? fmt::format(", bandwidth {} GB/s", bandwidth_cell(d)) : std::string{}));
   memory.text(fmt::format("source: {}", d.memory_source));
   doc.sections.push_back(std::move(memory));

@@ -48,7 +48,9 @@ TEST(DataFiles, SeedFiguresAreInTheCatalog) {
   const Device& h100 = c.at("h100-sxm", "test");
   EXPECT_DOUBLE_EQ(h100.rate(DType::kBf16)->dense.value(), 989.5e12);
   EXPECT_DOUBLE_EQ(h100.rate(DType::kFp8)->dense.value(), 1979e12);
-  EXPECT_DOUBLE_EQ(h100.memory_capacity.value(), 80e9);
+  // "80 GB" HBM3 is 80 GiB = 85,899,345,920 bytes.
+  EXPECT_DOUBLE_EQ(h100.memory_capacity.value(), 85'899'345'920.0);
+  EXPECT_EQ(h100.memory_capacity_unit, CapacityUnit::kGiB);
   const Device& m3 = c.at("m3-ultra", "test");
   EXPECT_DOUBLE_EQ(m3.rate(DType::kFp32)->dense.value(), 19.5e12);
   EXPECT_EQ(m3.rate(DType::kFp32)->kind, RateKind::kMeasured);

@@ -45,6 +45,7 @@ TEST(HardwareLoader, ParsesEveryField) {
   const Device d = parse_device_toml(kGood, "box");
   EXPECT_EQ(d.id, "box");
   EXPECT_DOUBLE_EQ(d.memory_capacity.value(), 64e9);
+  EXPECT_EQ(d.memory_capacity_unit, CapacityUnit::kGB);
   EXPECT_DOUBLE_EQ(d.memory_bandwidth->value(), 100e9);
   ASSERT_NE(d.rate(DType::kFp32), nullptr);
   EXPECT_DOUBLE_EQ(d.rate(DType::kFp32)->dense.value(), 2.5e12);
@@ -54,6 +55,39 @@ TEST(HardwareLoader, ParsesEveryField) {
   EXPECT_DOUBLE_EQ(d.rate(DType::kBf16)->sparse->value(), 10e12);
   EXPECT_FALSE(d.interconnect->bidirectional);
   EXPECT_DOUBLE_EQ(d.price->usd_per_hour, 1.5);
+}
+
+TEST(HardwareLoader, CapacityGibIsBinary) {
+  std::string text(kGood);
+  text.replace(text.find("capacity_gb = 64"), 16, "capacity_gib = 80");
+  const Device d = parse_device_toml(text, "box");
+  EXPECT_DOUBLE_EQ(d.memory_capacity.value(), 80.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(d.memory_capacity_unit, CapacityUnit::kGiB);
+}
+
+TEST(HardwareLoader, ExactlyOneCapacityKey) {
+  std::string both(kGood);
+  both.replace(both.find("capacity_gb = 64"), 16, "capacity_gb = 64\ncapacity_gib = 80");
+  try {
+    (void)parse_device_toml(both, "box.toml");
+    ADD_FAILURE() << "two capacity keys must be an error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "box.toml");
+    ASSERT_EQ(e.problems().size(), 1U);
+    EXPECT_EQ(e.problems()[0].rfind("memory.capacity_gb, memory.capacity_gib: give exactly one", 0),
+              0U)
+        << e.problems()[0];
+  }
+  std::string neither(kGood);
+  neither.erase(neither.find("capacity_gb = 64\n"), 17);
+  try {
+    (void)parse_device_toml(neither, "box.toml");
+    ADD_FAILURE() << "a missing capacity must be an error";
+  } catch (const DataError& e) {
+    ASSERT_EQ(e.problems().size(), 1U);
+    EXPECT_EQ(e.problems()[0].rfind("memory.capacity_gib or memory.capacity_gb: missing", 0), 0U)
+        << e.problems()[0];
+  }
 }
 
 std::vector<std::string> problems_of(std::string_view text) {

@@ -1,5 +1,6 @@
-// Machine profiles: what `measure --save` writes loads with the real catalog loader and gives the
-// same rates back; the write is atomic even when the writer is killed mid-write.
+// Machine profiles: what `measure --save` writes (profile_device, then io::save_device) loads with
+// the real catalog loader and gives the same rates back; the write is atomic even when the writer
+// is killed mid-write.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "trainbudget/io/device_toml.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/measure/profile.hpp"
 #include "trainbudget/spec/catalog.hpp"
@@ -92,7 +94,7 @@ Measurement sample_measurement() {
 
 TEST(Profile, RoundTripsThroughTheCatalogLoaderWithTheSameRates) {
   const Measurement m = sample_measurement();
-  const Device d = io::parse_device_toml(profile_toml(m, "my-vm"), "my-vm.toml");
+  const Device d = io::parse_device_toml(io::device_toml(profile_device(m, "my-vm")), "my-vm.toml");
   EXPECT_EQ(d.id, "my-vm");
   EXPECT_EQ(d.vendor, "other");
   EXPECT_EQ(d.category, "cpu");
@@ -118,14 +120,15 @@ TEST(Profile, OddHostAndCpuNamesAreEscapedIntoValidToml) {
   Measurement m = sample_measurement();
   m.context.host = "lab \"box\"\\1";
   m.context.cpu.model_name = "Weird\tCPU\x01 §";
-  const Device d = io::parse_device_toml(profile_toml(m, "odd"), "odd.toml");
+  const Device d = io::parse_device_toml(io::device_toml(profile_device(m, "odd")), "odd.toml");
   EXPECT_EQ(d.rate(DType::kFp32)->measured_by, "trainbudget measure on lab \"box\"\\1");
   EXPECT_EQ(d.name, "Weird\tCPU\x01 § x 2 cores (lab \"box\"\\1, measured)");
 }
 
 TEST(Profile, SavedFileIsWhatEstimateLoadsFromTheUserDirectory) {
   TempDir dir;
-  const fs::path file = save_profile(sample_measurement(), "local", dir.path() / "hw");
+  const fs::path file =
+      io::save_device(profile_device(sample_measurement(), "local"), dir.path() / "hw");
   EXPECT_EQ(file, dir.path() / "hw" / "local.toml");
   io::CatalogSources sources;
   sources.builtin_dir = io::data_dir() / "hardware";
@@ -155,7 +158,7 @@ TEST(Profile, IdMustBeACatalogId) {
 TEST(Profile, NothingMeasuredIsAnErrorNotAnEmptyProfile) {
   Measurement m = sample_measurement();
   for (GemmRun& r : m.gemm) r.status = Status::kSkipped;
-  EXPECT_THROW((void)profile_toml(m, "empty"), Error);
+  EXPECT_THROW((void)profile_device(m, "empty"), Error);
 }
 
 // A complete profile whose every part carries the same generation number, so that a file mixing
@@ -184,7 +187,7 @@ void expect_whole_generation(const Device& d) {
 TEST(Profile, AtomicWriteSurvivesSigkillAtAnyMoment) {
   TempDir dir;
   const fs::path file = dir.path() / "kill-test.toml";
-  write_file_atomically(file, generation_profile(1));
+  io::write_file_atomically(file, generation_profile(1));
   std::mt19937 rng(12345);
   std::uniform_int_distribution<int> delay_us(0, 3000);
   int last_seen = 1;
@@ -197,10 +200,10 @@ TEST(Profile, AtomicWriteSurvivesSigkillAtAnyMoment) {
     if (pid == 0) {
       close(ready[0]);
       const int base = (round + 2) * 1000;
-      write_file_atomically(file, generation_profile(base));
+      io::write_file_atomically(file, generation_profile(base));
       const char byte = 1;
       (void)!write(ready[1], &byte, 1);
-      for (int g = base + 1;; ++g) write_file_atomically(file, generation_profile(g));
+      for (int g = base + 1;; ++g) io::write_file_atomically(file, generation_profile(g));
     }
     close(ready[1]);
     char byte = 0;

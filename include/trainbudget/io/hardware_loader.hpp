@@ -1,4 +1,5 @@
-// Loading and validating hardware TOML files (data/hardware/*.toml and users' own).
+// Loading hardware TOML files (data/hardware/*.toml and users' own); the schema itself is
+// device_toml.hpp.
 #pragma once
 
 #include <filesystem>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trainbudget/io/device_toml.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/hardware.hpp"
 
@@ -13,9 +15,6 @@ namespace tb::io {
 
 // One device file. Throws DataError naming the file and listing every problem found.
 [[nodiscard]] Device load_device_file(const std::filesystem::path& file);
-
-// Same, from TOML text; `origin` names it in messages.
-[[nodiscard]] Device parse_device_toml(std::string_view text, const std::string& origin);
 
 // The *.toml files directly in `dir`, sorted by name; DataError when it cannot be listed.
 [[nodiscard]] std::vector<std::filesystem::path> toml_files_in(const std::filesystem::path& dir);

@@ -39,6 +39,11 @@ struct Price {
   std::string source;
 };
 
+// The prefix a vendor's capacity figure uses. HBM, GDDR and LPDDR capacities are binary: an
+// "80 GB" H100 has 80 GiB = 85.9e9 bytes (nvidia-smi: 81559 MiB usable). Catalog files say which
+// with the key (capacity_gib or capacity_gb); reports print the capacity in the same unit.
+enum class CapacityUnit { kGB, kGiB };
+
 struct Device {
   std::string id;
   std::string name;
@@ -46,6 +51,7 @@ struct Device {
   std::string category;
   std::string notes;
   Bytes memory_capacity;
+  CapacityUnit memory_capacity_unit{CapacityUnit::kGB};  // the unit the catalog gave it in
   std::optional<BytesPerSecond> memory_bandwidth;
   std::string memory_source;
   std::vector<ComputeRate> rates;

@@ -1,0 +1,452 @@
+// The device TOML schema (docs/hardware-catalog.md), read and written here only: one key table
+// for the reader and the writer, every problem of a file reported at once, and the atomic write.
+#include "trainbudget/io/device_toml.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <toml++/toml.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::io {
+namespace fs = std::filesystem;
+namespace {
+
+// The keys of a device file, shared by build_device() and device_toml().
+namespace key {
+constexpr std::string_view kId = "id";
+constexpr std::string_view kName = "name";
+constexpr std::string_view kVendor = "vendor";
+constexpr std::string_view kCategory = "category";
+constexpr std::string_view kNotes = "notes";
+constexpr std::string_view kMemory = "memory";
+constexpr std::string_view kCompute = "compute";
+constexpr std::string_view kInterconnect = "interconnect";
+constexpr std::string_view kPower = "power";
+constexpr std::string_view kPrice = "price";
+constexpr std::string_view kCapacityGb = "capacity_gb";
+constexpr std::string_view kCapacityGib = "capacity_gib";
+constexpr std::string_view kBandwidthGbPerS = "bandwidth_gb_per_s";
+constexpr std::string_view kSource = "source";
+constexpr std::string_view kDenseTflops = "dense_tflops";
+constexpr std::string_view kSparseTflops = "sparse_tflops";
+constexpr std::string_view kKind = "kind";
+constexpr std::string_view kNote = "note";
+constexpr std::string_view kMeasuredBy = "measured_by";
+constexpr std::string_view kMethod = "method";
+constexpr std::string_view kDate = "date";
+constexpr std::string_view kDirection = "direction";
+constexpr std::string_view kTdpW = "tdp_w";
+constexpr std::string_view kUsdPerHour = "usd_per_hour";
+}  // namespace key
+
+// The values of kind and direction.
+constexpr std::string_view kSpec = "spec";
+constexpr std::string_view kMeasured = "measured";
+constexpr std::string_view kBidirectional = "bidirectional";
+constexpr std::string_view kPerDirection = "per-direction";
+
+constexpr std::array<std::string_view, 6> kVendors{"nvidia", "amd",   "google",
+                                                   "intel",  "apple", "other"};
+constexpr std::array<std::string_view, 7> kCategories{
+    "datacenter-gpu", "consumer-gpu", "workstation-gpu", "tpu", "accelerator", "soc", "cpu"};
+
+template <std::size_t N>
+bool one_of(std::string_view v, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), v) != set.end();
+}
+
+template <std::size_t N>
+std::string joined(const std::array<std::string_view, N>& set) {
+  return fmt::format("{}", fmt::join(set, "|"));
+}
+
+// Reads typed values out of one table and records what is wrong, without stopping.
+class Reader {
+ public:
+  Reader(const toml::table& table, std::string prefix, std::vector<std::string>& problems)
+      : table_(table), prefix_(std::move(prefix)), problems_(problems) {}
+
+  void allow_only(std::initializer_list<std::string_view> keys) {
+    for (auto&& [key, node] : table_) {
+      if (std::find(keys.begin(), keys.end(), key.str()) == keys.end()) {
+        problems_.push_back(
+            fmt::format("{}: unknown key (accepted: {})", name(key.str()), fmt::join(keys, ", ")));
+      }
+    }
+  }
+
+  std::string string(std::string_view key, bool required) {
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) {
+      if (required) problems_.push_back(fmt::format("{}: missing (a string)", name(key)));
+      return {};
+    }
+    if (const auto* s = node->as_string()) {
+      if (required && s->get().empty()) problems_.push_back(fmt::format("{}: empty", name(key)));
+      return s->get();
+    }
+    problems_.push_back(fmt::format("{}: must be a string", name(key)));
+    return {};
+  }
+
+  std::optional<double> positive(std::string_view key, bool required) {
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) {
+      if (required) problems_.push_back(fmt::format("{}: missing (a number > 0)", name(key)));
+      return std::nullopt;
+    }
+    std::optional<double> value;
+    if (const auto* i = node->as_integer()) value = static_cast<double>(i->get());
+    if (const auto* f = node->as_floating_point()) value = f->get();
+    if (!value) {
+      problems_.push_back(fmt::format("{}: must be a number", name(key)));
+      return std::nullopt;
+    }
+    if (!std::isfinite(*value) || *value <= 0.0) {
+      problems_.push_back(fmt::format("{}: {} must be a finite number > 0", name(key), *value));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  const toml::table* subtable(std::string_view key, bool required) {
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) {
+      if (required) problems_.push_back(fmt::format("{}: missing table", name(key)));
+      return nullptr;
+    }
+    if (const auto* t = node->as_table()) return t;
+    problems_.push_back(fmt::format("{}: must be a table", name(key)));
+    return nullptr;
+  }
+
+  [[nodiscard]] std::string name(std::string_view key) const {
+    return prefix_.empty() ? std::string{key} : fmt::format("{}.{}", prefix_, key);
+  }
+
+ private:
+  const toml::table& table_;
+  std::string prefix_;
+  std::vector<std::string>& problems_;
+};
+
+void read_rate(const toml::table& t, DType dtype, Device& device,
+               std::vector<std::string>& problems) {
+  const std::string prefix = fmt::format("compute.{}", dtype_name(dtype));
+  Reader r(t, prefix, problems);
+  r.allow_only(
+      {"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by", "method", "date"});
+  ComputeRate rate;
+  rate.dtype = dtype;
+  const auto dense = r.positive(key::kDenseTflops, true);
+  const auto sparse = r.positive(key::kSparseTflops, false);
+  const std::string kind = r.string(key::kKind, true);
+  rate.source = r.string(key::kSource, true);
+  rate.note = r.string(key::kNote, false);
+  rate.date = r.string(key::kDate, false);
+  if (kind == kMeasured) {
+    rate.kind = RateKind::kMeasured;
+    rate.measured_by = r.string(key::kMeasuredBy, true);
+    rate.method = r.string(key::kMethod, true);
+  } else if (kind == kSpec) {
+    rate.kind = RateKind::kSpec;
+    rate.measured_by = r.string(key::kMeasuredBy, false);
+    rate.method = r.string(key::kMethod, false);
+  } else if (!kind.empty()) {
+    problems.push_back(fmt::format("{}.kind: '{}' is not one of spec|measured", prefix, kind));
+  }
+  if (dense && sparse && *sparse < *dense) {
+    problems.push_back(fmt::format(
+        "{}: sparse_tflops {} is below dense_tflops {} (a sparse figure stored as dense?)", prefix,
+        *sparse, *dense));
+  }
+  if (dense) rate.dense = FlopsPerSecond{*dense * kTera};
+  if (sparse) rate.sparse = FlopsPerSecond{*sparse * kTera};
+  device.rates.push_back(std::move(rate));
+}
+
+Device build_device(const toml::table& root, const std::string& origin) {
+  std::vector<std::string> problems;
+  Device d;
+  d.origin = origin;
+  Reader top(root, "", problems);
+  top.allow_only({key::kId, key::kName, key::kVendor, key::kCategory, key::kNotes, key::kMemory,
+                  key::kCompute, key::kInterconnect, key::kPower, key::kPrice});
+  d.id = top.string(key::kId, true);
+  d.name = top.string(key::kName, true);
+  d.vendor = top.string(key::kVendor, true);
+  d.category = top.string(key::kCategory, true);
+  d.notes = top.string(key::kNotes, false);
+  if (!d.vendor.empty() && !one_of(d.vendor, kVendors)) {
+    problems.push_back(fmt::format("vendor: '{}' is not one of {}", d.vendor, joined(kVendors)));
+  }
+  if (!d.category.empty() && !one_of(d.category, kCategories)) {
+    problems.push_back(
+        fmt::format("category: '{}' is not one of {}", d.category, joined(kCategories)));
+  }
+  const fs::path stem = fs::path(origin).stem();
+  if (!d.id.empty() && fs::path(origin).extension() == ".toml" && stem.string() != d.id) {
+    problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", d.id, stem.string()));
+  }
+
+  if (const toml::table* mem = top.subtable(key::kMemory, true)) {
+    Reader r(*mem, "memory", problems);
+    r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kSource});
+    // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
+    const bool decimal = mem->contains("capacity_gb");
+    const bool binary = mem->contains("capacity_gib");
+    if (decimal && binary) {
+      problems.push_back(
+          "memory.capacity_gb, memory.capacity_gib: give exactly one (GiB for HBM/GDDR/LPDDR "
+          "figures, GB where the vendor's figure is decimal)");
+    } else if (binary) {
+      if (auto cap = r.positive(key::kCapacityGib, true)) d.memory_capacity = Bytes{*cap * kGibi};
+      d.memory_capacity_unit = CapacityUnit::kGiB;
+    } else if (decimal) {
+      if (auto cap = r.positive(key::kCapacityGb, true)) d.memory_capacity = Bytes{*cap * kGiga};
+    } else {
+      problems.push_back(
+          "memory.capacity_gib or memory.capacity_gb: missing (a number > 0; GiB for "
+          "HBM/GDDR/LPDDR figures)");
+    }
+    if (auto bw = r.positive(key::kBandwidthGbPerS, false)) {
+      d.memory_bandwidth = BytesPerSecond{*bw * kGiga};
+    }
+    d.memory_source = r.string(key::kSource, true);
+  }
+
+  if (const toml::table* compute = top.subtable(key::kCompute, true)) {
+    for (auto&& [key, node] : *compute) {
+      const auto dtype = parse_dtype(key.str());
+      if (!dtype) {
+        problems.push_back(
+            fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(), dtype_choices()));
+        continue;
+      }
+      if (const auto* t = node.as_table()) {
+        read_rate(*t, *dtype, d, problems);
+      } else {
+        problems.push_back(fmt::format("compute.{}: must be a table", key.str()));
+      }
+    }
+    if (compute->empty()) problems.push_back("compute: needs at least one dtype table");
+  }
+
+  if (const toml::table* ic = top.subtable(key::kInterconnect, false)) {
+    Reader r(*ic, "interconnect", problems);
+    r.allow_only({key::kName, key::kBandwidthGbPerS, key::kDirection, key::kSource});
+    Interconnect link;
+    link.name = r.string(key::kName, true);
+    if (auto bw = r.positive(key::kBandwidthGbPerS, true))
+      link.bandwidth = BytesPerSecond{*bw * kGiga};
+    const std::string direction = r.string(key::kDirection, true);
+    if (direction == kPerDirection) {
+      link.bidirectional = false;
+    } else if (direction != kBidirectional && !direction.empty()) {
+      problems.push_back(fmt::format(
+          "interconnect.direction: '{}' is not one of bidirectional|per-direction", direction));
+    }
+    link.source = r.string(key::kSource, true);
+    d.interconnect = std::move(link);
+  }
+
+  if (const toml::table* power = top.subtable(key::kPower, false)) {
+    Reader r(*power, "power", problems);
+    r.allow_only({key::kTdpW, key::kSource});
+    d.tdp_watts = r.positive(key::kTdpW, true);
+    d.power_source = r.string(key::kSource, true);
+  }
+
+  if (const toml::table* price = top.subtable(key::kPrice, false)) {
+    Reader r(*price, "price", problems);
+    r.allow_only({key::kUsdPerHour, key::kDate, key::kSource});
+    Price p;
+    if (auto usd = r.positive(key::kUsdPerHour, true)) p.usd_per_hour = *usd;
+    p.date = r.string(key::kDate, true);
+    p.source = r.string(key::kSource, true);
+    d.price = std::move(p);
+  }
+
+  if (!problems.empty()) throw DataError(origin, std::move(problems));
+  return d;
+}
+
+// Shortest text that reads back as `v`, without the last-digit noise of a unit conversion
+// (989.5e12 / 1e12): 15 significant digits round-trip any decimal of up to 15 digits.
+std::string number(double v) { return fmt::format("{:.15g}", v); }
+
+// A TOML basic string: quotes, backslashes and control characters escaped (TOML 1.0, "String").
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) {
+          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Text for a TOML comment, which allows no control characters but tab.
+std::string comment_text(std::string_view text) {
+  std::string out(text);
+  for (char& ch : out) {
+    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7F) ch = ' ';
+  }
+  return out;
+}
+
+void put(std::string& out, std::string_view key, std::string_view value) {
+  out += fmt::format("{} = {}\n", key, value);
+}
+void put_string(std::string& out, std::string_view key, std::string_view value, bool always) {
+  if (always || !value.empty()) put(out, key, toml_string(value));
+}
+
+std::string system_error(const std::string& what, const fs::path& path) {
+  return fmt::format("{} {}: {}", what, path.string(), std::strerror(errno));
+}
+
+}  // namespace
+
+Device parse_device_toml(std::string_view text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw DataError(origin, {fmt::format("TOML syntax error at line {}, column {}: {}", where.line,
+                                         where.column, e.description())});
+  }
+  return build_device(root, origin);
+}
+
+std::string device_toml(const Device& d) {
+  std::string out = fmt::format("# {}, in the schema of docs/hardware-catalog.md.\n",
+                                comment_text(d.name.empty() ? d.id : d.name));
+  put_string(out, key::kId, d.id, true);
+  put_string(out, key::kName, d.name, true);
+  put_string(out, key::kVendor, d.vendor, true);
+  put_string(out, key::kCategory, d.category, true);
+  put_string(out, key::kNotes, d.notes, false);
+
+  out += fmt::format("\n[{}]\n", key::kMemory);
+  if (d.memory_capacity_unit == CapacityUnit::kGiB) {
+    put(out, key::kCapacityGib, number(d.memory_capacity.value() / kGibi));
+  } else {
+    put(out, key::kCapacityGb, number(d.memory_capacity.value() / kGiga));
+  }
+  if (d.memory_bandwidth) {
+    put(out, key::kBandwidthGbPerS, number(d.memory_bandwidth->value() / kGiga));
+  }
+  put_string(out, key::kSource, d.memory_source, true);
+
+  for (const ComputeRate& r : d.rates) {
+    out += fmt::format("\n[{}.{}]\n", key::kCompute, dtype_name(r.dtype));
+    put(out, key::kDenseTflops, number(r.dense.value() / kTera));
+    if (r.sparse) put(out, key::kSparseTflops, number(r.sparse->value() / kTera));
+    put_string(out, key::kKind, r.kind == RateKind::kMeasured ? kMeasured : kSpec, true);
+    put_string(out, key::kSource, r.source, true);
+    put_string(out, key::kMeasuredBy, r.measured_by, r.kind == RateKind::kMeasured);
+    put_string(out, key::kMethod, r.method, r.kind == RateKind::kMeasured);
+    put_string(out, key::kDate, r.date, false);
+    put_string(out, key::kNote, r.note, false);
+  }
+  if (const auto& ic = d.interconnect) {
+    out += fmt::format("\n[{}]\n", key::kInterconnect);
+    put_string(out, key::kName, ic->name, true);
+    put(out, key::kBandwidthGbPerS, number(ic->bandwidth.value() / kGiga));
+    put_string(out, key::kDirection, ic->bidirectional ? kBidirectional : kPerDirection, true);
+    put_string(out, key::kSource, ic->source, true);
+  }
+  if (d.tdp_watts) {
+    out += fmt::format("\n[{}]\n", key::kPower);
+    put(out, key::kTdpW, number(*d.tdp_watts));
+    put_string(out, key::kSource, d.power_source, true);
+  }
+  if (const auto& p = d.price) {
+    out += fmt::format("\n[{}]\n", key::kPrice);
+    put(out, key::kUsdPerHour, number(p->usd_per_hour));
+    put_string(out, key::kDate, p->date, true);
+    put_string(out, key::kSource, p->source, true);
+  }
+  return out;
+}
+
+void write_file_atomically(const fs::path& file, std::string_view contents) {
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::string temp = (dir / fmt::format(".{}.tmp-XXXXXX", file.filename().string())).string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) throw Error(system_error("cannot create a temporary file in", dir));
+  const auto fail = [&](const std::string& what) {
+    const std::string message = system_error(what, temp);
+    close(fd);
+    unlink(temp.c_str());
+    throw Error(message);
+  };
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot write");
+    written += static_cast<std::size_t>(n);
+  }
+  if (fchmod(fd, 0644) != 0) fail("cannot chmod");
+  if (fsync(fd) != 0) fail("cannot fsync");
+  if (close(fd) != 0) {
+    const std::string message = system_error("cannot close", temp);
+    unlink(temp.c_str());
+    throw Error(message);
+  }
+  if (std::rename(temp.c_str(), file.c_str()) != 0) {
+    const std::string message = system_error("cannot rename onto", file);
+    unlink(temp.c_str());
+    throw Error(message);
+  }
+  // The rename is durable only once the directory entry is on disk.
+  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
+  }
+}
+
+fs::path save_device(const Device& device, const fs::path& dir) {
+  const std::string text = device_toml(device);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw Error(fmt::format("--save: cannot create {}: {}", dir.string(), ec.message()));
+  }
+  const fs::path file = dir / (device.id + ".toml");
+  write_file_atomically(file, text);
+  return file;
+}
+
+}  // namespace tb::io

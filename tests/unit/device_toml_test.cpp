@@ -1,0 +1,92 @@
+// The device TOML writer: every catalog file written back by device_toml() reads back to the
+// same figures, and the capacity keeps its unit.
+#include "trainbudget/io/device_toml.hpp"
+
+#include <gtest/gtest.h>
+
+#include "trainbudget/io/hardware_loader.hpp"
+
+namespace tb::io {
+namespace {
+
+void expect_same(const Device& a, const Device& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.vendor, b.vendor);
+  EXPECT_EQ(a.category, b.category);
+  EXPECT_EQ(a.notes, b.notes);
+  EXPECT_DOUBLE_EQ(a.memory_capacity.value(), b.memory_capacity.value()) << a.id;
+  EXPECT_EQ(a.memory_capacity_unit, b.memory_capacity_unit) << a.id;
+  ASSERT_EQ(a.memory_bandwidth.has_value(), b.memory_bandwidth.has_value());
+  if (a.memory_bandwidth) {
+    EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), b.memory_bandwidth->value());
+  }
+  EXPECT_EQ(a.memory_source, b.memory_source);
+  ASSERT_EQ(a.rates.size(), b.rates.size()) << a.id;
+  for (std::size_t i = 0; i < a.rates.size(); ++i) {
+    const ComputeRate& x = a.rates[i];
+    const ComputeRate* y = b.rate(x.dtype);
+    ASSERT_NE(y, nullptr) << a.id << " " << dtype_name(x.dtype);
+    EXPECT_DOUBLE_EQ(x.dense.value(), y->dense.value()) << a.id;
+    ASSERT_EQ(x.sparse.has_value(), y->sparse.has_value()) << a.id;
+    if (x.sparse) {
+      EXPECT_DOUBLE_EQ(x.sparse->value(), y->sparse->value()) << a.id;
+    }
+    EXPECT_EQ(x.kind, y->kind);
+    EXPECT_EQ(x.source, y->source);
+    EXPECT_EQ(x.note, y->note);
+    EXPECT_EQ(x.measured_by, y->measured_by);
+    EXPECT_EQ(x.method, y->method);
+    EXPECT_EQ(x.date, y->date);
+  }
+  ASSERT_EQ(a.interconnect.has_value(), b.interconnect.has_value()) << a.id;
+  if (a.interconnect) {
+    EXPECT_EQ(a.interconnect->name, b.interconnect->name);
+    EXPECT_DOUBLE_EQ(a.interconnect->bandwidth.value(), b.interconnect->bandwidth.value());
+    EXPECT_EQ(a.interconnect->bidirectional, b.interconnect->bidirectional);
+    EXPECT_EQ(a.interconnect->source, b.interconnect->source);
+  }
+  EXPECT_EQ(a.tdp_watts, b.tdp_watts) << a.id;
+  EXPECT_EQ(a.power_source, b.power_source);
+  ASSERT_EQ(a.price.has_value(), b.price.has_value()) << a.id;
+  if (a.price) {
+    EXPECT_DOUBLE_EQ(a.price->usd_per_hour, b.price->usd_per_hour);
+    EXPECT_EQ(a.price->date, b.price->date);
+    EXPECT_EQ(a.price->source, b.price->source);
+  }
+}
+
+TEST(DeviceToml, EveryCatalogDeviceRoundTrips) {
+  const std::vector<Device> devices = load_device_dir(data_dir() / "hardware");
+  ASSERT_GT(devices.size(), 30U);
+  for (const Device& d : devices) {
+    const std::string text = device_toml(d);
+    expect_same(d, parse_device_toml(text, d.id + ".toml"));
+  }
+}
+
+TEST(DeviceToml, CapacityIsWrittenInItsOwnUnit) {
+  Device d;
+  d.id = "box";
+  d.name = "Box";
+  d.vendor = "other";
+  d.category = "cpu";
+  d.memory_capacity = Bytes{80.0 * kGibi};
+  d.memory_capacity_unit = CapacityUnit::kGiB;
+  d.memory_source = "spec";
+  ComputeRate r;
+  r.dense = FlopsPerSecond{989.5e12};
+  r.source = "sheet";
+  d.rates.push_back(r);
+  std::string text = device_toml(d);
+  EXPECT_NE(text.find("\ncapacity_gib = 80\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndense_tflops = 989.5\n"), std::string::npos) << text;
+  d.memory_capacity = Bytes{25.275e9};
+  d.memory_capacity_unit = CapacityUnit::kGB;
+  text = device_toml(d);
+  EXPECT_NE(text.find("\ncapacity_gb = 25.275\n"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(parse_device_toml(text, "box.toml").memory_capacity.value(), 25.275e9);
+}
+
+}  // namespace
+}  // namespace tb::io
