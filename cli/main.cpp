@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "estimate_command.hpp"
+#include "fields.hpp"
 #include "hardware_command.hpp"
 #include "measure_command.hpp"
 #include "recipes_command.hpp"
@@ -87,6 +88,12 @@ int main(int argc, char** argv) {
     } else if (measure->parsed()) {
       code = tb::cli::run_measure(measure_options, out);
     }
+  } catch (const tb::InvalidRequest& e) {
+    // One line per problem, each naming its flag.
+    for (const tb::Problem& p : e.problems()) {
+      std::cerr << "trainbudget: error: " << tb::cli::render_for_cli(p) << '\n';
+    }
+    return 1;
   } catch (const tb::Error& e) {
     return fail(e.what(), 1);
   } catch (const std::exception& e) {

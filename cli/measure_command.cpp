@@ -116,7 +116,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
 bool machine_list_names(std::string_view list, std::string_view id) {
   if (list == "all") return false;
   for (const std::string_view entry :
-       split_comma_list(list, "--machine", "ID[:dtype][,ID[:dtype]...] or all")) {
+       split_comma_list(list, "machine", "ID[:dtype][,ID[:dtype]...] or all")) {
     if (entry.substr(0, entry.find(':')) == id) return true;
   }
   return false;

@@ -69,8 +69,8 @@ CatalogSources default_catalog_sources(const std::optional<fs::path>& hardware_d
   if (hardware_dir) {
     std::error_code ec;
     if (!fs::is_directory(*hardware_dir, ec)) {
-      throw InvalidArgument(
-          fmt::format("--hardware-dir: '{}' is not a directory", hardware_dir->string()));
+      throw InvalidRequest("hardware_dir",
+                           fmt::format("'{}' is not a directory", hardware_dir->string()));
     }
     s.user_dirs.push_back(*hardware_dir);
   }

@@ -265,8 +265,7 @@ std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
 }
 
 ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
-  if (spec.empty())
-    throw InvalidArgument("--model: empty (a config.json, a folder or a preset id)");
+  if (spec.empty()) throw InvalidRequest("model", "empty (a config.json, a folder or a preset id)");
   const fs::path path{spec};
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -309,15 +308,17 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   }
   std::sort(ids.begin(), ids.end());
   if (ids.empty()) {
-    throw InvalidArgument(fmt::format(
-        "--model: '{}' is not a config.json, a model folder or a preset id (no presets found in "
-        "{})",
-        spec, presets_dir.string()));
+    throw InvalidRequest(
+        "model",
+        fmt::format("'{}' is not a config.json, a model folder or a preset id (no presets found in "
+                    "{})",
+                    spec, presets_dir.string()));
   }
-  throw InvalidArgument(fmt::format(
-      "--model: '{}' is not a config.json, a model folder or a preset id; closest presets: {} "
-      "(all of them: data/models, docs/models.md)",
-      spec, fmt::join(closest_names(spec, ids, 3), ", ")));
+  throw InvalidRequest(
+      "model",
+      fmt::format("'{}' is not a config.json, a model folder or a preset id; closest presets: {} "
+                  "(all of them: data/models, docs/models.md)",
+                  spec, fmt::join(closest_names(spec, ids, 3), ", ")));
 }
 
 }  // namespace tb::io

@@ -257,8 +257,8 @@ std::unique_ptr<GemmBackend> make_backend(std::string_view name, const CpuInfo& 
   if (name == "onednn") return make_onednn_backend(library.empty() ? "libdnnl.so.2" : library);
   if (name == "naive") return make_naive_backend();
   if (name == "cublas") return make_cublas_backend();
-  throw InvalidArgument(fmt::format("--backend: unknown backend '{}'; accepted: {}|all", name,
-                                    fmt::join(backend_names(), "|")));
+  throw InvalidRequest("backend", fmt::format("unknown backend '{}'", name),
+                       fmt::format("{}|all", fmt::join(backend_names(), "|")));
 }
 
 }  // namespace tb::measure

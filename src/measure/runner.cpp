@@ -159,8 +159,8 @@ MeasurementContext make_context(const MeasureOptions& options) {
   c.environment = steering_environment();
   if (c.build_type == "Debug" || c.build_type.empty()) {
     c.warnings.push_back(
-        "this is a Debug build: the libraries run at full speed, but rebuild with `cmake "
-        "--preset release` before publishing figures");
+        "this is a Debug build: the libraries run at full speed, but rebuild with the release "
+        "preset (README) before publishing figures");
   }
   if (c.cpu.clock_is_guess) {
     c.warnings.push_back(fmt::format(
@@ -215,10 +215,10 @@ std::vector<std::string> parse_backend_list(std::string_view text) {
   if (text == "all") return known;
   std::vector<std::string> out;
   for (const std::string_view name :
-       split_comma_list(text, "--backend", fmt::format("{}|all", fmt::join(known, "|")))) {
+       split_comma_list(text, "backend", fmt::format("{}|all", fmt::join(known, "|")))) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw InvalidArgument(fmt::format("--backend: unknown backend '{}'; accepted: {}|all", name,
-                                        fmt::join(known, "|")));
+      throw InvalidRequest("backend", fmt::format("unknown backend '{}'", name),
+                           fmt::format("{}|all", fmt::join(known, "|")));
     }
     if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
   }
@@ -232,11 +232,11 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
   for (const DType d : known) names.push_back(dtype_name(d));
   std::vector<DType> out;
   for (const std::string_view name :
-       split_comma_list(text, "--dtype", fmt::format("{}|all", fmt::join(names, "|")))) {
+       split_comma_list(text, "dtype", fmt::format("{}|all", fmt::join(names, "|")))) {
     const auto dtype = parse_dtype(name);
     if (!dtype || std::find(known.begin(), known.end(), *dtype) == known.end()) {
-      throw InvalidArgument(fmt::format("--dtype: unknown dtype '{}'; accepted: {}|all", name,
-                                        fmt::join(names, "|")));
+      throw InvalidRequest("dtype", fmt::format("unknown dtype '{}'", name),
+                           fmt::format("{}|all", fmt::join(names, "|")));
     }
     if (std::find(out.begin(), out.end(), *dtype) == out.end()) out.push_back(*dtype);
   }
@@ -247,17 +247,16 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
   constexpr std::int64_t kMax = 65536;
   std::vector<ShapeSpec> out;
   for (const std::string_view entry :
-       split_comma_list(text, "--sizes", "N or MxNxK, comma-separated")) {
+       split_comma_list(text, "sizes", "N or MxNxK, comma-separated")) {
     const std::vector<std::string> parts = split(entry, 'x');
     std::vector<std::int64_t> dims;
     for (const std::string& p : parts) {
       std::int64_t v = 0;
       const auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), v);
       if (p.empty() || ec != std::errc{} || ptr != p.data() + p.size() || v < 1 || v > kMax) {
-        throw InvalidArgument(fmt::format(
-            "--sizes: '{}' is not a size; accepted: N or MxNxK, whole numbers in [1, {}], "
-            "comma-separated",
-            entry, kMax));
+        throw InvalidRequest(
+            "sizes", fmt::format("'{}' is not a size", entry),
+            fmt::format("N or MxNxK, whole numbers in [1, {}], comma-separated", kMax));
       }
       dims.push_back(v);
     }
@@ -268,18 +267,18 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
                      dims[0] == dims[1] && dims[1] == dims[2] ? "square" : "M x N x K",
                      {}});
     } else {
-      throw InvalidArgument(
-          fmt::format("--sizes: '{}' is not a size; accepted: N or MxNxK, comma-separated", entry));
+      throw InvalidRequest("sizes", fmt::format("'{}' is not a size", entry),
+                           "N or MxNxK, comma-separated");
     }
   }
   return out;
 }
 
 int parse_repetitions(std::string_view text) {
-  const double v = parse_number_in(text, "--repetitions", 1.0, 1000.0, true);
+  const double v = parse_number_in(text, "repetitions", 1.0, 1000.0, true);
   if (v != std::floor(v)) {
-    throw InvalidArgument(
-        fmt::format("--repetitions: '{}' must be a whole number in [1, 1000]", text));
+    throw InvalidRequest("repetitions", fmt::format("'{}' must be a whole number", text),
+                         "[1, 1000]");
   }
   return static_cast<int>(v);
 }
@@ -305,10 +304,12 @@ Measurement run_measurement(const MeasureOptions& options) {
                          static_cast<double>(s.shape.m * s.shape.n) * 8.0;
     const double limit = m.context.memory_capacity.value() / 2.0;
     if (limit > 0.0 && bytes > limit) {
-      throw InvalidArgument(fmt::format(
-          "--sizes: {} needs up to {:.1f} GB of operands, more than half of this machine's {:.1f} "
-          "GB",
-          shape_text(s.shape), bytes / 1e9, m.context.memory_capacity.value() / 1e9));
+      throw InvalidRequest(
+          "sizes",
+          fmt::format(
+              "{} needs up to {:.1f} GB of operands, more than half of this machine's {:.1f} "
+              "GB",
+              shape_text(s.shape), bytes / 1e9, m.context.memory_capacity.value() / 1e9));
     }
   }
 

@@ -51,7 +51,7 @@ std::string module_names(const std::vector<LinearLayer>& linears) {
 
 std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const LoraSpec& spec) {
   if (spec.rank < 1) {
-    throw InvalidArgument(fmt::format("--lora-rank: {} must be at least 1", spec.rank));
+    throw InvalidRequest("lora_rank", fmt::format("{} must be at least 1", spec.rank));
   }
   const std::vector<LinearLayer> linears = model_linears(arch);
   std::vector<AdaptedLinear> out;
@@ -68,10 +68,11 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
       out.push_back({l, spec.rank * (l.in_features + l.out_features) * l.copies * l.layers});
     }
     if (!matched) {
-      throw InvalidArgument(fmt::format(
-          "--lora-targets: '{}' matches no linear layer of this {} model; accepted: q, k, v, o, "
-          "gate, up, down, all-linear or one of its modules: {}",
-          target, arch.model_type, module_names(linears)));
+      throw InvalidRequest(
+          "lora_targets",
+          fmt::format("'{}' matches no linear layer of this {} model", target, arch.model_type),
+          fmt::format("q, k, v, o, gate, up, down, all-linear or one of its modules: {}",
+                      module_names(linears)));
     }
   }
   return out;

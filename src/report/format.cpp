@@ -14,8 +14,8 @@ Format parse_format(std::string_view text) {
   if (text == "json") return Format::kJson;
   if (text == "csv") return Format::kCsv;
   if (text == "markdown") return Format::kMarkdown;
-  throw InvalidArgument(
-      fmt::format("--format: unknown format '{}'; accepted: table|json|csv|markdown", text));
+  throw InvalidRequest("format", fmt::format("unknown format '{}'", text),
+                       "table|json|csv|markdown");
 }
 
 std::string gb(Bytes bytes) {

@@ -148,7 +148,7 @@ std::vector<Section> step_sections(const Estimate& e) {
 
 std::vector<Section> explain_sections(const Estimate& e) {
   std::vector<Section> out;
-  if (!e.primary.step || !e.primary.step->setup.explain) return out;
+  if (!e.primary.step || !e.primary.step->explain) return out;
   const StepAnalysis& step = *e.primary.step;
   const Explanation x = explain(step.activations, step.flops, step.peak);
   Section sec;

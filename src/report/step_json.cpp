@@ -101,7 +101,7 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                    {"dropout", s.dropout},
                    {"grad_accumulation", s.grad_accumulation},
                    {"causal_flops", s.causal_flops}};
-  if (!s.explain) return;
+  if (!step.explain) return;
   const Explanation x = explain(step.activations, step.flops, step.peak);
   ordered_json symbols = ordered_json::object();
   for (const Symbol& sym : x.symbols) {

@@ -41,9 +41,10 @@ std::vector<std::string> HardwareCatalog::closest(std::string_view id, std::size
 const Device& HardwareCatalog::at(std::string_view id, std::string_view field) const {
   if (const Device* d = find(id)) return *d;
   const std::vector<std::string> near = closest(id, 3);
-  throw InvalidArgument(
-      fmt::format("{}: unknown machine '{}'; closest known: {} (see 'trainbudget hardware list')",
-                  field, id, fmt::join(near, ", ")));
+  throw InvalidRequest(std::string{field},
+                       fmt::format("unknown machine '{}'; closest known: {} (see 'trainbudget "
+                                   "hardware list')",
+                                   id, fmt::join(near, ", ")));
 }
 
 std::vector<MachineChoice> parse_machine_list(std::string_view text,
@@ -54,16 +55,16 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
     return out;
   }
   for (const std::string_view item :
-       split_comma_list(text, "--machine", "ID[:dtype][,ID[:dtype]...] or all")) {
+       split_comma_list(text, "machine", "ID[:dtype][,ID[:dtype]...] or all")) {
     const std::size_t colon = item.find(':');
     MachineChoice choice;
-    choice.device = &catalog.at(item.substr(0, colon), "--machine");
+    choice.device = &catalog.at(item.substr(0, colon), "machine");
     if (colon != std::string_view::npos) {
       const std::string_view dtype_text = item.substr(colon + 1);
       choice.dtype = parse_dtype(dtype_text);
       if (!choice.dtype) {
-        throw InvalidArgument(fmt::format("--machine: unknown dtype '{}' in '{}'; accepted: {}",
-                                          dtype_text, item, dtype_choices()));
+        throw InvalidRequest("machine", fmt::format("unknown dtype '{}' in '{}'", dtype_text, item),
+                             std::string{dtype_choices()});
       }
     }
     out.push_back(choice);

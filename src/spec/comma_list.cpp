@@ -17,7 +17,7 @@ std::string_view trimmed(std::string_view item) {
 
 }  // namespace
 
-std::vector<std::string_view> split_comma_list(std::string_view text, std::string_view flag,
+std::vector<std::string_view> split_comma_list(std::string_view text, std::string_view field,
                                                std::string_view expected) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
@@ -26,8 +26,8 @@ std::vector<std::string_view> split_comma_list(std::string_view text, std::strin
     const std::string_view item =
         trimmed(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (item.empty()) {
-      throw InvalidArgument(
-          fmt::format("{}: empty entry in '{}'; expected {}", flag, text, expected));
+      throw InvalidRequest(std::string{field}, fmt::format("empty entry in '{}'", text),
+                           std::string{expected});
     }
     out.push_back(item);
     if (comma == std::string_view::npos) break;

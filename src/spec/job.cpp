@@ -29,50 +29,38 @@ Method parse_method(std::string_view text) {
   if (text == "lora") return Method::kLora;
   if (text == "qlora") return Method::kQlora;
   if (text == "freeze") return Method::kFreeze;
-  throw InvalidArgument(
-      fmt::format("--method: unknown method '{}'; accepted: full|lora|qlora|freeze", text));
+  throw InvalidRequest("method", fmt::format("unknown method '{}'", text),
+                       "full|lora|qlora|freeze");
 }
 
 void validate(const TrainingJob& job) {
   const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0.0; };
   if (!positive_finite(job.params)) {
-    throw InvalidArgument(fmt::format("--params: {} must be a positive finite count", job.params));
+    throw InvalidRequest("params", fmt::format("{} must be a positive finite count", job.params));
   }
   if (!positive_finite(job.tokens)) {
-    throw InvalidArgument(fmt::format("--tokens: {} must be a positive finite count", job.tokens));
+    throw InvalidRequest("tokens", fmt::format("{} must be a positive finite count", job.tokens));
   }
   if (!std::isfinite(job.trainable_fraction) || job.trainable_fraction <= 0.0 ||
       job.trainable_fraction > 1.0) {
-    throw InvalidArgument(
-        fmt::format("--trainable-fraction: {} is out of range; expected a value in (0, 1]",
-                    job.trainable_fraction));
+    throw InvalidRequest("trainable_fraction",
+                         fmt::format("{} is out of range", job.trainable_fraction), "(0, 1]");
   }
   if (!std::isfinite(job.utilization) || job.utilization <= 0.0 || job.utilization > 1.0) {
-    throw InvalidArgument(fmt::format(
-        "--utilization: {} is out of range; expected a value in (0, 1]", job.utilization));
+    throw InvalidRequest("utilization", fmt::format("{} is out of range", job.utilization),
+                         "(0, 1]");
   }
   if (job.devices < 1) {
-    throw InvalidArgument(fmt::format("--devices: {} must be at least 1", job.devices));
+    throw InvalidRequest("devices", fmt::format("{} must be at least 1", job.devices));
   }
   if (job.zero_stage < 0 || job.zero_stage > 3) {
-    throw InvalidArgument(
-        fmt::format("--zero: {} is not a ZeRO stage; accepted: 0|1|2|3", job.zero_stage));
+    throw InvalidRequest("zero", fmt::format("{} is not a ZeRO stage", job.zero_stage), "0|1|2|3");
   }
-  (void)find_recipe(job.recipe_id);  // throws naming --recipe
-  if (job.lora_given && !job.model.architecture) {
-    throw InvalidArgument(
-        "--lora-rank/--lora-targets: need an architecture (--model) to count adapters; with a "
-        "bare --params use --trainable-fraction");
-  }
-  if (job.lora_given && !uses_adapters(job.method)) {
-    throw InvalidArgument(
-        fmt::format("--lora-rank/--lora-targets: only apply to --method lora|qlora, not '{}'",
-                    method_name(job.method)));
-  }
+  (void)find_recipe(job.recipe_id);  // throws naming the recipe field
   if (job.lora.rank < 1) {
-    throw InvalidArgument(fmt::format("--lora-rank: {} must be at least 1", job.lora.rank));
+    throw InvalidRequest("lora_rank", fmt::format("{} must be at least 1", job.lora.rank));
   }
-  validate(job.setup, job.model.architecture.has_value());
+  validate(job.setup);
 }
 
 }  // namespace tb

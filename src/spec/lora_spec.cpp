@@ -13,7 +13,7 @@ namespace tb {
 std::vector<std::string> parse_lora_targets(std::string_view text) {
   std::vector<std::string> out;
   for (const std::string_view item :
-       split_comma_list(text, "--lora-targets",
+       split_comma_list(text, "lora_targets",
                         "q,k,v,o,gate,up,down, all-linear or module names such as q_proj")) {
     out.emplace_back(item);
   }

@@ -32,9 +32,8 @@ bool parse_double(std::string_view s, double& out) {
 double parse_count(std::string_view text, std::string_view field) {
   const std::string_view s = trim(text);
   const auto fail = [&](std::string_view why) -> double {
-    throw InvalidArgument(fmt::format(
-        "{}: '{}' {}; expected a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k", field,
-        text, why));
+    throw InvalidRequest(std::string{field}, fmt::format("'{}' {}", text, why),
+                         "a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k");
   };
   if (s.empty()) return fail("is empty");
   double scale = 1.0;
@@ -76,12 +75,12 @@ double parse_number_in(std::string_view text, std::string_view field, double lo,
   double value = 0.0;
   const std::string range = fmt::format("{}{}, {}]", lo_inclusive ? "[" : "(", lo, hi);
   if (!parse_double(s, value) || !std::isfinite(value)) {
-    throw InvalidArgument(
-        fmt::format("{}: '{}' is not a number; expected a value in {}", field, text, range));
+    throw InvalidRequest(std::string{field}, fmt::format("'{}' is not a number", text),
+                         "a value in " + range);
   }
   if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
-    throw InvalidArgument(
-        fmt::format("{}: {} is out of range; expected a value in {}", field, text, range));
+    throw InvalidRequest(std::string{field}, fmt::format("{} is out of range", text),
+                         "a value in " + range);
   }
   return value;
 }

@@ -246,8 +246,7 @@ const Recipe& find_recipe(std::string_view id) {
   for (const Recipe& recipe : recipes()) {
     if (recipe.id == id) return recipe;
   }
-  throw InvalidArgument(
-      fmt::format("--recipe: unknown recipe '{}'; accepted: {}", id, recipe_choices()));
+  throw InvalidRequest("recipe", fmt::format("unknown recipe '{}'", id), recipe_choices());
 }
 
 std::string recipe_choices() {

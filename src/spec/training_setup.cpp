@@ -9,15 +9,7 @@
 #include "trainbudget/spec/error.hpp"
 
 namespace tb {
-namespace {
-
-// Beyond these a value is a typo, not a job: 2^20 sequences per micro-batch, 2^24 tokens per
-// sequence (16M, past every published context window).
-constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 20;
-constexpr std::int64_t kMaxSeqLen = std::int64_t{1} << 24;
-constexpr std::int64_t kMaxAccumulation = std::int64_t{1} << 20;
-
-}  // namespace
+namespace {}  // namespace
 
 std::string_view attention_name(AttentionImpl impl) {
   switch (impl) {
@@ -44,23 +36,21 @@ std::string_view recompute_name(Recompute mode) {
 AttentionImpl parse_attention(std::string_view text) {
   if (text == "eager") return AttentionImpl::kEager;
   if (text == "flash") return AttentionImpl::kFlash;
-  throw InvalidArgument(
-      fmt::format("--attention: unknown attention '{}'; accepted: eager|flash", text));
+  throw InvalidRequest("attention", fmt::format("unknown attention '{}'", text), "eager|flash");
 }
 
 Recompute parse_recompute(std::string_view text) {
   if (text == "none") return Recompute::kNone;
   if (text == "selective") return Recompute::kSelective;
   if (text == "full") return Recompute::kFull;
-  throw InvalidArgument(
-      fmt::format("--recompute: unknown mode '{}'; accepted: none|selective|full", text));
+  throw InvalidRequest("recompute", fmt::format("unknown mode '{}'", text), "none|selective|full");
 }
 
 DType parse_activation_dtype(std::string_view text) {
   const std::optional<DType> d = parse_dtype(text);
   if (d && (*d == DType::kBf16 || *d == DType::kFp16 || *d == DType::kFp32)) return *d;
-  throw InvalidArgument(
-      fmt::format("--activation-dtype: unknown dtype '{}'; accepted: bf16|fp16|fp32", text));
+  throw InvalidRequest("activation_dtype", fmt::format("unknown dtype '{}'", text),
+                       "bf16|fp16|fp32");
 }
 
 DType activation_dtype(const TrainingSetup& setup, const Recipe& recipe) {
@@ -98,37 +88,30 @@ double activation_bytes(DType dtype) {
   return 2.0;
 }
 
-void validate(const TrainingSetup& setup, bool has_architecture) {
-  if (setup.flags_given && !has_architecture) {
-    throw InvalidArgument(
-        "--micro-batch/--seq-len/--attention/--recompute/--activation-dtype/--dropout/"
-        "--grad-accum/--causal-flops/--fit/--explain: need an architecture (--model) to size "
-        "activations and FLOPs; a bare --params counts model states only");
-  }
+void validate(const TrainingSetup& setup) {
   if (setup.micro_batch < 1 || setup.micro_batch > kMaxMicroBatch) {
-    throw InvalidArgument(fmt::format("--micro-batch: {} is out of range; expected 1..{}",
-                                      setup.micro_batch, kMaxMicroBatch));
+    throw InvalidRequest("micro_batch", fmt::format("{} is out of range", setup.micro_batch),
+                         fmt::format("1..{}", kMaxMicroBatch));
   }
   if (setup.seq_len < 1 || setup.seq_len > kMaxSeqLen) {
-    throw InvalidArgument(fmt::format("--seq-len: {} is out of range; expected 1..{} tokens",
-                                      setup.seq_len, kMaxSeqLen));
+    throw InvalidRequest("seq_len", fmt::format("{} is out of range", setup.seq_len),
+                         fmt::format("1..{} tokens", kMaxSeqLen));
   }
   if (!std::isfinite(setup.dropout) || setup.dropout < 0.0 || setup.dropout >= 1.0) {
-    throw InvalidArgument(fmt::format(
-        "--dropout: {} is out of range; expected a probability in [0, 1) (0: no dropout)",
-        setup.dropout));
+    throw InvalidRequest("dropout", fmt::format("{} is out of range", setup.dropout),
+                         "a probability in [0, 1) (0: no dropout)");
   }
   if (setup.activation_dtype) {
     const DType d = *setup.activation_dtype;
     if (d != DType::kBf16 && d != DType::kFp16 && d != DType::kFp32) {
-      throw InvalidArgument(
-          fmt::format("--activation-dtype: {} is not an activation dtype; accepted: bf16|fp16|fp32",
-                      dtype_name(d)));
+      throw InvalidRequest("activation_dtype",
+                           fmt::format("{} is not an activation dtype", dtype_name(d)),
+                           "bf16|fp16|fp32");
     }
   }
-  if (setup.grad_accumulation < 1 || setup.grad_accumulation > kMaxAccumulation) {
-    throw InvalidArgument(fmt::format("--grad-accum: {} is out of range; expected 1..{}",
-                                      setup.grad_accumulation, kMaxAccumulation));
+  if (setup.grad_accumulation < 1 || setup.grad_accumulation > kMaxGradAccum) {
+    throw InvalidRequest("grad_accum", fmt::format("{} is out of range", setup.grad_accumulation),
+                         fmt::format("1..{}", kMaxGradAccum));
   }
 }
 

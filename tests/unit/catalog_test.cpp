@@ -1,4 +1,4 @@
-// Device lookup, suggestions and the --machine syntax.
+// Device lookup, suggestions and the machine syntax.
 #include "trainbudget/spec/catalog.hpp"
 
 #include <gtest/gtest.h>
@@ -49,11 +49,11 @@ TEST(Catalog, SuggestsClosestIds) {
 TEST(Catalog, UnknownIdErrorNamesFieldAndSuggestions) {
   const HardwareCatalog c = small_catalog();
   try {
-    (void)c.at("a100", "--machine");
+    (void)c.at("a100", "machine");
     FAIL();
   } catch (const InvalidArgument& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("--machine: unknown machine 'a100'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("machine: unknown machine 'a100'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("a100-sxm-80gb"), std::string::npos) << msg;
   }
 }
@@ -76,10 +76,9 @@ TEST(Catalog, MachineListSyntax) {
     (void)parse_machine_list("h100-sxm, ,m3-ultra", c);
     ADD_FAILURE() << "an empty entry must be an error";
   } catch (const InvalidArgument& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "--machine: empty entry in 'h100-sxm, ,m3-ultra'; expected ID[:dtype][,ID[:dtype]...] "
-        "or all");
+    EXPECT_EQ(std::string(e.what()),
+              "machine: empty entry in 'h100-sxm, ,m3-ultra'; accepted: ID[:dtype][,ID[:dtype]...] "
+              "or all");
   }
 }
 

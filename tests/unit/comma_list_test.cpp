@@ -29,7 +29,7 @@ TEST(CommaList, EmptyEntryIsAnErrorNamingTheFlagAndTheList) {
       ADD_FAILURE() << "'" << bad << "' must be an error";
     } catch (const InvalidArgument& e) {
       EXPECT_EQ(std::string(e.what()),
-                std::string("--flag: empty entry in '") + bad + "'; expected a,b");
+                std::string("--flag: empty entry in '") + bad + "'; accepted: a,b");
     }
   }
 }

@@ -17,7 +17,6 @@ using testing_models::job_for;
 TEST(EstimateWithModel, LoraCountsAdaptersExactly) {
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kLora);
   job.lora = {8, {"q", "v"}};
-  job.lora_given = true;
   EXPECT_DOUBLE_EQ(trainable_params(job), 4194304.0);
   const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.by_key("frozen_weights").value(), 6738415616.0 * 2);
@@ -45,12 +44,6 @@ TEST(EstimateWithModel, MoeComputeUsesActiveParameters) {
   const ComputeEstimate c = testing_models::formula_compute(job);
   EXPECT_DOUBLE_EQ(c.flops_per_token, 6.0 * static_cast<double>(job.model.counts->active));
   EXPECT_LT(c.flops_per_token, 6.0 * job.params / 3);  // 12.9B active of 46.7B
-}
-
-TEST(EstimateWithModel, LoraFlagsNeedAnAdapterMethod) {
-  TrainingJob job = job_for("llama-2-7b-hf.json", Method::kFull);
-  job.lora_given = true;
-  EXPECT_THROW(validate(job), InvalidArgument);
 }
 
 }  // namespace

@@ -32,9 +32,11 @@ Device device(double gb) {
   return d;
 }
 
-// --fit is a planner query run after the estimate, as the CLI runs it.
+// What fits (a planner query run after the estimate) and the words of every term, as the
+// session adds them when a request asks for fit and explain.
 Estimate with_fits(Estimate e) {
   add_fits(e);
+  if (e.primary.step) e.primary.step->explain = true;
   return e;
 }
 
@@ -86,13 +88,11 @@ TEST(EstimateStep, FreezeKeepsItsParameterFormula) {
 TEST(EstimateStep, WhatFitsIsTheBoundaryOfThePeak) {
   const Device gpu = device(40);
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kLora);
-  job.setup.search_fit = true;
   const Estimate e = with_fits(estimate(job, {{&gpu, {}}}));
   const MachineFit& fit = e.primary.step->fits.at(0);
   ASSERT_GT(fit.micro_batch.value, 0);
   const auto peak_at = [&](std::int64_t b, std::int64_t s) {
     TrainingJob j = job;
-    j.setup.search_fit = false;
     j.setup.micro_batch = b;
     j.setup.seq_len = s;
     j.setup.seq_len_given = true;
@@ -111,8 +111,6 @@ TEST(EstimateStep, WhatFitsIsTheBoundaryOfThePeak) {
 TEST(EstimateStep, JsonCarriesTheNewKeys) {
   const Device gpu = device(80);
   TrainingJob job = job_for("mixtral-8x7b-v0.1.json", Method::kQlora);
-  job.setup.search_fit = true;
-  job.setup.explain = true;
   job.setup.recompute = Recompute::kFull;
   const nlohmann::json j =
       nlohmann::json::parse(report::estimate_json(with_fits(estimate(job, {{&gpu, {}}}))));
@@ -135,8 +133,6 @@ TEST(EstimateStep, JsonCarriesTheNewKeys) {
 TEST(EstimateStep, TextShowsActivationsPeakFlopsFitAndExplain) {
   const Device gpu = device(80);
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kFull);
-  job.setup.search_fit = true;
-  job.setup.explain = true;
   std::ostringstream out;
   report::render_text(report::estimate_document(with_fits(estimate(job, {{&gpu, {}}}))), out);
   const std::string text = out.str();

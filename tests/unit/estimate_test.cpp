@@ -223,15 +223,15 @@ TEST(Estimate, InvalidJobsAreRejectedByTheLibraryToo) {
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   };
-  rejects([](TrainingJob& j) { j.params = -1; }, "--params");
-  rejects([](TrainingJob& j) { j.params = std::nan(""); }, "--params");
-  rejects([](TrainingJob& j) { j.tokens = 0; }, "--tokens");
-  rejects([](TrainingJob& j) { j.utilization = 0; }, "--utilization");
-  rejects([](TrainingJob& j) { j.utilization = 1.1; }, "--utilization");
-  rejects([](TrainingJob& j) { j.trainable_fraction = 0; }, "--trainable-fraction");
-  rejects([](TrainingJob& j) { j.devices = 0; }, "--devices");
-  rejects([](TrainingJob& j) { j.recipe_id = "nope"; }, "--recipe");
-  rejects([](TrainingJob& j) { j.zero_stage = 4; }, "--zero");
+  rejects([](TrainingJob& j) { j.params = -1; }, "params");
+  rejects([](TrainingJob& j) { j.params = std::nan(""); }, "params");
+  rejects([](TrainingJob& j) { j.tokens = 0; }, "tokens");
+  rejects([](TrainingJob& j) { j.utilization = 0; }, "utilization");
+  rejects([](TrainingJob& j) { j.utilization = 1.1; }, "utilization");
+  rejects([](TrainingJob& j) { j.trainable_fraction = 0; }, "trainable_fraction");
+  rejects([](TrainingJob& j) { j.devices = 0; }, "devices");
+  rejects([](TrainingJob& j) { j.recipe_id = "nope"; }, "recipe");
+  rejects([](TrainingJob& j) { j.zero_stage = 4; }, "zero");
 }
 
 }  // namespace

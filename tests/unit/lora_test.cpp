@@ -92,7 +92,7 @@ TEST(Lora, BadTargetsAndRanksNameTheFlag) {
     FAIL();
   } catch (const InvalidArgument& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("--lora-targets: 'w1' matches no linear layer"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("lora_targets: 'w1' matches no linear layer"), std::string::npos) << msg;
     EXPECT_NE(msg.find("q_proj"), std::string::npos) << msg;
   }
   EXPECT_THROW((void)lora_trainable_params(a, spec(0, "q")), InvalidArgument);

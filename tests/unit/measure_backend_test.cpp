@@ -132,7 +132,7 @@ TEST(GemmBackend, UnknownNameIsAnErrorNamingTheFlag) {
     (void)make_backend("nope", cpu());
     FAIL() << "no exception";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("--backend: unknown backend 'nope'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("backend: unknown backend 'nope'"), std::string::npos);
   }
 }
 

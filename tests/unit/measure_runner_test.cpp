@@ -23,15 +23,15 @@ TEST(MeasureOptions, BackendListAcceptsNamesAndAllRejectsOthers) {
             (std::vector<std::string>{"blis", "openblas"}));
   EXPECT_EQ(parse_backend_list("all").size(), 5U);
   EXPECT_EQ(error_of([] { (void)parse_backend_list("nope"); }),
-            "--backend: unknown backend 'nope'; accepted: openblas|onednn|blis|naive|cublas|all");
+            "backend: unknown backend 'nope'; accepted: openblas|onednn|blis|naive|cublas|all");
 }
 
 TEST(MeasureOptions, DtypeListAcceptsMeasurableDtypesOnly) {
   EXPECT_EQ(parse_dtype_list("bf16,fp32"), (std::vector<DType>{DType::kBf16, DType::kFp32}));
   EXPECT_EQ(parse_dtype_list("all").size(), 5U);
   EXPECT_EQ(error_of([] { (void)parse_dtype_list("fp7"); }),
-            "--dtype: unknown dtype 'fp7'; accepted: fp64|fp32|tf32|bf16|fp16|all");
-  EXPECT_NE(error_of([] { (void)parse_dtype_list("fp8"); }).find("--dtype: unknown dtype 'fp8'"),
+            "dtype: unknown dtype 'fp7'; accepted: fp64|fp32|tf32|bf16|fp16|all");
+  EXPECT_NE(error_of([] { (void)parse_dtype_list("fp8"); }).find("dtype: unknown dtype 'fp8'"),
             std::string::npos);
 }
 
@@ -42,11 +42,11 @@ TEST(MeasureOptions, SizesAreSquaresOrMxNxK) {
   EXPECT_EQ(s[1].shape, (GemmShape{2, 3, 4}));
   EXPECT_DOUBLE_EQ(s[1].shape.flops().value(), 2.0 * 2 * 3 * 4);
   for (const char* bad : {"0", "-4", "1x2", "65537", "abc", "2x3x", "2 x3x4"}) {
-    EXPECT_NE(error_of([bad] { (void)parse_sizes(bad); }).find("--sizes: '"), std::string::npos)
+    EXPECT_NE(error_of([bad] { (void)parse_sizes(bad); }).find("sizes: '"), std::string::npos)
         << bad;
   }
   for (const char* bad : {"", "64,,128", "64, ,128", "64,"}) {
-    EXPECT_EQ(error_of([bad] { (void)parse_sizes(bad); }).rfind("--sizes: empty entry in '", 0), 0U)
+    EXPECT_EQ(error_of([bad] { (void)parse_sizes(bad); }).rfind("sizes: empty entry in '", 0), 0U)
         << bad;
   }
 }
@@ -57,14 +57,14 @@ TEST(MeasureOptions, ListsAllowSpacesAroundEntries) {
   EXPECT_EQ(s[1].shape, (GemmShape{2, 3, 4}));
   EXPECT_EQ(parse_dtype_list("bf16, fp32"), (std::vector<DType>{DType::kBf16, DType::kFp32}));
   EXPECT_EQ(parse_backend_list("blis, openblas"), (std::vector<std::string>{"blis", "openblas"}));
-  EXPECT_EQ(error_of([] { (void)parse_backend_list("blis,"); }).rfind("--backend: empty entry", 0),
+  EXPECT_EQ(error_of([] { (void)parse_backend_list("blis,"); }).rfind("backend: empty entry", 0),
             0U);
 }
 
 TEST(MeasureOptions, RepetitionsAreWholeNumbersFrom1To1000) {
   EXPECT_EQ(parse_repetitions("7"), 7);
   for (const char* bad : {"0", "2.5", "1001", "x"}) {
-    EXPECT_NE(error_of([bad] { (void)parse_repetitions(bad); }).find("--repetitions"),
+    EXPECT_NE(error_of([bad] { (void)parse_repetitions(bad); }).find("repetitions"),
               std::string::npos)
         << bad;
   }

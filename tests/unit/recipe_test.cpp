@@ -125,7 +125,7 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(),
-                 "--recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
+                 "recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
                  "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
                  "fp32-adam|adam-8bit|paged-adam-8bit|fp8-amp|sgd-momentum|adafactor");
   }

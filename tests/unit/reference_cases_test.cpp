@@ -1,16 +1,20 @@
-// Reference cases as data: every tests/cases/*.toml runs the real CLI with its `args` and
-// --format json, then checks each expected value within its stated tolerance. A case the
+// Reference cases as data: every tests/cases/*.toml holds a request keyed by the field table
+// (the keys of a JSON request file), runs it in-process through api::Session, renders the JSON
+// view and checks each expected value within its stated tolerance. A case the
 // estimator is known to miss says so (`outside = "why"`): the test then asserts that it IS
 // outside, so a later fix cannot go unnoticed. Adding a case needs no C++.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "trainbudget/api/session.hpp"
+#include "trainbudget/report/json_output.hpp"
 
 namespace {
 
@@ -20,58 +24,51 @@ struct Case {
   fs::path file;
 };
 
-// CLI cases hold `args` and [[expect]]; a table of [[case]] rows (param_counts.toml) is read
-// by its own test (param_count_test.cpp).
+// Estimate cases hold a [request] and [[expect]]; a table of [[case]] rows (param_counts.toml) is
+// read by its own test (param_count_test.cpp).
 std::vector<Case> all_cases() {
   std::vector<Case> out;
   for (const auto& entry : fs::directory_iterator(fs::path(TB_TEST_DIR) / "cases")) {
     if (entry.path().extension() != ".toml") continue;
     const toml::table t = toml::parse_file(entry.path().string());
-    if (t.contains("case") && !t.contains("args")) continue;
+    if (t.contains("case") && !t.contains("request")) continue;
     out.push_back({entry.path()});
   }
   std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.file < b.file; });
   return out;
 }
 
-std::string quote(const std::string& arg) {
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
+// "{tests}" in a value stands for the tests/ folder, so a case can name a fixture
+// (`model = "{tests}/data/paper_configs/gpt3-175b-megatron.json"`) wherever ctest runs.
+std::string expand(std::string value) {
+  const std::string key = "{tests}";
+  for (std::size_t at = value.find(key); at != std::string::npos; at = value.find(key)) {
+    value.replace(at, key.size(), TB_TEST_DIR);
+  }
+  return value;
+}
+
+// The case's [request] table as the field map a JSON request file would give.
+tb::api::FieldMap request_of(const toml::table& request) {
+  tb::api::FieldMap out;
+  for (const auto& [key, value] : request) {
+    if (const auto* b = value.as_boolean()) {
+      out[std::string{key.str()}] = b->get() ? "true" : "false";
+    } else if (const auto* text = value.as_string()) {
+      out[std::string{key.str()}] = expand(text->get());
+    } else if (const auto* i = value.as_integer()) {
+      out[std::string{key.str()}] = std::to_string(i->get());
+    } else if (const auto* d = value.as_floating_point()) {
+      out[std::string{key.str()}] = fmt::format("{}", d->get());
     }
   }
-  return out + "'";
+  return out;
 }
 
-// "{tests}" in an argument stands for the tests/ folder, so a case can name a fixture
-// (`--model {tests}/data/paper_configs/gpt3-175b-megatron.json`) wherever ctest runs.
-std::string expand(std::string arg) {
-  const std::string key = "{tests}";
-  for (std::size_t at = arg.find(key); at != std::string::npos; at = arg.find(key)) {
-    arg.replace(at, key.size(), TB_TEST_DIR);
-  }
-  return arg;
-}
-
-// Runs the CLI; returns stdout, sets `status`.
-std::string run_cli(const std::vector<std::string>& args, int& status) {
-  std::string command = quote(TB_CLI_PATH);
-  for (const auto& a : args) {
-    command += ' ';  // appended apart: GCC 12 -O3 misreads `" " + string` (-Wrestrict)
-    command += quote(expand(a));
-  }
-  command += " --format json 2>&1";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return output;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    output.append(buffer.data(), n);
-  status = pclose(pipe);
-  return output;
+// The built-in catalog only: a developer's own device files must not move a reference case.
+const tb::api::Session& session() {
+  static const tb::api::Session s{tb::api::Sources{TB_TEST_DATA_DIR, std::nullopt, false}};
+  return s;
 }
 
 // "machines.0.hours" -> the value at that path.
@@ -104,15 +101,15 @@ TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
   const std::string source = t["source"].value_or(std::string{});
   ASSERT_FALSE(source.empty()) << file << ": every case cites its source";
   ASSERT_TRUE(t["name"].is_string()) << file;
-  std::vector<std::string> args;
-  const toml::array* arr = t["args"].as_array();
-  ASSERT_NE(arr, nullptr) << file << ": args missing";
-  for (const auto& a : *arr) args.push_back(a.value_or(std::string{}));
-
-  int status = -1;
-  const std::string out = run_cli(args, status);
-  ASSERT_EQ(status, 0) << file << "\n" << out;
-  const nlohmann::json j = nlohmann::json::parse(out);
+  const toml::table* request = t["request"].as_table();
+  ASSERT_NE(request, nullptr) << file << ": [request] missing";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(
+        tb::report::estimate_json(session().estimate(request_of(*request)).estimate));
+  } catch (const tb::Error& e) {
+    FAIL() << file << ": " << e.what();
+  }
 
   const toml::array* expects = t["expect"].as_array();
   ASSERT_NE(expects, nullptr) << file << ": no [[expect]]";

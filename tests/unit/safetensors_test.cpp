@@ -233,7 +233,7 @@ TEST_F(Safetensors, UnknownModelSpecListsPresets) {
     (void)load_model("no-such-model", dir_);
     FAIL();
   } catch (const InvalidArgument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--model: 'no-such-model' is not a config.json"));
+    EXPECT_THAT(e.what(), HasSubstr("model: 'no-such-model' is not a config.json"));
     EXPECT_THAT(e.what(), HasSubstr("tiny"));
   }
 }

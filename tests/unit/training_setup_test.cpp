@@ -39,11 +39,11 @@ TEST(TrainingSetup, ParsesEveryNameAndRejectsOthersNamingTheFlag) {
   EXPECT_EQ(parse_activation_dtype("fp32"), DType::kFp32);
   EXPECT_EQ(parse_activation_dtype("fp16"), DType::kFp16);
   EXPECT_THAT([] { (void)parse_attention("sdpa"); },
-              testing::ThrowsMessage<InvalidArgument>(HasSubstr("--attention: unknown attention "
+              testing::ThrowsMessage<InvalidArgument>(HasSubstr("attention: unknown attention "
                                                                 "'sdpa'; accepted: eager|flash")));
   EXPECT_THAT([] { (void)parse_recompute("some"); },
               testing::ThrowsMessage<InvalidArgument>(
-                  HasSubstr("--recompute: unknown mode 'some'; accepted: none|selective|full")));
+                  HasSubstr("recompute: unknown mode 'some'; accepted: none|selective|full")));
   EXPECT_THAT([] { (void)parse_activation_dtype("fp8"); },
               testing::ThrowsMessage<InvalidArgument>(HasSubstr("accepted: bf16|fp16|fp32")));
   for (const char* name : {"none", "selective", "full"}) {
@@ -57,25 +57,25 @@ TEST(TrainingSetup, ParsesEveryNameAndRejectsOthersNamingTheFlag) {
 TEST(TrainingSetup, ValidateNamesTheFlagOfEachBadField) {
   TrainingSetup s;
   s.micro_batch = 0;
-  EXPECT_THAT(message_of(s), HasSubstr("--micro-batch: 0 is out of range"));
+  EXPECT_THAT(message_of(s), HasSubstr("micro_batch: 0 is out of range"));
   s = {};
   s.seq_len = 0;
-  EXPECT_THAT(message_of(s), HasSubstr("--seq-len: 0 is out of range"));
+  EXPECT_THAT(message_of(s), HasSubstr("seq_len: 0 is out of range"));
   s = {};
   s.seq_len = std::int64_t{1} << 30;
-  EXPECT_THAT(message_of(s), HasSubstr("--seq-len"));
+  EXPECT_THAT(message_of(s), HasSubstr("seq_len"));
   s = {};
   s.dropout = 1.0;
-  EXPECT_THAT(message_of(s), HasSubstr("--dropout: 1 is out of range; expected a probability"));
+  EXPECT_THAT(message_of(s), HasSubstr("dropout: 1 is out of range; accepted: a probability"));
   s = {};
   s.dropout = -0.1;
-  EXPECT_THAT(message_of(s), HasSubstr("--dropout"));
+  EXPECT_THAT(message_of(s), HasSubstr("dropout"));
   s = {};
   s.activation_dtype = DType::kFp8;
-  EXPECT_THAT(message_of(s), HasSubstr("--activation-dtype: fp8 is not an activation dtype"));
+  EXPECT_THAT(message_of(s), HasSubstr("activation_dtype: fp8 is not an activation dtype"));
   s = {};
   s.grad_accumulation = 0;
-  EXPECT_THAT(message_of(s), HasSubstr("--grad-accum: 0 is out of range"));
+  EXPECT_THAT(message_of(s), HasSubstr("grad_accum: 0 is out of range"));
 }
 
 TEST(TrainingSetup, ActivationDtypeFollowsTheRecipeAndFp8StoresBf16) {
@@ -89,14 +89,6 @@ TEST(TrainingSetup, ActivationDtypeFollowsTheRecipeAndFp8StoresBf16) {
   EXPECT_EQ(activation_bytes(DType::kBf16), 2.0);
   EXPECT_EQ(activation_bytes(DType::kFp16), 2.0);
   EXPECT_EQ(activation_bytes(DType::kFp32), 4.0);
-}
-
-TEST(TrainingSetup, FlagsNeedAnArchitecture) {
-  TrainingSetup s;
-  s.flags_given = true;
-  EXPECT_NO_THROW(validate(s, true));
-  EXPECT_THAT([&] { validate(s, false); },
-              testing::ThrowsMessage<InvalidArgument>(HasSubstr("need an architecture (--model)")));
 }
 
 TEST(TrainingSetup, DefaultSequenceIsCappedByTheModelsContext) {

@@ -42,13 +42,13 @@ struct MeasureOptions {
 [[nodiscard]] std::vector<ShapeSpec> default_gpu_shapes(bool quick);
 
 // Command-line lists. Each throws InvalidArgument naming its flag and the accepted values.
-// "--backend": names from backend_names() or "all" (every backend, the naive one included).
+// The backend field: names from backend_names() or "all" (every backend, the naive one included).
 [[nodiscard]] std::vector<std::string> parse_backend_list(std::string_view text);
-// "--dtype": measurable dtypes or "all".
+// The dtype field: measurable dtypes or "all".
 [[nodiscard]] std::vector<DType> parse_dtype_list(std::string_view text);
-// "--sizes": N (N x N x N) or MxNxK, comma-separated, each in [1, 65536].
+// The sizes field: N (N x N x N) or MxNxK, comma-separated, each in [1, 65536].
 [[nodiscard]] std::vector<ShapeSpec> parse_sizes(std::string_view text);
-// "--repetitions": a whole number in [1, 1000].
+// The repetitions field: a whole number in [1, 1000].
 [[nodiscard]] int parse_repetitions(std::string_view text);
 
 // Runs everything the options ask for. Backends that cannot run and runs that fail are recorded

@@ -1,5 +1,5 @@
-// The one comma-list syntax of the command line: --machine, --lora-targets and measure's --sizes,
-// --dtype and --backend all split with split_comma_list().
+// The one comma-list syntax of every list field: machine, lora_targets and measure's sizes,
+// dtype and backend all split with split_comma_list().
 #pragma once
 
 #include <string_view>
@@ -8,10 +8,10 @@
 namespace tb {
 
 // The items of "h100-sxm, a100-sxm-80gb": split at every comma, spaces and tabs around each item
-// trimmed. An empty item (",a", "a,,b", "a, ,b", "a,", "" or " ") throws InvalidArgument
-// "FLAG: empty entry in 'TEXT'; expected EXPECTED". The views point into `text`.
+// trimmed. An empty item (",a", "a,,b", "a, ,b", "a,", "" or " ") throws InvalidRequest naming
+// `field`, "empty entry in 'TEXT'", accepted EXPECTED. The views point into `text`.
 [[nodiscard]] std::vector<std::string_view> split_comma_list(std::string_view text,
-                                                             std::string_view flag,
+                                                             std::string_view field,
                                                              std::string_view expected);
 
 }  // namespace tb

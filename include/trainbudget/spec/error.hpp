@@ -1,8 +1,10 @@
 // The one error path: exceptions for failures that stop an operation (STYLE.md, "Errors").
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,54 @@ class InvalidArgument : public Error {
  public:
   using Error::Error;
 };
+
+// One thing wrong with a request, as data: the field's key as the field tables spell it
+// ("micro_batch"), what is wrong, and the accepted values. Each front end renders the key its
+// own way (the CLI as --micro-batch, JSON as micro_batch). A message may name other fields as
+// {key}; render_problem() replaces them the same way.
+struct Problem {
+  std::string field;
+  std::string message;
+  std::string accepted;  // may be empty
+};
+
+// Every problem of a request at once (DuckDB's Exception(type, message, extra_info) shape).
+// what() renders the keys bare; front ends render problems() themselves.
+class InvalidRequest : public InvalidArgument {
+ public:
+  explicit InvalidRequest(std::vector<Problem> problems);
+  InvalidRequest(std::string field, std::string message, std::string accepted = {});
+  [[nodiscard]] const std::vector<Problem>& problems() const { return problems_; }
+
+ private:
+  std::vector<Problem> problems_;
+};
+
+// `text` with every field reference {key} replaced by name(key), e.g. a CLI's key -> flag.
+template <class Name>
+[[nodiscard]] std::string render_refs(std::string_view text, Name&& name) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string_view::npos;
+    if (close != std::string_view::npos) {
+      out += name(std::string{text.substr(i + 1, close - i - 1)});
+      i = close;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// "field: message; accepted: A" with every key (the field and each {key} in the message) passed
+// through `name`.
+template <class Name>
+[[nodiscard]] std::string render_problem(const Problem& p, Name&& name) {
+  const std::string message = render_refs(p.message, name);
+  std::string out = p.field.empty() ? message : name(p.field) + ": " + message;
+  if (!p.accepted.empty()) out += "; accepted: " + p.accepted;
+  return out;
+}
 
 // A data file (catalog entry, config.json, safetensors header) is malformed or incomplete.
 // All problems found in the file are listed at once.

@@ -15,7 +15,7 @@ namespace tb {
 enum class Method { kFull, kLora, kQlora, kFreeze };
 
 [[nodiscard]] std::string_view method_name(Method method);
-// "full" | "lora" | "qlora" | "freeze"; throws InvalidArgument naming --method otherwise.
+// "full" | "lora" | "qlora" | "freeze"; throws InvalidRequest naming the method field otherwise.
 [[nodiscard]] Method parse_method(std::string_view text);
 
 // Utilization (model-FLOPs utilization) assumed when the user gives none. Published large runs
@@ -38,7 +38,6 @@ struct TrainingJob {
   double trainable_fraction{kDefaultTrainableFraction};
   // lora/qlora with an architecture: exact adapters (rank, targets) instead of the fraction.
   LoraSpec lora;
-  bool lora_given{false};  // --lora-rank or --lora-targets was given
   QloraOptions qlora;
   std::string recipe_id{"amp-adam"};
   double utilization{kDefaultUtilization};
@@ -52,7 +51,7 @@ struct TrainingJob {
   TrainingSetup setup;
 };
 
-// Throws InvalidArgument for any field out of range, naming its flag.
+// Throws InvalidRequest for a field out of range, naming its key.
 void validate(const TrainingJob& job);
 
 // LoRA or QLoRA: adapters on a frozen base.

@@ -26,6 +26,11 @@ enum class Recompute {
 };
 
 inline constexpr std::int64_t kDefaultSeqLen = 2048;
+// Beyond these a value is a typo, not a job: 2^20 sequences per micro-batch, 2^24 tokens per
+// sequence (16M, past every published context window), 2^20 micro-batches per step.
+inline constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 20;
+inline constexpr std::int64_t kMaxSeqLen = std::int64_t{1} << 24;
+inline constexpr std::int64_t kMaxGradAccum = std::int64_t{1} << 20;
 
 struct TrainingSetup {
   std::int64_t micro_batch{1};           // b: sequences per forward/backward
@@ -40,19 +45,13 @@ struct TrainingSetup {
   std::int64_t grad_accumulation{1};
   // Count a causal kernel's (s + 1)/2 keys per query instead of all s (--causal-flops).
   bool causal_flops{false};
-  // Search the largest micro-batch and longest sequence per machine (--fit).
-  bool search_fit{false};
-  // Report every term's formula and value (--explain).
-  bool explain{false};
-  // Some flag of this struct was given on the command line (they all need an architecture).
-  bool flags_given{false};
 };
 
 [[nodiscard]] std::string_view attention_name(AttentionImpl impl);  // "eager" | "flash"
 [[nodiscard]] std::string_view recompute_name(Recompute mode);      // "none" | "selective" | "full"
 
-// Throw InvalidArgument naming the flag (--attention, --recompute, --activation-dtype) and
-// its accepted values.
+// Throw InvalidRequest naming the field (attention, recompute, activation_dtype) and its
+// accepted values.
 [[nodiscard]] AttentionImpl parse_attention(std::string_view text);
 [[nodiscard]] Recompute parse_recompute(std::string_view text);
 [[nodiscard]] DType parse_activation_dtype(std::string_view text);
@@ -66,10 +65,9 @@ struct TrainingSetup {
 // Bytes per stored activation element: 2 for bf16/fp16, 4 for fp32.
 [[nodiscard]] double activation_bytes(DType dtype);
 
-// Throws InvalidArgument for any field out of range, naming its flag (--micro-batch,
-// --seq-len, --attention, --recompute, --activation-dtype, --dropout, --grad-accum), and when
-// flags were given without an architecture to apply them to.
-void validate(const TrainingSetup& setup, bool has_architecture = true);
+// Throws InvalidRequest for a field out of range, naming its key (micro_batch, seq_len,
+// dropout, activation_dtype, grad_accum).
+void validate(const TrainingSetup& setup);
 
 // The setup with its defaults resolved for a model: an unset sequence length becomes
 // min(2048, max_positions).

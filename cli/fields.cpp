@@ -1,0 +1,46 @@
+// Field rows as CLI11 options.
+#include "fields.hpp"
+
+#include <fmt/format.h>
+
+namespace tb::cli {
+
+std::string flag_of(std::string_view key) {
+  if (key.find(' ') != std::string_view::npos) return std::string{key};
+  std::string flag = "--";
+  for (const char c : key) flag += c == '_' ? '-' : c;
+  return flag;
+}
+
+std::string render_for_cli(const Problem& problem) {
+  return render_problem(problem, [](const std::string& key) { return flag_of(key); });
+}
+
+void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots) {
+  for (const api::Field& f : fields) {
+    const std::string key{f.key};
+    std::string help = render_refs(f.help, [](const std::string& k) { return flag_of(k); });
+    if (f.type == api::FieldType::kFlag) {
+      slots.options[key] = cmd.add_flag(flag_of(key), slots.flags[key], help);
+      continue;
+    }
+    help +=
+        "; accepted: " + render_refs(f.accepted(), [](const std::string& k) { return flag_of(k); });
+    CLI::Option* o = cmd.add_option(flag_of(key), slots.values[key], help);
+    o->type_name(std::string{f.value_name});
+    if (!f.default_value.empty()) o->default_str(std::string{f.default_value});
+    slots.options[key] = o;
+  }
+}
+
+api::FieldMap given_fields(const FieldSlots& slots) {
+  api::FieldMap out;
+  for (const auto& [key, option] : slots.options) {
+    if (option->count() == 0) continue;
+    const auto flag = slots.flags.find(key);
+    out[key] = flag != slots.flags.end() ? (flag->second ? "true" : "false") : slots.values.at(key);
+  }
+  return out;
+}
+
+}  // namespace tb::cli

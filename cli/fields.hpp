@@ -1,0 +1,35 @@
+// The CLI's spelling of the api field tables: each key becomes a flag (--micro-batch), each row
+// an option with its help, default and accepted values, and problems are rendered with flags.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "trainbudget/api/field.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::cli {
+
+// "micro_batch" -> "--micro-batch"; a key with a space ("hardware show") stays as it is.
+[[nodiscard]] std::string flag_of(std::string_view key);
+
+// One line per problem: "--micro-batch: 0 is out of range; accepted: 1..1048576".
+[[nodiscard]] std::string render_for_cli(const Problem& problem);
+
+// Where the parsed values land: one string (or flag) slot per field.
+struct FieldSlots {
+  std::map<std::string, std::string, std::less<>> values;
+  std::map<std::string, bool, std::less<>> flags;
+  std::map<std::string, CLI::Option*, std::less<>> options;
+};
+
+// Adds one option per field to `cmd`.
+void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots);
+
+// The values the command line gave, by key (flags as "true").
+[[nodiscard]] api::FieldMap given_fields(const FieldSlots& slots);
+
+}  // namespace tb::cli

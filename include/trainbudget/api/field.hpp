@@ -1,0 +1,53 @@
+// The request boundary's field tables: every input of a request described once (key, type,
+// unit, default, help, accepted values) with the function that checks and applies it. The CLI's
+// flags (--micro-batch), the JSON keys (micro_batch), --help and docs/fields.md all come from
+// these rows; validation happens here, once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tb::api {
+
+enum class FieldType : std::uint8_t {
+  kCount,    // a positive count with a suffix: 7e9, 7B, 1.5T
+  kNumber,   // a real number in a range
+  kInteger,  // a whole number in a range
+  kChoice,   // one of the accepted words
+  kText,     // free text (a path or an id)
+  kList,     // comma-separated items
+  kFlag,     // present or absent: true | false in JSON
+};
+
+// The values a request gives, by key: what the CLI parsed or a JSON request file held. Flags
+// are "true" or "false".
+using FieldMap = std::map<std::string, std::string, std::less<>>;
+
+struct EstimateRequest;
+
+struct Field {
+  std::string_view key;  // JSON key; the CLI flag is --key with '_' as '-'
+  FieldType type;
+  std::string_view value_name;     // the CLI's metavar: COUNT, FRACTION, N
+  std::string_view unit;           // what a value counts, for people: parameters, tokens, ...
+  std::string_view default_value;  // as the user would write it; empty: none (help says)
+  std::string_view help;
+  std::string (*accepted)();  // the accepted values, for errors, --help and the docs
+  // Checks `value` and writes it into the request; throws InvalidRequest naming `key`.
+  void (*apply)(std::string_view value, EstimateRequest& request);
+  std::string_view group;  // job | step | output
+};
+
+// The estimate request's fields, in --help order.
+[[nodiscard]] std::span<const Field> estimate_fields();
+
+// The field with this key, or nullptr.
+[[nodiscard]] const Field* find_field(std::span<const Field> fields, std::string_view key);
+
+// "type" for the docs: count, number, integer, choice, text, list, flag.
+[[nodiscard]] std::string_view field_type_name(FieldType type);
+
+}  // namespace tb::api

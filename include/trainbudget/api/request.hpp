@@ -1,0 +1,35 @@
+// An estimate request as values, parsed from a FieldMap through the field table: the training
+// job, what to load (a --model), where to run it, and which words to add. Every problem of the
+// map is reported at once (InvalidRequest), each naming its key.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "trainbudget/api/field.hpp"
+#include "trainbudget/spec/job.hpp"
+
+namespace tb::api {
+
+struct EstimateRequest {
+  TrainingJob job;
+  std::string model;     // config.json, model folder or preset id; empty: job.params is the model
+  std::string machines;  // ID[:dtype][,...] or all
+  bool fit{false};       // what fits each machine (a plan query)
+  bool explain{false};   // every term's formula and value
+  std::string format{"table"};
+  std::optional<std::string> hardware_dir;
+  std::set<std::string, std::less<>> given;  // the keys the request set
+  [[nodiscard]] bool has(std::string_view key) const { return given.contains(key); }
+};
+
+// The request a map describes, defaults filled from the field table. Unknown keys are problems
+// too, each with the closest known key.
+[[nodiscard]] EstimateRequest parse_estimate_request(const FieldMap& values);
+
+// A JSON request file's text as a FieldMap: one object, keys from the field table, values as
+// JSON strings, numbers or booleans (flags). Throws InvalidRequest for the shape of the file.
+[[nodiscard]] FieldMap field_map_from_json(std::string_view json_text);
+
+}  // namespace tb::api

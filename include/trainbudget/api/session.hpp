@@ -1,0 +1,50 @@
+// The front ends' one door: a Session loads the hardware catalog once and answers requests
+// with results that own their data. The CLI, scripts (JSON request files) and the coming web
+// page call it with the same field keys and get the same numbers.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainbudget/api/field.hpp"
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::api {
+
+struct Sources {
+  std::filesystem::path data_dir;                     // data/: hardware/ and models/
+  std::optional<std::filesystem::path> hardware_dir;  // an extra device folder
+  bool user_config{true};  // also read $XDG_CONFIG_HOME/trainbudget/hardware
+};
+
+struct EstimateResult {
+  Estimate estimate;
+  // Things worth saying that are not errors, each naming its field ("seq_len: 8192 is longer
+  // than the 4096 positions the model was built for").
+  std::vector<Problem> warnings;
+  std::vector<Problem> notes;  // how a value was resolved (a rank solved from a fraction)
+};
+
+class Session {
+ public:
+  explicit Session(const Sources& sources);
+
+  [[nodiscard]] const HardwareCatalog& catalog() const { return catalog_; }
+
+  // The estimate a request asks for; throws InvalidRequest listing every problem.
+  [[nodiscard]] EstimateResult estimate(const EstimateRequest& request) const;
+  [[nodiscard]] EstimateResult estimate(const FieldMap& values) const {
+    return estimate(parse_estimate_request(values));
+  }
+
+ private:
+  std::filesystem::path models_dir_;
+  HardwareCatalog catalog_;
+};
+
+}  // namespace tb::api

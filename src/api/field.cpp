@@ -1,0 +1,234 @@
+// The estimate request's field table: one row per input, with its check.
+#include "trainbudget/api/field.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/comma_list.hpp"
+#include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
+#include "trainbudget/spec/recipe.hpp"
+
+namespace tb::api {
+namespace {
+
+using R = EstimateRequest&;
+using V = std::string_view;
+
+std::int64_t whole(V text, const char* key, double max) {
+  const double v = parse_number_in(text, key, 1.0, max, true);
+  if (v != std::floor(v)) {
+    throw InvalidRequest(key, fmt::format("'{}' must be a whole number", text),
+                         fmt::format("1..{:.0f}", max));
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+bool flag(V text, const char* key) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw InvalidRequest(key, fmt::format("'{}' is not a flag value", text), "true|false");
+}
+
+std::string choice(V text, const char* key, std::initializer_list<V> accepted) {
+  for (const V a : accepted) {
+    if (text == a) return std::string{text};
+  }
+  throw InvalidRequest(key, fmt::format("unknown value '{}'", text),
+                       fmt::format("{}", fmt::join(accepted, "|")));
+}
+
+std::string text(V value, const char* key, const char* what) {
+  if (value.empty()) throw InvalidRequest(key, fmt::format("empty ({})", what));
+  return std::string{value};
+}
+
+// Accepted-value texts.
+std::string counts() { return "a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k"; }
+std::string fraction() { return "(0, 1]"; }
+std::string flags() { return "true|false (a flag)"; }
+std::string recipes() { return recipe_choices(); }
+std::string machines() { return "ID[:dtype][,ID[:dtype]...], all or local"; }
+std::string model_forms() { return "a config.json, a model folder or a preset id"; }
+std::string methods() { return "full|lora|qlora|freeze"; }
+std::string devices_range() { return "1..1000000"; }
+std::string zero_stages() { return "0|1|2|3"; }
+std::string ranks() { return "1..65536"; }
+std::string targets() { return "q,k,v,o,gate,up,down, all-linear or module names such as q_proj"; }
+std::string micro_batches() { return fmt::format("1..{}", kMaxMicroBatch); }
+std::string seq_lens() { return fmt::format("1..{} tokens", kMaxSeqLen); }
+std::string attentions() { return "eager|flash"; }
+std::string recomputes() { return "none|selective|full"; }
+std::string activation_dtypes() { return "bf16|fp16|fp32"; }
+std::string probability() { return "[0, 1)"; }
+std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
+std::string formats() { return "table|json|csv|markdown"; }
+std::string directory() { return "a directory of device TOML files"; }
+
+const std::array kEstimateFields{
+    Field{"params", FieldType::kCount, "COUNT", "parameters", "7e9",
+          "Model parameters: 7e9, 7B, 70b, 1.5T, 125M", counts,
+          [](V v, R r) { r.job.params = parse_count(v, "params"); }, "job"},
+    Field{"model", FieldType::kText, "MODEL", "", "",
+          "The model, counted exactly from its architecture (docs/models.md): a config.json, a "
+          "model folder (config.json + safetensors headers) or a preset id from data/models "
+          "(e.g. llama-3.1-8b); replaces {params}",
+          model_forms,
+          [](V v, R r) { r.model = text(v, "model", "a config.json, a folder or a preset id"); },
+          "job"},
+    Field{"tokens", FieldType::kCount, "COUNT", "tokens", "1e9",
+          "Training tokens, all epochs (same suffixes)", counts,
+          [](V v, R r) { r.job.tokens = parse_count(v, "tokens"); }, "job"},
+    Field{"method", FieldType::kChoice, "METHOD", "", "full",
+          "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
+          "(adapters on an NF4 base) | freeze (only the top fraction trained)",
+          methods, [](V v, R r) { r.job.method = parse_method(v); }, "job"},
+    Field{"trainable_fraction", FieldType::kNumber, "FRACTION", "of the parameters", "0.02",
+          "lora: adapter parameters as a fraction of {params} (with {model}: the smallest rank "
+          "on the targets that reaches it); freeze: the fraction trained",
+          fraction,
+          [](V v, R r) {
+            r.job.trainable_fraction = parse_number_in(v, "trainable_fraction", 0.0, 1.0, false);
+          },
+          "job"},
+    Field{"recipe", FieldType::kChoice, "ID", "", "amp-adam",
+          "Bytes-per-parameter convention (docs/recipes.md)", recipes,
+          [](V v, R r) { r.job.recipe_id = std::string{find_recipe(v).id}; }, "job"},
+    Field{"utilization", FieldType::kNumber, "FRACTION", "of the dense peak", "0.4",
+          "Model-FLOPs utilization (MFU) for the realistic column; published large runs reach "
+          "38-56 %",
+          fraction,
+          [](V v, R r) { r.job.utilization = parse_number_in(v, "utilization", 0.0, 1.0, false); },
+          "job"},
+    Field{"machine", FieldType::kList, "LIST", "", kDefaultMachines,
+          "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks the rate "
+          "instead of the recipe's compute dtype; 'local' is this machine, measured once and "
+          "saved",
+          machines,
+          [](V v, R r) {
+            (void)split_comma_list(v, "machine", "ID[:dtype][,ID[:dtype]...] or all");
+            r.machines = std::string{v};
+          },
+          "job"},
+    Field{"devices", FieldType::kInteger, "N", "devices", "1",
+          "Devices per machine, ideal data-parallel scaling (no communication cost)", devices_range,
+          [](V v, R r) { r.job.devices = static_cast<int>(whole(v, "devices", 1e6)); }, "job"},
+    Field{"zero", FieldType::kChoice, "STAGE", "", "0",
+          "ZeRO stage over {devices}: 0 (a full replica each), 1 (optimizer states partitioned), "
+          "2 (+ gradients), 3 (+ weights; FSDP FULL_SHARD)",
+          zero_stages,
+          [](V v, R r) {
+            if (v != "0" && v != "1" && v != "2" && v != "3") {
+              throw InvalidRequest("zero", fmt::format("'{}' is not a ZeRO stage", v), "0|1|2|3");
+            }
+            r.job.zero_stage = v[0] - '0';
+          },
+          "job"},
+    Field{"lora_rank", FieldType::kInteger, "R", "", "16",
+          "LoRA/QLoRA rank r (needs {model}): r x (in + out) parameters per adapted matrix", ranks,
+          [](V v, R r) { r.job.lora.rank = whole(v, "lora_rank", 65536.0); }, "job"},
+    Field{"lora_targets", FieldType::kList, "LIST", "", "q,v",
+          "Adapted layers (needs {model}): q,k,v,o,gate,up,down, all-linear, or module names "
+          "such as q_proj (PEFT's default: q,v)",
+          targets, [](V v, R r) { r.job.lora.targets = parse_lora_targets(v); }, "job"},
+    Field{"no_double_quant", FieldType::kFlag, "", "", "",
+          "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
+          [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},
+    Field{"micro_batch", FieldType::kInteger, "B", "sequences", "1",
+          "Sequences per forward/backward (needs {model})", micro_batches,
+          [](V v, R r) {
+            r.job.setup.micro_batch = whole(v, "micro_batch", static_cast<double>(kMaxMicroBatch));
+          },
+          "step"},
+    Field{"seq_len", FieldType::kInteger, "S", "tokens", "",
+          "Tokens per sequence (needs {model}); default 2048, or the model's context length if "
+          "shorter",
+          seq_lens,
+          [](V v, R r) {
+            r.job.setup.seq_len = whole(v, "seq_len", static_cast<double>(kMaxSeqLen));
+            r.job.setup.seq_len_given = true;
+          },
+          "step"},
+    Field{"attention", FieldType::kChoice, "IMPL", "", "flash",
+          "eager (saves the s x s scores) | flash (FlashAttention/SDPA, O(s) statistics)",
+          attentions, [](V v, R r) { r.job.setup.attention = parse_attention(v); }, "step"},
+    Field{"recompute", FieldType::kChoice, "MODE", "", "none",
+          "Activation recomputation: none | selective (attention core) | full (keep layer "
+          "inputs only)",
+          recomputes, [](V v, R r) { r.job.setup.recompute = parse_recompute(v); }, "step"},
+    Field{"activation_dtype", FieldType::kChoice, "DTYPE", "", "",
+          "bf16 | fp16 | fp32; default the recipe's compute dtype (fp8 recipes: bf16)",
+          activation_dtypes,
+          [](V v, R r) { r.job.setup.activation_dtype = parse_activation_dtype(v); }, "step"},
+    Field{"dropout", FieldType::kNumber, "P", "probability", "0",
+          "Dropout probability; 0 stores no masks", probability,
+          [](V v, R r) { r.job.setup.dropout = parse_number_in(v, "dropout", 0.0, 1.0, true); },
+          "step"},
+    Field{"grad_accum", FieldType::kInteger, "N", "micro-batches", "1",
+          "Micro-batches per optimizer step; > 1 keeps gradients alive through the forward",
+          accumulations,
+          [](V v, R r) {
+            r.job.setup.grad_accumulation =
+                whole(v, "grad_accum", static_cast<double>(kMaxGradAccum));
+          },
+          "step"},
+    Field{"causal_flops", FieldType::kFlag, "", "", "",
+          "Count the attention products of a causal kernel ((s+1)/2 keys per query) instead of "
+          "all s",
+          flags, [](V v, R r) { r.job.setup.causal_flops = flag(v, "causal_flops"); }, "step"},
+    Field{"fit", FieldType::kFlag, "", "", "",
+          "Also find the largest micro-batch and the longest sequence that fit each machine", flags,
+          [](V v, R r) { r.fit = flag(v, "fit"); }, "step"},
+    Field{"explain", FieldType::kFlag, "", "", "",
+          "Print every term's formula, symbol values and value", flags,
+          [](V v, R r) { r.explain = flag(v, "explain"); }, "step"},
+    Field{"format", FieldType::kChoice, "FORMAT", "", "table",
+          "Output: table (for people), json (docs/json.md), csv, markdown", formats,
+          [](V v, R r) {
+            r.format = choice(v, "format", {"table", "json", "csv", "markdown"});
+          },
+          "output"},
+    Field{"hardware_dir", FieldType::kText, "DIR", "", "",
+          "Extra folder of device TOML files (docs/hardware-catalog.md); also read: "
+          "$XDG_CONFIG_HOME/trainbudget/hardware (default ~/.config/trainbudget/hardware)",
+          directory, [](V v, R r) { r.hardware_dir = text(v, "hardware_dir", "a directory"); },
+          "output"},
+};
+
+}  // namespace
+
+std::span<const Field> estimate_fields() { return kEstimateFields; }
+
+const Field* find_field(std::span<const Field> fields, std::string_view key) {
+  for (const Field& f : fields) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+std::string_view field_type_name(FieldType type) {
+  switch (type) {
+    case FieldType::kCount:
+      return "count";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kInteger:
+      return "integer";
+    case FieldType::kChoice:
+      return "choice";
+    case FieldType::kText:
+      return "text";
+    case FieldType::kList:
+      return "list";
+    case FieldType::kFlag:
+      return "flag";
+  }
+  return "text";
+}
+
+}  // namespace tb::api

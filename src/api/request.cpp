@@ -1,0 +1,140 @@
+// A FieldMap through the field table into an EstimateRequest, every problem collected.
+#include "trainbudget/api/request.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/closest.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::api {
+namespace {
+
+// The step fields size activations and FLOPs, which only an architecture has.
+constexpr std::string_view kStepKeys[] = {
+    "micro_batch", "seq_len",    "attention",    "recompute", "activation_dtype",
+    "dropout",     "grad_accum", "causal_flops", "fit",       "explain"};
+
+std::vector<std::string> keys_of(std::span<const Field> fields) {
+  std::vector<std::string> out;
+  for (const Field& f : fields) out.emplace_back(f.key);
+  return out;
+}
+
+Problem unknown_key(const std::string& key, std::span<const Field> fields) {
+  const std::vector<std::string> near =
+      closest_names(key, keys_of(fields), 1, std::max<std::size_t>(2, key.size() / 3));
+  if (near.empty()) return {key, "is not a field of an estimate request", ""};
+  return {key,
+          fmt::format("is not a field of an estimate request; did you mean {{{}}}?", near.front()),
+          ""};
+}
+
+// Combinations the fields cannot check one by one.
+void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems) {
+  if (r.has("model") && r.has("params")) {
+    problems.push_back(
+        {"params", "cannot be combined with {model}: the model's count is exact", ""});
+  }
+  if (!r.has("model")) {
+    for (const std::string_view key : kStepKeys) {
+      if (!r.has(key)) continue;
+      problems.push_back({std::string{key},
+                          "needs an architecture ({model}) to size activations and FLOPs; a "
+                          "bare {params} counts model states only",
+                          ""});
+    }
+    for (const std::string_view key : {"lora_rank", "lora_targets"}) {
+      if (!r.has(key)) continue;
+      problems.push_back({std::string{key},
+                          "needs an architecture ({model}) to count adapters; with a bare "
+                          "{params} use {trainable_fraction}",
+                          ""});
+    }
+  }
+  if (!uses_adapters(r.job.method)) {
+    for (const std::string_view key : {"lora_rank", "lora_targets"}) {
+      if (!r.has(key)) continue;
+      problems.push_back({std::string{key},
+                          fmt::format("only applies to {{method}} lora|qlora, not '{}'",
+                                      method_name(r.job.method)),
+                          ""});
+    }
+  }
+  if (r.has("model") && r.has("trainable_fraction") && r.has("lora_rank") &&
+      r.job.method != Method::kFreeze) {
+    problems.push_back({"trainable_fraction",
+                        "cannot be combined with {lora_rank}: with a model the fraction picks "
+                        "the rank",
+                        ""});
+  }
+}
+
+}  // namespace
+
+EstimateRequest parse_estimate_request(const FieldMap& values) {
+  const std::span<const Field> fields = estimate_fields();
+  EstimateRequest r;
+  std::vector<Problem> problems;
+  // Defaults first, from the table (the one place they are written), then the given values.
+  for (const Field& f : fields) {
+    if (!f.default_value.empty()) f.apply(f.default_value, r);
+  }
+  for (const auto& [key, value] : values) {
+    const Field* f = find_field(fields, key);
+    if (f == nullptr) {
+      problems.push_back(unknown_key(key, fields));
+      continue;
+    }
+    // A flag set to false is the same as a flag not given.
+    if (f->type == FieldType::kFlag && (value == "false" || value == "0")) continue;
+    try {
+      f->apply(value, r);
+      r.given.insert(key);
+    } catch (const InvalidRequest& e) {
+      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    }
+  }
+  if (problems.empty()) check_combinations(r, problems);
+  if (!problems.empty()) throw InvalidRequest(std::move(problems));
+  return r;
+}
+
+FieldMap field_map_from_json(std::string_view json_text) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidRequest("request", fmt::format("is not JSON: {}", e.what()));
+  }
+  if (!doc.is_object()) {
+    throw InvalidRequest("request", "must be one JSON object of field keys and values");
+  }
+  FieldMap out;
+  std::vector<Problem> problems;
+  for (const auto& [key, value] : doc.items()) {
+    if (value.is_string()) {
+      out[key] = value.get<std::string>();
+    } else if (value.is_boolean()) {
+      out[key] = value.get<bool>() ? "true" : "false";
+    } else if (value.is_number_integer()) {
+      out[key] = std::to_string(value.get<std::int64_t>());
+    } else if (value.is_number()) {
+      out[key] = fmt::format("{}", value.get<double>());
+    } else if (value.is_array() && std::all_of(value.begin(), value.end(),
+                                               [](const auto& v) { return v.is_string(); })) {
+      std::string list;
+      for (const auto& item : value) list += (list.empty() ? "" : ",") + item.get<std::string>();
+      out[key] = list;
+    } else {
+      problems.push_back({key, "must be a string, a number, a boolean or a list of strings", ""});
+    }
+  }
+  if (!problems.empty()) throw InvalidRequest(std::move(problems));
+  return out;
+}
+
+}  // namespace tb::api

@@ -1,0 +1,85 @@
+// The session: catalog loaded once; a request becomes a job, an estimate and its plan queries.
+#include "trainbudget/api/session.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/model/lora.hpp"
+#include "trainbudget/plan/fit_search.hpp"
+
+namespace tb::api {
+namespace {
+
+io::CatalogSources catalog_sources(const Sources& s) {
+  if (s.user_config) {
+    io::CatalogSources out = io::default_catalog_sources(s.hardware_dir);
+    out.builtin_dir = s.data_dir / "hardware";
+    return out;
+  }
+  io::CatalogSources out{s.data_dir / "hardware", {}};
+  if (s.hardware_dir) out.user_dirs.push_back(*s.hardware_dir);
+  return out;
+}
+
+// With a model, trainable_fraction picks the LoRA rank: the smallest rank on the targets whose
+// adapters reach the fraction of the parameters (adapter parameters grow linearly in r).
+void solve_rank(EstimateRequest& r, EstimateResult& out) {
+  const ModelArchitecture& arch = *r.job.model.architecture;
+  LoraSpec one = r.job.lora;
+  one.rank = 1;
+  const auto per_rank = static_cast<double>(lora_trainable_params(arch, one));
+  const double wanted = r.job.trainable_fraction * r.job.params;
+  const double rank = std::ceil(wanted / per_rank);
+  if (rank > 65536.0) {
+    throw InvalidRequest("trainable_fraction",
+                         fmt::format("{} needs a rank above 65536 on {}", r.job.trainable_fraction,
+                                     fmt::join(r.job.lora.targets, ",")),
+                         "a smaller fraction, or more targets ({lora_targets})");
+  }
+  r.job.lora.rank = static_cast<std::int64_t>(std::max(rank, 1.0));
+  const double got = per_rank * static_cast<double>(r.job.lora.rank) / r.job.params;
+  out.notes.push_back(
+      {"trainable_fraction",
+       fmt::format("{:g} on {}: rank {} ({:.3g} % trainable)", r.job.trainable_fraction,
+                   fmt::join(r.job.lora.targets, ","), r.job.lora.rank, got * 100.0),
+       ""});
+}
+
+}  // namespace
+
+Session::Session(const Sources& sources)
+    : models_dir_{sources.data_dir / "models"},
+      catalog_{io::load_catalog(catalog_sources(sources))} {}
+
+EstimateResult Session::estimate(const EstimateRequest& request) const {
+  EstimateRequest r = request;
+  EstimateResult out;
+  if (!r.model.empty()) {
+    r.job.model = io::load_model(r.model, models_dir_);
+    r.job.params = static_cast<double>(r.job.model.counts->total);
+    for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
+    if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);
+    const std::int64_t context = r.job.model.architecture->max_positions;
+    if (r.has("seq_len") && context > 0 && r.job.setup.seq_len > context) {
+      out.warnings.push_back(
+          {"seq_len",
+           fmt::format("{} is longer than the {} positions the model was built for",
+                       r.job.setup.seq_len, context),
+           ""});
+    }
+  }
+  const std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
+  out.estimate = tb::estimate(r.job, machines);
+  if (r.fit) add_fits(out.estimate);
+  const auto words = [&](Scenario& s) {
+    if (s.step) s.step->explain = r.explain;
+  };
+  words(out.estimate.primary);
+  if (out.estimate.lora_alternative) words(*out.estimate.lora_alternative);
+  return out;
+}
+
+}  // namespace tb::api
