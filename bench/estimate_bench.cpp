@@ -5,7 +5,7 @@
 
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/catalog.hpp"
 
 namespace {
@@ -38,10 +38,9 @@ BENCHMARK(BM_LoadCatalog);
 void BM_EstimateAndReportJson(benchmark::State& state) {
   const tb::HardwareCatalog cat = catalog();
   const auto machines = tb::parse_machine_list(tb::kDefaultMachines, cat);
-  const auto reporter = tb::report::make_reporter(tb::report::Format::kJson);
   for (auto _ : state) {
     std::ostringstream out;
-    reporter->estimate(tb::estimate(tb::TrainingJob{}, machines), out);
+    tb::report::write(tb::estimate(tb::TrainingJob{}, machines), tb::report::Format::kJson, out);
     benchmark::DoNotOptimize(out.str());
   }
 }

@@ -11,7 +11,7 @@
 #include "measure_command.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 
 namespace tb::cli {
 namespace {
@@ -59,7 +59,8 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   for (const Problem& n : result.notes) {
     std::cerr << "trainbudget: note: " << render_for_cli(n) << '\n';
   }
-  report::make_reporter(report::parse_format(request.format))->estimate(result.estimate, out);
+  report::write(result.estimate, report::parse_format(request.format), out,
+                [](const std::string& key) { return flag_of(key); });
 }
 
 }  // namespace tb::cli

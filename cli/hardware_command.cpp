@@ -1,7 +1,7 @@
 // `trainbudget hardware`: the device catalog, listed or one device with its sources.
 #include "hardware_command.hpp"
 
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 
 namespace tb::cli {
 
@@ -21,13 +21,13 @@ HardwareCommands setup_hardware(CLI::App& app, HardwareOptions& o) {
 void run_hardware_list(const HardwareOptions& o, std::ostream& out) {
   const report::Format format = format_of(o.common);
   const HardwareCatalog catalog = load_catalog(o.common);
-  report::make_reporter(format)->devices(catalog.devices(), out);
+  report::write(report::DeviceList{catalog.devices()}, format, out);
 }
 
 void run_hardware_show(const HardwareOptions& o, std::ostream& out) {
   const report::Format format = format_of(o.common);
   const HardwareCatalog catalog = load_catalog(o.common);
-  report::make_reporter(format)->device(catalog.at(o.show_id, "hardware show"), out);
+  report::write(catalog.at(o.show_id, "hardware show"), format, out);
 }
 
 }  // namespace tb::cli

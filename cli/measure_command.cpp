@@ -11,7 +11,7 @@
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/profile.hpp"
 #include "trainbudget/measure/runner.hpp"
-#include "trainbudget/report/measurement_report.hpp"
+#include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -103,7 +103,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   options.progress = stderr_progress();
 
   const measure::Measurement m = measure::run_measurement(options);
-  report::make_measurement_reporter(format)->measurement(m, out);
+  report::write(m, format, out);
   if (o.save) {
     const std::filesystem::path file = io::save_device(measure::profile_device(m, *o.save), dir);
     std::cerr << fmt::format(

@@ -1,7 +1,7 @@
 // `trainbudget recipes`: the recipe table from the library, through a reporter.
 #include "recipes_command.hpp"
 
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::cli {
@@ -20,7 +20,7 @@ CLI::App* setup_recipes(CLI::App& app, RecipesOptions& o) {
 
 void run_recipes(const RecipesOptions& o, std::ostream& out) {
   const double params = parse_count(o.params, "params");
-  report::make_reporter(format_of(o.common))->recipes(params, out);
+  report::write(report::RecipeComparison{params}, format_of(o.common), out);
 }
 
 }  // namespace tb::cli

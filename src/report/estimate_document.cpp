@@ -153,7 +153,7 @@ Document estimate_document(const Estimate& e) {
   time.table(machines_table(e.primary, job.utilization));
   time.text(fmt::format(
       "at 100 %: the dense peak rate, which no real run reaches; at {}: {} (published large runs "
-      "report 38-56 % MFU; --utilization sets it). * = dtype chosen with ID:dtype instead of the "
+      "report 38-56 % MFU; {{utilization}} sets it). * = dtype chosen with ID:dtype instead of the "
       "recipe's {}.",
       percent(job.utilization),
       job.utilization == kDefaultUtilization ? "the default utilization" : "the given utilization",

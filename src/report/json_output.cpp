@@ -6,7 +6,7 @@
 #include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 
 namespace tb::report {
 namespace {

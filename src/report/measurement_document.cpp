@@ -156,34 +156,6 @@ Section bandwidth_section(const Measurement& m) {
   return s;
 }
 
-class TableMeasurementReporter final : public MeasurementReporter {
- public:
-  void measurement(const Measurement& m, std::ostream& out) const override {
-    render_text(measurement_document(m), out);
-  }
-};
-
-class MarkdownMeasurementReporter final : public MeasurementReporter {
- public:
-  void measurement(const Measurement& m, std::ostream& out) const override {
-    render_markdown(measurement_document(m), out);
-  }
-};
-
-class CsvMeasurementReporter final : public MeasurementReporter {
- public:
-  void measurement(const Measurement& m, std::ostream& out) const override {
-    measurement_rows(m).render_csv(out);
-  }
-};
-
-class JsonMeasurementReporter final : public MeasurementReporter {
- public:
-  void measurement(const Measurement& m, std::ostream& out) const override {
-    out << measurement_json(m);
-  }
-};
-
 }  // namespace
 
 std::optional<double> fraction_of_peak(const Measurement& m, const GemmRun& run) {
@@ -250,20 +222,6 @@ TextTable measurement_rows(const Measurement& m) {
                fmt::format("{:.6g}", r.median_rate.value()), ""});
   }
   return t;
-}
-
-std::unique_ptr<MeasurementReporter> make_measurement_reporter(Format format) {
-  switch (format) {
-    case Format::kTable:
-      return std::make_unique<TableMeasurementReporter>();
-    case Format::kJson:
-      return std::make_unique<JsonMeasurementReporter>();
-    case Format::kCsv:
-      return std::make_unique<CsvMeasurementReporter>();
-    case Format::kMarkdown:
-      return std::make_unique<MarkdownMeasurementReporter>();
-  }
-  return std::make_unique<TableMeasurementReporter>();
 }
 
 }  // namespace tb::report

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainbudget/report/measurement_report.hpp"
-#include "trainbudget/report/reporter.hpp"
+#include "trainbudget/report/view.hpp"
 
 namespace tb::report {
 namespace {

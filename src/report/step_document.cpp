@@ -49,7 +49,7 @@ Section activations_section(const StepAnalysis& step) {
   }
   sec.text(
       fmt::format("Held only during backward: the fp32 logits gradient {}{}. Terms and sources: "
-                  "docs/activations.md (--explain lists each).",
+                  "docs/activations.md ({{explain}} lists each).",
                   gb(a.logits_gradient), during));
   return sec;
 }
@@ -101,7 +101,7 @@ Section flops_section(const StepAnalysis& step) {
       "Attention products count {} keys per query ({}). Hours use the model FLOPs at the "
       "utilization (MFU); hardware FLOPs add recomputation.",
       step.setup.causal_flops ? "(s+1)/2" : "all s",
-      step.setup.causal_flops ? "--causal-flops" : "Megatron/PaLM convention"));
+      step.setup.causal_flops ? "{causal_flops}" : "Megatron/PaLM convention"));
   return sec;
 }
 

@@ -6,8 +6,8 @@
 
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/report/format.hpp"
-#include "trainbudget/report/reporter.hpp"
 #include "trainbudget/report/text_table.hpp"
+#include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::report {
@@ -69,7 +69,7 @@ TEST(JsonReporter, HasTheDocumentedKeysInBaseUnits) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;
-  make_reporter(Format::kJson)->estimate(e, out);
+  write(e, Format::kJson, out);
   const auto j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["schema_version"], kJsonSchemaVersion);
   EXPECT_EQ(j["model"]["params_total"], 7e9);
@@ -93,7 +93,7 @@ TEST(CsvReporter, OneRowPerScenarioAndMachine) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;
-  make_reporter(Format::kCsv)->estimate(e, out);
+  write(e, Format::kCsv, out);
   const std::string csv = out.str();
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + full + LoRA
   EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,0.4,1"),
@@ -105,7 +105,7 @@ TEST(TableReporter, ShowsVerdictAndMissingActivations) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;
-  make_reporter(Format::kTable)->estimate(e, out);
+  write(e, Format::kTable, out);
   const std::string text = out.str();
   EXPECT_NE(text.find("Activations are not included"), std::string::npos);
   EXPECT_NE(text.find("does not fit (112.0 GB > 80.0 GB)"), std::string::npos) << text;

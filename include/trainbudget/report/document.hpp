@@ -24,6 +24,7 @@ struct Section {
 struct Document {
   std::string title;
   std::vector<Section> sections;
+  TextTable rows{std::vector<TextTable::Column>{}};  // the CSV view: one flat table of the same numbers
 };
 
 [[nodiscard]] Document estimate_document(const Estimate& estimate);

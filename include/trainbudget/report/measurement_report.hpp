@@ -1,6 +1,6 @@
-// Reporting a `trainbudget measure` run: a reporter of its own (table, json, csv, markdown), so
-// the estimate Reporter interface stays as it is. Reads the plain records of
-// trainbudget/measure/records.hpp (a header-only dependency on the measure layer's data).
+// The parts of a `trainbudget measure` run's views (report/view.hpp: document_of, json_of). Reads
+// the plain records of trainbudget/measure/records.hpp (a header-only dependency on the measure
+// layer's data).
 #pragma once
 
 #include <memory>
@@ -14,15 +14,6 @@
 
 namespace tb::report {
 
-class MeasurementReporter {
- public:
-  virtual ~MeasurementReporter() = default;
-  virtual void measurement(const measure::Measurement& m, std::ostream& out) const = 0;
-};
-
-[[nodiscard]] std::unique_ptr<MeasurementReporter> make_measurement_reporter(Format format);
-
-// The parts the reporters are made of.
 [[nodiscard]] Document measurement_document(const measure::Measurement& m);
 // One CSV-ready row per GEMM run and per bandwidth run.
 [[nodiscard]] TextTable measurement_rows(const measure::Measurement& m);

@@ -1,0 +1,58 @@
+// Reporters are views: every result type has one document view (document_of, for table,
+// markdown and csv) and one JSON view (json_of); write() picks by format. No virtual per
+// document, and no view computes a number (they arrange what eval and measure produced).
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/measure/records.hpp"
+#include "trainbudget/report/document.hpp"
+#include "trainbudget/report/format.hpp"
+#include "trainbudget/spec/hardware.hpp"
+
+namespace tb::report {
+
+// How a front end spells a field key in prose ({utilization} -> "--utilization" on the CLI).
+using FieldNamer = std::function<std::string(const std::string& key)>;
+
+// The catalog listing and the recipe comparison as result types of their own.
+struct DeviceList {
+  std::vector<Device> devices;
+};
+struct RecipeComparison {
+  double params{0.0};  // the model-state bytes are shown for this many parameters
+};
+
+[[nodiscard]] Document document_of(const Estimate& estimate);
+[[nodiscard]] Document document_of(const DeviceList& list);
+[[nodiscard]] Document document_of(const Device& device);
+[[nodiscard]] Document document_of(const RecipeComparison& recipes);
+[[nodiscard]] Document document_of(const measure::Measurement& measurement);
+
+[[nodiscard]] std::string json_of(const Estimate& estimate);
+[[nodiscard]] std::string json_of(const DeviceList& list);
+[[nodiscard]] std::string json_of(const Device& device);
+[[nodiscard]] std::string json_of(const RecipeComparison& recipes);
+[[nodiscard]] std::string json_of(const measure::Measurement& measurement);
+
+// A document in one of the people formats (table, markdown) or as CSV (its rows); field
+// references in its prose are spelled by `names` (the key itself when empty).
+void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names = {});
+
+template <class Result>
+void write(const Result& result, Format format, std::ostream& out, const FieldNamer& names = {}) {
+  if (format == Format::kJson) {
+    out << json_of(result);
+  } else {
+    render(document_of(result), format, out, names);
+  }
+}
+
+// JSON schema version of every JSON document we print (docs/json.md).
+inline constexpr int kJsonSchemaVersion = 1;
+
+}  // namespace tb::report
