@@ -24,7 +24,8 @@ struct Section {
 struct Document {
   std::string title;
   std::vector<Section> sections;
-  TextTable rows{std::vector<TextTable::Column>{}};  // the CSV view: one flat table of the same numbers
+  TextTable rows{
+      std::vector<TextTable::Column>{}};  // the CSV view: one flat table of the same numbers
 };
 
 [[nodiscard]] Document estimate_document(const Estimate& estimate);
