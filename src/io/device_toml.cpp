@@ -442,7 +442,7 @@ fs::path save_device(const Device& device, const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
-    throw Error(fmt::format("--save: cannot create {}: {}", dir.string(), ec.message()));
+    throw InvalidRequest("save", fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   }
   const fs::path file = dir / (device.id + ".toml");
   write_file_atomically(file, text);

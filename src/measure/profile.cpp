@@ -78,10 +78,10 @@ void validate_profile_id(std::string_view id) {
                     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
                   });
   if (!ok) {
-    throw InvalidArgument(fmt::format(
-        "--save: '{}' is not a machine id; use lowercase letters, digits and '-' (it names "
-        "<id>.toml and is what --machine takes)",
-        id));
+    throw InvalidRequest("save",
+                         fmt::format("'{}' is not a machine id; use lowercase letters, digits and "
+                                     "'-' (it names <id>.toml and is what {{machine}} takes)",
+                                     id));
   }
 }
 
@@ -92,7 +92,7 @@ Device profile_device(const Measurement& m, std::string_view id) {
   const std::string day = c.date.substr(0, 10);
   const std::string by = fmt::format("trainbudget measure on {}", c.host);
   const std::string source = fmt::format("trainbudget {} ({}) measure{}, {}", c.tool_version,
-                                         c.commit, c.quick ? " --quick" : "", c.date);
+                                         c.commit, c.quick ? " (quick mode)" : "", c.date);
 
   Device d;
   d.id = std::string(id);
@@ -119,7 +119,8 @@ Device profile_device(const Measurement& m, std::string_view id) {
     d.memory_source = "/proc/meminfo MemTotal";
     bw = m.memory_bandwidth();
   }
-  if (capacity <= 0.0) throw Error("--save: the memory capacity is unknown (MemTotal unreadable)");
+  if (capacity <= 0.0)
+    throw InvalidRequest("save", "the memory capacity is unknown (MemTotal unreadable)");
   d.memory_capacity = Bytes{significant(capacity / kGiga) * kGiga};
   d.notes =
       fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, ISA {}.", by, source,
@@ -146,7 +147,7 @@ Device profile_device(const Measurement& m, std::string_view id) {
     d.rates.push_back(std::move(rate));
   }
   if (d.rates.empty()) {
-    throw Error("--save: no GEMM was measured successfully, so there is no rate to save");
+    throw InvalidRequest("save", "no GEMM was measured successfully, so there is no rate to save");
   }
   return d;
 }

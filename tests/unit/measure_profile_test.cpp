@@ -150,7 +150,7 @@ TEST(Profile, IdMustBeACatalogId) {
       validate_profile_id(bad);
       ADD_FAILURE() << bad;
     } catch (const InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()).rfind("--save: '", 0), 0U) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("save: '", 0), 0U) << e.what();
     }
   }
 }

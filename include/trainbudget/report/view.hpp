@@ -16,7 +16,7 @@
 
 namespace tb::report {
 
-// How a front end spells a field key in prose ({utilization} -> "--utilization" on the CLI).
+// How a front end spells a field key in prose ({utilization} becomes the flag on the CLI).
 using FieldNamer = std::function<std::string(const std::string& key)>;
 
 // The catalog listing and the recipe comparison as result types of their own.
