@@ -15,6 +15,7 @@
 
 #include "estimate_command.hpp"
 #include "fields.hpp"
+#include "fields_command.hpp"
 #include "hardware_command.hpp"
 #include "measure_command.hpp"
 #include "recipes_command.hpp"
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   tb::cli::HardwareOptions hardware_options;
   CLI::App* estimate = tb::cli::setup_estimate(app, estimate_options);
   const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
+  tb::cli::FieldsOptions fields_options;
+  CLI::App* fields = tb::cli::setup_fields(app, fields_options);
   tb::cli::RecipesOptions recipes_options;
   CLI::App* recipes = tb::cli::setup_recipes(app, recipes_options);
   tb::cli::MeasureCommandOptions measure_options;
@@ -83,6 +86,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_show(hardware_options, out);
     } else if (hardware.hardware->parsed()) {
       out << hardware.hardware->help();  // `trainbudget hardware` alone: what it can do
+    } else if (fields->parsed()) {
+      tb::cli::run_fields(fields_options, out);
     } else if (recipes->parsed()) {
       tb::cli::run_recipes(recipes_options, out);
     } else if (measure->parsed()) {
