@@ -20,7 +20,7 @@ void run_fields(const FieldsOptions& o, std::ostream& out) {
   const auto flags = [](const std::string& key) { return flag_of(key); };
   report::TextTable t({{"flag"}, {"JSON key"}, {"type"}, {"default"}, {"accepted"}, {"meaning"}});
   for (const api::Field& f : api::estimate_fields()) {
-    t.add_row({flag_of(f.key), std::string{f.key}, std::string{api::field_type_name(f.type)},
+    t.add_row({flag_of(f.key), std::string{f.key}, std::string{enum_name(f.type)},
                f.default_value.empty() ? "-" : std::string{f.default_value},
                render_refs(f.accepted(), flags), render_refs(f.help, flags)});
   }

@@ -211,24 +211,4 @@ const Field* find_field(std::span<const Field> fields, std::string_view key) {
   return nullptr;
 }
 
-std::string_view field_type_name(FieldType type) {
-  switch (type) {
-    case FieldType::kCount:
-      return "count";
-    case FieldType::kNumber:
-      return "number";
-    case FieldType::kInteger:
-      return "integer";
-    case FieldType::kChoice:
-      return "choice";
-    case FieldType::kText:
-      return "text";
-    case FieldType::kList:
-      return "list";
-    case FieldType::kFlag:
-      return "flag";
-  }
-  return "text";
-}
-
 }  // namespace tb::api

@@ -58,10 +58,10 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
   if (!uses_adapters(r.job.method)) {
     for (const std::string_view key : {"lora_rank", "lora_targets"}) {
       if (!r.has(key)) continue;
-      problems.push_back({std::string{key},
-                          fmt::format("only applies to {{method}} lora|qlora, not '{}'",
-                                      method_name(r.job.method)),
-                          ""});
+      problems.push_back(
+          {std::string{key},
+           fmt::format("only applies to {{method}} lora|qlora, not '{}'", enum_name(r.job.method)),
+           ""});
     }
   }
   if (r.has("model") && r.has("trainable_fraction") && r.has("lora_rank") &&

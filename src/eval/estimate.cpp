@@ -21,18 +21,6 @@ Bytes MemoryEstimate::replica_total() const {
   return sum;
 }
 
-std::string_view fit_key(Fit fit) {
-  switch (fit) {
-    case Fit::kFits:
-      return "fits";
-    case Fit::kNeedsLora:
-      return "needs_lora";
-    case Fit::kNeedsSharding:
-      return "needs_sharding";
-  }
-  return "fits";
-}
-
 double trainable_params(const TrainingJob& job) {
   const auto& arch = job.model.architecture;
   switch (job.method) {
@@ -115,7 +103,7 @@ std::string activation_label(const StepAnalysis& step) {
   const TrainingSetup& s = step.setup;
   return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
                      dtype_name(step.activation_dtype), s.micro_batch, s.seq_len,
-                     attention_name(s.attention), recompute_name(s.recompute));
+                     enum_name(s.attention), enum_name(s.recompute));
 }
 
 // The words of the step: activation rows, FLOP terms and phases, from the same tables.

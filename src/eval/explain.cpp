@@ -73,7 +73,7 @@ Explanation explain(const ActivationEstimate& activations, const ArchFlops& flop
                    "FLOP", "Kaplan et al. 2020's 6N, for comparison"});
 
   for (const PhaseMemory& m : peak.phases) {
-    const std::string section = fmt::format("peak: {} ({})", phase_key(m.phase), m.at);
+    const std::string section = fmt::format("peak: {} ({})", enum_name(m.phase), m.at);
     lines.push_back({section, "resident", "weights + master + optimizer states + frozen",
                      m.resident.value(), "B", "held for the whole step"});
     lines.push_back(

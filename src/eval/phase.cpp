@@ -1,19 +1,7 @@
-// Phase names and the optimizer step's temporary.
+// The optimizer step's temporary.
 #include "trainbudget/eval/phase.hpp"
 
 namespace tb {
-
-std::string_view phase_key(Phase phase) {
-  switch (phase) {
-    case Phase::kForwardEnd:
-      return "forward_end";
-    case Phase::kBackward:
-      return "backward";
-    case Phase::kOptimizerStep:
-      return "optimizer_step";
-  }
-  return "forward_end";
-}
 
 Bytes optimizer_step_transient(OptimizerKernel kernel, double largest_tensor,
                                double trainable_params) noexcept {

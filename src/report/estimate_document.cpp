@@ -204,7 +204,7 @@ TextTable estimate_rows(const Estimate& e) {
   const auto add = [&](const Scenario& s) {
     for (const MachineEstimate& m : s.machines) {
       const bool r = m.rate.has_value();
-      t.add_row({s.label, std::string{method_name(s.method)}, m.device.id, machine_label(m),
+      t.add_row({s.label, std::string{enum_name(s.method)}, m.device.id, machine_label(m),
                  r ? std::string{dtype_name(m.dtype)} : "", std::string{dtype_name(m.wanted)},
                  r ? fmt::format("{:.6g}", m.rate->dense.value()) : "",
                  r ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : "",
@@ -213,7 +213,7 @@ TextTable estimate_rows(const Estimate& e) {
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
                  fmt::format("{:.6g}", m.device.memory_capacity.value()), m.fits ? "true" : "false",
-                 std::string{fit_key(m.fit)},
+                 std::string{enum_name(m.fit)},
                  m.cost_usd ? fmt::format("{:.2f}", *m.cost_usd) : ""});
     }
   };

@@ -10,12 +10,8 @@
 namespace tb::report {
 
 Format parse_format(std::string_view text) {
-  if (text == "table") return Format::kTable;
-  if (text == "json") return Format::kJson;
-  if (text == "csv") return Format::kCsv;
-  if (text == "markdown") return Format::kMarkdown;
-  throw InvalidRequest("format", fmt::format("unknown format '{}'", text),
-                       "table|json|csv|markdown");
+  if (const auto f = enum_from_name<Format>(text)) return *f;
+  throw InvalidRequest("format", fmt::format("unknown format '{}'", text), enum_choices<Format>());
 }
 
 std::string gb(Bytes bytes) {

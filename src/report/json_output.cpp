@@ -59,7 +59,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"hours", m.rate ? json(hours(m.at_utilization)) : json(nullptr)},
       {"memory_capacity_bytes", m.device.memory_capacity.value()},
       {"fits", m.fits},
-      {"verdict", fit_key(m.fit)},
+      {"verdict", enum_name(m.fit)},
       {"devices_to_fit", m.devices_to_fit},
       {"cost_usd", m.cost_usd ? json(*m.cost_usd) : json(nullptr)},
       {"summary", verdict_sentence(m, s, lora)}};
@@ -70,7 +70,7 @@ ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lor
   ordered_json machines = ordered_json::array();
   for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
   ordered_json j{{"label", s.label},
-                 {"method", method_name(s.method)},
+                 {"method", enum_name(s.method)},
                  {"params_trainable", s.params_trainable},
                  {"memory", memory_json(s.memory)},
                  {"compute",
@@ -175,7 +175,7 @@ std::string estimate_json(const Estimate& e) {
         {"time", "seconds; hours where the key says so"}}},
       {"model", model_json(e)},
       {"tokens", job.tokens},
-      {"method", method_name(job.method)},
+      {"method", enum_name(job.method)},
       {"trainable_fraction",
        job.method == Method::kFull ? json(nullptr) : json(job.trainable_fraction)},
       {"recipe",

@@ -19,7 +19,7 @@ Section activations_section(const StepAnalysis& step) {
   Section sec;
   sec.title = fmt::format(
       "Activations -- b={}, s={}, {} attention, recompute {}, {} activations, dropout {:g}",
-      s.micro_batch, s.seq_len, attention_name(s.attention), recompute_name(s.recompute),
+      s.micro_batch, s.seq_len, enum_name(s.attention), enum_name(s.recompute),
       dtype_name(step.activation_dtype), s.dropout);
   TextTable t({{"part"},
                {"per layer", Align::kRight},
@@ -57,7 +57,7 @@ Section activations_section(const StepAnalysis& step) {
 Section peak_section(const StepAnalysis& step) {
   Section sec;
   sec.title = fmt::format("Peak memory over the step -- {} ({})", gb(step.peak.peak),
-                          phase_key(step.peak.peak_phase));
+                          enum_name(step.peak.peak_phase));
   TextTable t({{"phase"},
                {"moment"},
                {"resident", Align::kRight},
@@ -67,7 +67,7 @@ Section peak_section(const StepAnalysis& step) {
                {"total", Align::kRight}});
   for (const PhaseMemory& m : step.peak.phases) {
     const bool peak = m.phase == step.peak.peak_phase;
-    t.add_row({std::string{phase_key(m.phase)} + (peak ? " *" : ""), m.at, gb(m.resident),
+    t.add_row({std::string{enum_name(m.phase)} + (peak ? " *" : ""), m.at, gb(m.resident),
                gb(m.gradients), gb(m.activations), gb(m.transient), gb(m.total)});
   }
   sec.table(std::move(t));

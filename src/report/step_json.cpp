@@ -59,9 +59,9 @@ void add_step_json(const Scenario& s, ordered_json& j) {
   const StepAnalysis& step = *s.step;
   ordered_json& memory = j["memory"];
   memory["peak_bytes"] = step.peak.peak.value();
-  memory["peak_phase"] = phase_key(step.peak.peak_phase);
+  memory["peak_phase"] = enum_name(step.peak.peak_phase);
   ordered_json phases = ordered_json::object();
-  for (const PhaseMemory& m : step.peak.phases) phases[phase_key(m.phase)] = phase_json(m);
+  for (const PhaseMemory& m : step.peak.phases) phases[enum_name(m.phase)] = phase_json(m);
   memory["phases"] = phases;
   memory["activations"] = activations_json(step);
 
@@ -95,8 +95,8 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
   const TrainingSetup& s = step.setup;
   root["setup"] = {{"micro_batch", s.micro_batch},
                    {"seq_len", s.seq_len},
-                   {"attention", attention_name(s.attention)},
-                   {"recompute", recompute_name(s.recompute)},
+                   {"attention", enum_name(s.attention)},
+                   {"recompute", enum_name(s.recompute)},
                    {"activation_dtype", dtype_name(step.activation_dtype)},
                    {"dropout", s.dropout},
                    {"grad_accumulation", s.grad_accumulation},

@@ -10,27 +10,9 @@
 
 namespace tb {
 
-std::string_view method_name(Method method) {
-  switch (method) {
-    case Method::kFull:
-      return "full";
-    case Method::kLora:
-      return "lora";
-    case Method::kQlora:
-      return "qlora";
-    case Method::kFreeze:
-      return "freeze";
-  }
-  return "full";
-}
-
 Method parse_method(std::string_view text) {
-  if (text == "full") return Method::kFull;
-  if (text == "lora") return Method::kLora;
-  if (text == "qlora") return Method::kQlora;
-  if (text == "freeze") return Method::kFreeze;
-  throw InvalidRequest("method", fmt::format("unknown method '{}'", text),
-                       "full|lora|qlora|freeze");
+  if (const auto m = enum_from_name<Method>(text)) return *m;
+  throw InvalidRequest("method", fmt::format("unknown method '{}'", text), enum_choices<Method>());
 }
 
 void validate(const TrainingJob& job) {

@@ -177,20 +177,6 @@ const std::vector<Recipe>& recipes() {
 
 }  // namespace
 
-std::string_view state_kind_key(StateKind kind) {
-  switch (kind) {
-    case StateKind::kWeights:
-      return "weights";
-    case StateKind::kGradients:
-      return "gradients";
-    case StateKind::kOptimizer:
-      return "optimizer_states";
-    case StateKind::kMaster:
-      return "master_weights";
-  }
-  return "weights";
-}
-
 int default_shard_stage(StateKind kind) {
   switch (kind) {
     case StateKind::kWeights:

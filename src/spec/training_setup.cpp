@@ -11,39 +11,16 @@
 namespace tb {
 namespace {}  // namespace
 
-std::string_view attention_name(AttentionImpl impl) {
-  switch (impl) {
-    case AttentionImpl::kEager:
-      return "eager";
-    case AttentionImpl::kFlash:
-      return "flash";
-  }
-  return "flash";
-}
-
-std::string_view recompute_name(Recompute mode) {
-  switch (mode) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "none";
-}
-
 AttentionImpl parse_attention(std::string_view text) {
-  if (text == "eager") return AttentionImpl::kEager;
-  if (text == "flash") return AttentionImpl::kFlash;
-  throw InvalidRequest("attention", fmt::format("unknown attention '{}'", text), "eager|flash");
+  if (const auto a = enum_from_name<AttentionImpl>(text)) return *a;
+  throw InvalidRequest("attention", fmt::format("unknown attention '{}'", text),
+                       enum_choices<AttentionImpl>());
 }
 
 Recompute parse_recompute(std::string_view text) {
-  if (text == "none") return Recompute::kNone;
-  if (text == "selective") return Recompute::kSelective;
-  if (text == "full") return Recompute::kFull;
-  throw InvalidRequest("recompute", fmt::format("unknown mode '{}'", text), "none|selective|full");
+  if (const auto r = enum_from_name<Recompute>(text)) return *r;
+  throw InvalidRequest("recompute", fmt::format("unknown mode '{}'", text),
+                       enum_choices<Recompute>());
 }
 
 DType parse_activation_dtype(std::string_view text) {

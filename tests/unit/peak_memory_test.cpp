@@ -91,7 +91,7 @@ TEST(PeakMemory, SmallBatchFullFineTunePeaksAtTheOptimizerStep) {
   const PeakMemory p = job.run(1);
   EXPECT_EQ(p.peak_phase, Phase::kOptimizerStep);
   EXPECT_DOUBLE_EQ(p.peak.value(), 16.0 * job.params + 4.0 * 32000 * 4096);
-  EXPECT_EQ(phase_key(p.peak_phase), "optimizer_step");
+  EXPECT_EQ(enum_name(p.peak_phase), "optimizer_step");
 }
 
 TEST(PeakMemory, LargeBatchPeaksAtTheStartOfBackward) {
@@ -100,7 +100,7 @@ TEST(PeakMemory, LargeBatchPeaksAtTheStartOfBackward) {
   EXPECT_EQ(p.peak_phase, Phase::kBackward);
   EXPECT_EQ(p.phase(Phase::kBackward).at, "backward of the loss and LM head");
   EXPECT_GT(p.peak, p.phase(Phase::kForwardEnd).total);
-  EXPECT_EQ(phase_key(Phase::kBackward), "backward");
+  EXPECT_EQ(enum_name(Phase::kBackward), "backward");
 }
 
 TEST(PeakMemory, AccumulatedGradientsAreHeldThroughForward) {

@@ -47,10 +47,10 @@ TEST(TrainingSetup, ParsesEveryNameAndRejectsOthersNamingTheFlag) {
   EXPECT_THAT([] { (void)parse_activation_dtype("fp8"); },
               testing::ThrowsMessage<InvalidArgument>(HasSubstr("accepted: bf16|fp16|fp32")));
   for (const char* name : {"none", "selective", "full"}) {
-    EXPECT_EQ(recompute_name(parse_recompute(name)), name);
+    EXPECT_EQ(enum_name(parse_recompute(name)), name);
   }
   for (const char* name : {"eager", "flash"}) {
-    EXPECT_EQ(attention_name(parse_attention(name)), name);
+    EXPECT_EQ(enum_name(parse_attention(name)), name);
   }
 }
 

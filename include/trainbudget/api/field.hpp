@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "trainbudget/spec/enum_names.hpp"
+
 namespace tb::api {
 
 enum class FieldType : std::uint8_t {
@@ -47,7 +49,19 @@ struct Field {
 // The field with this key, or nullptr.
 [[nodiscard]] const Field* find_field(std::span<const Field> fields, std::string_view key);
 
-// "type" for the docs: count, number, integer, choice, text, list, flag.
-[[nodiscard]] std::string_view field_type_name(FieldType type);
-
 }  // namespace tb::api
+
+// "type" for the docs.
+template <>
+struct tb::EnumNames<tb::api::FieldType> {
+  static constexpr std::array<std::pair<tb::api::FieldType, std::string_view>, 7> kNames{
+      {{tb::api::FieldType::kCount, "count"},
+       {tb::api::FieldType::kNumber, "number"},
+       {tb::api::FieldType::kInteger, "integer"},
+       {tb::api::FieldType::kChoice, "choice"},
+       {tb::api::FieldType::kText, "text"},
+       {tb::api::FieldType::kList, "list"},
+       {tb::api::FieldType::kFlag, "flag"}}};
+};
+
+namespace tb::api {}  // namespace tb::api

@@ -10,6 +10,7 @@
 
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
@@ -53,7 +54,13 @@ enum class Fit {
   kNeedsSharding,  // neither fits one device: shard over devices_to_fit (ZeRO-3/FSDP)
 };
 
-[[nodiscard]] std::string_view fit_key(Fit fit);
+template <>
+struct EnumNames<Fit> {
+  static constexpr std::array<std::pair<Fit, std::string_view>, 3> kNames{
+      {{Fit::kFits, "fits"},
+       {Fit::kNeedsLora, "needs_lora"},
+       {Fit::kNeedsSharding, "needs_sharding"}}};
+};
 
 struct MachineEstimate {
   Device device;

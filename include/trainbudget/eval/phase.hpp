@@ -5,14 +5,21 @@
 #include <cstdint>
 #include <string_view>
 
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb {
 
 enum class Phase : std::uint8_t { kForwardEnd, kBackward, kOptimizerStep };
 
-// JSON value of memory.peak_phase: "forward_end" | "backward" | "optimizer_step".
-[[nodiscard]] std::string_view phase_key(Phase phase);
+// JSON values of memory.peak_phase.
+template <>
+struct EnumNames<Phase> {
+  static constexpr std::array<std::pair<Phase, std::string_view>, 3> kNames{
+      {{Phase::kForwardEnd, "forward_end"},
+       {Phase::kBackward, "backward"},
+       {Phase::kOptimizerStep, "optimizer_step"}}};
+};
 
 // How the optimizer step is run, which sets its transient memory.
 enum class OptimizerKernel {

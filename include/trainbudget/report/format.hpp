@@ -5,11 +5,24 @@
 #include <string>
 #include <string_view>
 
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb::report {
 
 enum class Format { kTable, kJson, kCsv, kMarkdown };
+}  // namespace tb::report
+
+template <>
+struct tb::EnumNames<tb::report::Format> {
+  static constexpr std::array<std::pair<tb::report::Format, std::string_view>, 4> kNames{
+      {{tb::report::Format::kTable, "table"},
+       {tb::report::Format::kJson, "json"},
+       {tb::report::Format::kCsv, "csv"},
+       {tb::report::Format::kMarkdown, "markdown"}}};
+};
+
+namespace tb::report {
 
 // "table" | "json" | "csv" | "markdown"; throws InvalidArgument naming --format.
 [[nodiscard]] Format parse_format(std::string_view text);

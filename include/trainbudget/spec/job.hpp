@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/lora_spec.hpp"
 #include "trainbudget/spec/model_source.hpp"
 #include "trainbudget/spec/training_setup.hpp"
@@ -14,7 +15,15 @@ namespace tb {
 // stored in NF4 (Dettmers et al. 2023). freeze: only the top fraction of the network trained.
 enum class Method { kFull, kLora, kQlora, kFreeze };
 
-[[nodiscard]] std::string_view method_name(Method method);
+template <>
+struct EnumNames<Method> {
+  static constexpr std::array<std::pair<Method, std::string_view>, 4> kNames{
+      {{Method::kFull, "full"},
+       {Method::kLora, "lora"},
+       {Method::kQlora, "qlora"},
+       {Method::kFreeze, "freeze"}}};
+};
+
 // "full" | "lora" | "qlora" | "freeze"; throws InvalidRequest naming the method field otherwise.
 [[nodiscard]] Method parse_method(std::string_view text);
 

@@ -10,13 +10,21 @@
 #include <vector>
 
 #include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/enum_names.hpp"
 
 namespace tb {
 
-// What a per-parameter byte is spent on. The JSON key of each kind is state_kind_key().
+// What a per-parameter byte is spent on. The JSON key of each kind is enum_name().
 enum class StateKind { kWeights, kGradients, kOptimizer, kMaster };
 
-[[nodiscard]] std::string_view state_kind_key(StateKind kind);
+template <>
+struct EnumNames<StateKind> {
+  static constexpr std::array<std::pair<StateKind, std::string_view>, 4> kNames{
+      {{StateKind::kWeights, "weights"},
+       {StateKind::kGradients, "gradients"},
+       {StateKind::kOptimizer, "optimizer_states"},
+       {StateKind::kMaster, "master_weights"}}};
+};
 
 struct StateComponent {
   StateKind kind;

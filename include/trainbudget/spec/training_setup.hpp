@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
@@ -47,8 +48,18 @@ struct TrainingSetup {
   bool causal_flops{false};
 };
 
-[[nodiscard]] std::string_view attention_name(AttentionImpl impl);  // "eager" | "flash"
-[[nodiscard]] std::string_view recompute_name(Recompute mode);      // "none" | "selective" | "full"
+template <>
+struct EnumNames<AttentionImpl> {
+  static constexpr std::array<std::pair<AttentionImpl, std::string_view>, 2> kNames{
+      {{AttentionImpl::kEager, "eager"}, {AttentionImpl::kFlash, "flash"}}};
+};
+template <>
+struct EnumNames<Recompute> {
+  static constexpr std::array<std::pair<Recompute, std::string_view>, 3> kNames{
+      {{Recompute::kNone, "none"},
+       {Recompute::kSelective, "selective"},
+       {Recompute::kFull, "full"}}};
+};
 
 // Throw InvalidRequest naming the field (attention, recompute, activation_dtype) and its
 // accepted values.
