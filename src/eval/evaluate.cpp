@@ -131,6 +131,16 @@ StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_l
   return d;
 }
 
+Status precheck(const ModelProfile& profile, const Layout& layout,
+                const ClusterProfile& cluster) noexcept {
+  Bytes states{0.0};
+  for (const StateTerm& t : profile.states) {
+    states += t.bytes /
+              static_cast<double>(zero_partition(layout.zero_stage, t.shard_stage, layout.devices));
+  }
+  return states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+}
+
 StepCost evaluate(const ModelProfile& profile, const Layout& layout,
                   const ClusterProfile& cluster) noexcept {
   StepCost out;

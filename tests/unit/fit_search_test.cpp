@@ -86,5 +86,30 @@ TEST(FitSearch, FitOnFindsTheBoundaryOfTheEvaluatedPeak) {
   EXPECT_EQ(fit.seq_len.limit, 4096);
 }
 
+// The pre-check never rejects what evaluate() accepts: it is a lower bound of the peak.
+TEST(Precheck, RejectsOnlyWhatEvaluateRejects) {
+  const TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  const ModelProfile profile = make_profile(job, recipe);
+  int rejected = 0;
+  for (const double gib : {16.0, 40.0, 80.0, 120.0, 141.0}) {
+    for (const int zero : {0, 3}) {
+      for (const std::int64_t b : {1, 4, 16}) {
+        Layout l = layout_of(job, recipe);
+        l.devices = 8;
+        l.zero_stage = zero;
+        l.micro_batch = b;
+        const ClusterProfile c{Bytes{gib * kGibi}, FlopsPerSecond{0.0}, 0.4};
+        if (precheck(profile, l, c) == Status::kOutOfMemory) {
+          ++rejected;
+          EXPECT_EQ(evaluate(profile, l, c).status, Status::kOutOfMemory) << gib << " " << zero;
+        }
+      }
+    }
+  }
+  // 16 B/param x 6.74e9 = 108 GB of states: no replica fits in 16, 40 or 80 GiB.
+  EXPECT_EQ(rejected, 9);
+}
+
 }  // namespace
 }  // namespace tb

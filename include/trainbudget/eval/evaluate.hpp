@@ -81,4 +81,10 @@ struct StepCost {
 [[nodiscard]] StepCost evaluate(const ModelProfile& profile, const Layout& layout,
                                 const ClusterProfile& cluster) noexcept;
 
+// The cheap check before evaluate() (timeloop's PreEvaluationCheck): the model states per device
+// alone, a lower bound of the peak (every phase holds them), against the capacity. kOutOfMemory
+// here means evaluate() would say so too; kFits means "evaluate to know".
+[[nodiscard]] Status precheck(const ModelProfile& profile, const Layout& layout,
+                              const ClusterProfile& cluster) noexcept;
+
 }  // namespace tb
