@@ -65,8 +65,8 @@ MemoryEstimate states_view(const ModelProfile& p, const Layout& l) {
   for (const StateTerm& t : p.states) {
     const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
     const Bytes bytes = t.bytes / static_cast<double>(sharded);
-    out.components.push_back(
-        {std::string{state_key_name(t.key)}, t.label, t.bytes_per_param, t.params, bytes, sharded});
+    out.components.push_back({std::string{state_key_name(t.key)}, t.label,
+                              t.bytes_per_param.value(), t.params.value(), bytes, sharded});
     out.total += bytes;
   }
   return out;
@@ -137,13 +137,13 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.params_total = job.params;
   s.profile = make_profile(job, recipe);
   s.layout = layout_of(job, recipe);
-  s.params_trainable = s.profile.trainable;
+  s.params_trainable = s.profile.trainable.value();
   // Memory and compute do not depend on the device; evaluate once for the rows.
   const StepCost base = evaluate(s.profile, s.layout, ClusterProfile{});
   s.memory = states_view(s.profile, s.layout);
   s.memory.total = base.memory;
-  s.compute.flops_per_token = base.flops_per_token;
-  s.compute.flops_per_token_6n = base.reference_6n;
+  s.compute.flops_per_token = base.flops_per_token.value();
+  s.compute.flops_per_token_6n = base.reference_6n.value();
   s.compute.total = base.total;
   s.compute.formula = compute_formula(job.method);
   if (s.profile.has_architecture) {
@@ -165,7 +165,9 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
       m.rate = *rate;
       m.dtype = rate->dtype;
       if (choice.device->price) {
-        m.cost_usd = hours(cost.at_utilization) * job.devices * choice.device->price->usd_per_hour;
+        // (hours x devices) x price, in that order: device-hours at the hourly price.
+        m.cost_usd = Dollars{hours(cost.at_utilization) * job.devices *
+                             choice.device->price->usd_per_hour.value()};
       }
     }
     m.utilization = job.utilization;

@@ -14,7 +14,7 @@ PhaseCost moment(Bytes resident, Bytes gradients, Bytes activations, Bytes trans
 // The optimizer step's temporary under torch.optim's default single-tensor Adam.
 Bytes optimizer_transient(const ModelProfile& p) {
   return optimizer_step_transient(OptimizerKernel::kPerTensor, p.largest_trainable_tensor,
-                                  p.trainable);
+                                  p.trainable.value());
 }
 
 // Activations and the peak over phases (docs/activations.md, "Peak over phases"): the end of
@@ -82,7 +82,7 @@ void step_memory(const ModelProfile& p, const Layout& l, StepCost& out) {
 }
 
 void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
-  const double n = p.params_active;
+  const Params n = p.params_active;
   out.reference_6n = flops_per_token_full(n);
   switch (p.method) {
     case Method::kFull:
@@ -102,21 +102,22 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
       count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
   // Freeze keeps its parameter formula: the architecture's count assumes every layer trains.
   if (p.method == Method::kFreeze) return;
-  out.flops_per_token = out.flop_terms.model_per_token;
-  out.hardware_per_token = out.flop_terms.hardware_per_token;
-  out.reference_6n = p.flops.reference_6n;
+  out.flops_per_token = FlopsPerToken{out.flop_terms.model_per_token};
+  out.hardware_per_token = FlopsPerToken{out.flop_terms.hardware_per_token};
+  out.reference_6n = FlopsPerToken{p.flops.reference_6n};
 }
 
 }  // namespace
 
-double flops_per_token_full(double params) { return 6.0 * params; }
+// The coefficients are FLOPs per parameter per token; the one place parameters become FLOPs.
+FlopsPerToken flops_per_token_full(Params params) { return FlopsPerToken{6.0 * params.value()}; }
 
-double flops_per_token_lora(double base_params, double adapter_params) {
-  return 4.0 * base_params + 6.0 * adapter_params;
+FlopsPerToken flops_per_token_lora(Params base_params, Params adapter_params) {
+  return FlopsPerToken{4.0 * base_params.value() + 6.0 * adapter_params.value()};
 }
 
-double flops_per_token_freeze(double params, double trained_params) {
-  return 2.0 * params + 4.0 * trained_params;
+FlopsPerToken flops_per_token_freeze(Params params, Params trained_params) {
+  return FlopsPerToken{2.0 * params.value() + 4.0 * trained_params.value()};
 }
 
 StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_layer) noexcept {
@@ -154,7 +155,7 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout,
   out.memory = out.states;
   if (profile.has_architecture) step_memory(profile, layout, out);
   step_flops(profile, layout, out);
-  out.total = Flops{out.flops_per_token * profile.tokens};
+  out.total = out.flops_per_token * profile.tokens;
 
   if (cluster.rate.value() > 0.0) {
     // Ideal data-parallel scaling: N devices finish N times sooner (no communication cost).

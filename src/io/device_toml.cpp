@@ -263,7 +263,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
   if (const toml::table* power = top.subtable(key::kPower, false)) {
     Reader r(*power, "power", problems);
     r.allow_only({key::kTdpW, key::kSource});
-    d.tdp_watts = r.positive(key::kTdpW, true);
+    if (auto watts = r.positive(key::kTdpW, true)) d.tdp_watts = Watts{*watts};
     d.power_source = r.string(key::kSource, true);
   }
 
@@ -271,7 +271,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
     Reader r(*price, "price", problems);
     r.allow_only({key::kUsdPerHour, key::kDate, key::kSource});
     Price p;
-    if (auto usd = r.positive(key::kUsdPerHour, true)) p.usd_per_hour = *usd;
+    if (auto usd = r.positive(key::kUsdPerHour, true)) p.usd_per_hour = DollarsPerHour{*usd};
     p.date = r.string(key::kDate, true);
     p.source = r.string(key::kSource, true);
     d.price = std::move(p);
@@ -387,12 +387,12 @@ std::string device_toml(const Device& d) {
   }
   if (d.tdp_watts) {
     out += fmt::format("\n[{}]\n", key::kPower);
-    put(out, key::kTdpW, number(*d.tdp_watts));
+    put(out, key::kTdpW, number(d.tdp_watts->value()));
     put_string(out, key::kSource, d.power_source, true);
   }
   if (const auto& p = d.price) {
     out += fmt::format("\n[{}]\n", key::kPrice);
-    put(out, key::kUsdPerHour, number(p->usd_per_hour));
+    put(out, key::kUsdPerHour, number(p->usd_per_hour.value()));
     put_string(out, key::kDate, p->date, true);
     put_string(out, key::kSource, p->source, true);
   }

@@ -14,7 +14,7 @@ namespace {
 
 // QLoRA without an architecture: every parameter taken as an NF4-quantized linear weight with
 // double-quantized constants (a lower bound: embeddings and norms really stay in 16 bits).
-constexpr double kNf4BytesPerParam = 0.5;
+constexpr BytesPerParam kNf4BytesPerParam{0.5};
 
 StateKey key_of(StateKind kind) {
   switch (kind) {
@@ -30,53 +30,56 @@ StateKey key_of(StateKind kind) {
   return StateKey::kWeights;
 }
 
-double trainable_of(const TrainingJob& job) {
+Params trainable_of(const TrainingJob& job) {
   const auto& arch = job.model.architecture;
+  const Params params{job.params};
   switch (job.method) {
     case Method::kFull:
-      return job.params;
+      return params;
     case Method::kLora:
     case Method::kQlora:
       // With an architecture the adapters are counted exactly (PEFT); otherwise the fraction.
-      if (arch) return static_cast<double>(lora_trainable_params(*arch, job.lora));
-      return job.params * job.trainable_fraction;
+      if (arch) return Params{static_cast<double>(lora_trainable_params(*arch, job.lora))};
+      return params * job.trainable_fraction;
     case Method::kFreeze:
-      return job.params * job.trainable_fraction;
+      return params * job.trainable_fraction;
   }
-  return job.params;
+  return params;
 }
 
-void add_frozen_base(const TrainingJob& job, const Recipe& recipe, double trainable,
+void add_frozen_base(const TrainingJob& job, const Recipe& recipe, Params trainable,
                      std::vector<StateTerm>& out) {
   const std::string dtype{dtype_name(recipe.compute_dtype)};
-  const auto frozen = [&](std::string label, double bpp, double params, Bytes bytes) {
+  const BytesPerParam storage{recipe.frozen_weight_bytes};
+  const auto frozen = [&](std::string label, BytesPerParam bpp, Params params, Bytes bytes) {
     out.push_back({StateKey::kFrozenWeights, std::move(label), bpp, params, bytes, 3});
   };
   if (job.method == Method::kQlora) {
     if (job.model.architecture) {
       const FrozenBaseBytes base =
           qlora_base_bytes(*job.model.architecture, job.qlora, recipe.frozen_weight_bytes);
-      frozen("frozen linear weights (NF4)", 0.5, base.quantized_weights, base.nf4);
+      const Params quantized{base.quantized_weights};
+      frozen("frozen linear weights (NF4)", kNf4BytesPerParam, quantized, base.nf4);
       frozen(job.qlora.double_quant ? "NF4 constants (double-quantized absmax)"
                                     : "NF4 constants (fp32 absmax per 64)",
-             base.constants.value() / base.quantized_weights, base.quantized_weights,
-             base.constants);
-      frozen(fmt::format("embeddings, head, norms, biases ({})", dtype), recipe.frozen_weight_bytes,
-             base.unquantized_params, base.unquantized);
+             base.constants / quantized, quantized, base.constants);
+      frozen(fmt::format("embeddings, head, norms, biases ({})", dtype), storage,
+             Params{base.unquantized_params}, base.unquantized);
       return;
     }
-    const double constants =
-        nf4_constant_bytes(static_cast<std::int64_t>(job.params), job.qlora) / job.params;
-    frozen("frozen weights (NF4, all taken as linear)", kNf4BytesPerParam, job.params,
-           Bytes{kNf4BytesPerParam * job.params});
-    frozen("NF4 constants", constants, job.params, Bytes{constants * job.params});
+    const Params all{job.params};
+    const BytesPerParam constants =
+        Bytes{nf4_constant_bytes(static_cast<std::int64_t>(job.params), job.qlora)} / all;
+    frozen("frozen weights (NF4, all taken as linear)", kNf4BytesPerParam, all,
+           kNf4BytesPerParam * all);
+    frozen("NF4 constants", constants, all, constants * all);
     return;
   }
   // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen.
-  const double params = job.method == Method::kLora ? job.params : job.params - trainable;
-  if (params > 0.0) {
-    frozen(fmt::format("frozen weights ({})", dtype), recipe.frozen_weight_bytes, params,
-           Bytes{recipe.frozen_weight_bytes * params});
+  const Params params =
+      job.method == Method::kLora ? Params{job.params} : Params{job.params} - trainable;
+  if (params > Params{0.0}) {
+    frozen(fmt::format("frozen weights ({})", dtype), storage, params, storage * params);
   }
 }
 
@@ -156,17 +159,19 @@ std::string_view state_key_name(StateKey key) {
 ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   ModelProfile p;
   p.method = job.method;
-  p.params = job.params;
+  p.params = Params{job.params};
   // Per token an MoE model runs only its active parameters (shared + top-k experts).
-  p.params_active = job.model.counts ? static_cast<double>(job.model.counts->active) : job.params;
+  p.params_active =
+      job.model.counts ? Params{static_cast<double>(job.model.counts->active)} : p.params;
   p.trainable = trainable_of(job);
-  p.tokens = job.tokens;
+  p.tokens = Tokens{job.tokens};
   const bool adapters = uses_adapters(job.method);
   for (const StateComponent& c : recipe.components) {
     std::string label{c.label};
     if (adapters && c.kind == StateKind::kWeights) label = "adapter " + label;
-    p.states.push_back({key_of(c.kind), std::move(label), c.bytes_per_param, p.trainable,
-                        Bytes{c.bytes_per_param * p.trainable}, shard_stage(c)});
+    const BytesPerParam width{c.bytes_per_param};
+    p.states.push_back({key_of(c.kind), std::move(label), width, p.trainable, width * p.trainable,
+                        shard_stage(c)});
   }
   add_frozen_base(job, recipe, p.trainable, p.states);
   if (job.model.architecture) add_architecture(job, p);

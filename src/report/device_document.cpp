@@ -102,9 +102,11 @@ Document device_document(const Device& d) {
                             ic->bidirectional ? "bidirectional total" : "per direction",
                             ic->source));
     }
-    if (d.tdp_watts) more.text(fmt::format("power {:.0f} W -- {}", *d.tdp_watts, d.power_source));
+    if (d.tdp_watts)
+      more.text(fmt::format("power {:.0f} W -- {}", d.tdp_watts->value(), d.power_source));
     if (const auto& p = d.price) {
-      more.text(fmt::format("price ${:.2f}/h ({}) -- {}", p->usd_per_hour, p->date, p->source));
+      more.text(
+          fmt::format("price ${:.2f}/h ({}) -- {}", p->usd_per_hour.value(), p->date, p->source));
     }
     doc.sections.push_back(std::move(more));
   }

@@ -78,7 +78,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   if (m.rate.has_value()) {
     time = fmt::format("{} at {} utilization", duration(m.at_utilization), percent(m.utilization));
     if (m.cost_usd)
-      time += fmt::format(", about ${:.0f} at the catalog's hourly price", *m.cost_usd);
+      time += fmt::format(", about ${:.0f} at the catalog's hourly price", m.cost_usd->value());
   } else {
     time = "no compute figure for this device";
   }
@@ -214,7 +214,7 @@ TextTable estimate_rows(const Estimate& e) {
                  fmt::format("{:.6g}", s.memory.total.value()),
                  fmt::format("{:.6g}", m.device.memory_capacity.value()), m.fits ? "true" : "false",
                  std::string{enum_name(m.fit)},
-                 m.cost_usd ? fmt::format("{:.2f}", *m.cost_usd) : ""});
+                 m.cost_usd ? fmt::format("{:.2f}", m.cost_usd->value()) : ""});
     }
   };
   add(e.primary);

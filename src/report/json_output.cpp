@@ -61,7 +61,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"fits", m.fits},
       {"verdict", enum_name(m.fit)},
       {"devices_to_fit", m.devices_to_fit},
-      {"cost_usd", m.cost_usd ? json(*m.cost_usd) : json(nullptr)},
+      {"cost_usd", m.cost_usd ? json(m.cost_usd->value()) : json(nullptr)},
       {"summary", verdict_sentence(m, s, lora)}};
   return j;
 }
@@ -114,9 +114,9 @@ ordered_json device_object(const Device& d) {
         {"direction", d.interconnect->bidirectional ? "bidirectional" : "per-direction"},
         {"source", d.interconnect->source}};
   }
-  if (d.tdp_watts) j["power"] = {{"tdp_watts", *d.tdp_watts}, {"source", d.power_source}};
+  if (d.tdp_watts) j["power"] = {{"tdp_watts", d.tdp_watts->value()}, {"source", d.power_source}};
   if (d.price) {
-    j["price"] = {{"usd_per_hour", d.price->usd_per_hour},
+    j["price"] = {{"usd_per_hour", d.price->usd_per_hour.value()},
                   {"date", d.price->date},
                   {"source", d.price->source}};
   }

@@ -50,7 +50,7 @@ void expect_same(const Device& a, const Device& b) {
   EXPECT_EQ(a.power_source, b.power_source);
   ASSERT_EQ(a.price.has_value(), b.price.has_value()) << a.id;
   if (a.price) {
-    EXPECT_DOUBLE_EQ(a.price->usd_per_hour, b.price->usd_per_hour);
+    EXPECT_DOUBLE_EQ(a.price->usd_per_hour.value(), b.price->usd_per_hour.value());
     EXPECT_EQ(a.price->date, b.price->date);
     EXPECT_EQ(a.price->source, b.price->source);
   }

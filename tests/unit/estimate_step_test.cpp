@@ -81,7 +81,7 @@ TEST(EstimateStep, FreezeKeepsItsParameterFormula) {
   job.trainable_fraction = 0.25;
   const Estimate e = estimate(job, {{&gpu, {}}});
   EXPECT_DOUBLE_EQ(e.primary.compute.flops_per_token,
-                   flops_per_token_freeze(job.params, job.params * 0.25));
+                   flops_per_token_freeze(Params{job.params}, Params{job.params * 0.25}).value());
   EXPECT_TRUE(e.primary.memory.activations_included);
 }
 

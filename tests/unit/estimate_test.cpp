@@ -141,9 +141,10 @@ TEST(Estimate, FreezeTrainsOnlyTheTopFraction) {
 }
 
 TEST(Estimate, FullFineTuneIsSixFlopsPerParamPerToken) {
-  EXPECT_DOUBLE_EQ(flops_per_token_full(7e9), 42e9);
-  EXPECT_DOUBLE_EQ(flops_per_token_lora(7e9, 0.0), 28e9);
-  EXPECT_DOUBLE_EQ(flops_per_token_freeze(7e9, 7e9), 42e9);  // freezing nothing = full
+  EXPECT_DOUBLE_EQ(flops_per_token_full(Params{7e9}).value(), 42e9);
+  EXPECT_DOUBLE_EQ(flops_per_token_lora(Params{7e9}, Params{0.0}).value(), 28e9);
+  // Freezing nothing = full.
+  EXPECT_DOUBLE_EQ(flops_per_token_freeze(Params{7e9}, Params{7e9}).value(), 42e9);
 }
 
 TEST(Estimate, VerdictSaysLoraWhenOnlyLoraFits) {
@@ -202,14 +203,14 @@ TEST(Estimate, NoRateMeansNoTimeButStillAFitCheck) {
 
 TEST(Estimate, CostUsesThePriceWhenKnown) {
   Device priced = device("rent", 80, {{DType::kBf16, 1000}});
-  priced.price = Price{2.0, "2026-01-01", "test"};
+  priced.price = Price{DollarsPerHour{2.0}, "2026-01-01", "test"};
   TrainingJob job;
   job.utilization = 1.0;
   job.devices = 2;
   const Estimate e = estimate(job, {{&priced, std::nullopt}});
   // 42e18 / 2e15 = 21000 s = 5.8333 h wall, x 2 devices x $2.
   ASSERT_TRUE(e.primary.machines[0].cost_usd.has_value());
-  EXPECT_NEAR(*e.primary.machines[0].cost_usd, 21000.0 / 3600.0 * 2 * 2.0, 1e-9);
+  EXPECT_NEAR(e.primary.machines[0].cost_usd->value(), 21000.0 / 3600.0 * 2 * 2.0, 1e-9);
 }
 
 TEST(Estimate, InvalidJobsAreRejectedByTheLibraryToo) {

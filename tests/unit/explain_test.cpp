@@ -24,8 +24,8 @@ TEST(Explain, ListsEveryTermWithItsFormulaAndValue) {
       full_training_flops(arch, FlopsSetup{2048, setup.attention, setup.recompute, false});
   TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
   ModelProfile profile = make_profile(job, find_recipe("amp-adam"));
-  profile.states = {{StateKey::kWeights, "resident", 0.0, 0.0, Bytes{1e11}, 3},
-                    {StateKey::kGradients, "gradients", 0.0, 0.0, Bytes{1e10}, 2}};
+  profile.states = {{StateKey::kWeights, "resident", BytesPerParam{}, Params{}, Bytes{1e11}, 3},
+                    {StateKey::kGradients, "gradients", BytesPerParam{}, Params{}, Bytes{1e10}, 2}};
   profile.largest_trainable_tensor = 0.0;
   Layout layout;
   layout.recompute = Recompute::kSelective;

@@ -54,7 +54,7 @@ TEST(HardwareLoader, ParsesEveryField) {
   EXPECT_DOUBLE_EQ(d.rate(DType::kBf16)->dense.value(), 5e12);
   EXPECT_DOUBLE_EQ(d.rate(DType::kBf16)->sparse->value(), 10e12);
   EXPECT_FALSE(d.interconnect->bidirectional);
-  EXPECT_DOUBLE_EQ(d.price->usd_per_hour, 1.5);
+  EXPECT_DOUBLE_EQ(d.price->usd_per_hour.value(), 1.5);
 }
 
 TEST(HardwareLoader, CapacityGibIsBinary) {

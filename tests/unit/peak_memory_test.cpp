@@ -60,8 +60,8 @@ TEST(PeakMemory, WalksEveryMomentOfBackwardAndKeepsTheWorst) {
   TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
   job.model.architecture = arch;
   ModelProfile p = make_profile(job, find_recipe("amp-adam"));
-  p.states = {{StateKey::kWeights, "w", 0.0, 0.0, Bytes{1000.0}, 3},
-              {StateKey::kGradients, "g", 0.0, 0.0, Bytes{600.0}, 2}};
+  p.states = {{StateKey::kWeights, "w", BytesPerParam{}, Params{}, Bytes{1000.0}, 3},
+              {StateKey::kGradients, "g", BytesPerParam{}, Params{}, Bytes{600.0}, 2}};
   p.layer_gradient_share = {150.0 / 600.0, 250.0 / 600.0};
   p.head_gradient_share = 100.0 / 600.0;
   p.embedding_gradient_share = 100.0 / 600.0;

@@ -69,7 +69,7 @@ inline ComputeEstimate formula_compute(const TrainingJob& job) {
   ModelProfile p = make_profile(job, recipe);
   p.has_architecture = false;
   const StepCost c = evaluate(p, layout_of(job, recipe), ClusterProfile{});
-  return {c.flops_per_token, c.reference_6n, c.total, ""};
+  return {c.flops_per_token.value(), c.reference_6n.value(), c.total, ""};
 }
 
 }  // namespace tb::testing_models

@@ -75,8 +75,8 @@ struct MachineEstimate {
   Seconds at_utilization{0.0};  // at `utilization`
   bool fits{false};
   Fit fit{Fit::kFits};
-  int devices_to_fit{1};           // devices needed if model states are fully sharded (ZeRO-3)
-  std::optional<double> cost_usd;  // at_utilization x devices x price, where a price is known
+  int devices_to_fit{1};            // devices needed if model states are fully sharded (ZeRO-3)
+  std::optional<Dollars> cost_usd;  // at_utilization x devices x price, where a price is known
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };

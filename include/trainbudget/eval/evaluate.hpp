@@ -49,10 +49,10 @@ struct StepCost {
   Phase peak_phase{Phase::kForwardEnd};
   Bytes memory;  // per device: the peak with an architecture, the states without
   // Compute.
-  FlopCounts flop_terms;           // with an architecture
-  double flops_per_token{0.0};     // model FLOPs (MFU)
-  double hardware_per_token{0.0};  // + recomputation (HFU); == flops_per_token without one
-  double reference_6n{0.0};
+  FlopCounts flop_terms;             // with an architecture
+  FlopsPerToken flops_per_token;     // model FLOPs (MFU)
+  FlopsPerToken hardware_per_token;  // + recomputation (HFU); == flops_per_token without one
+  FlopsPerToken reference_6n;
   Flops total;
   Seconds at_peak{0.0};         // 100 % utilization, ideal scaling over the devices
   Seconds at_utilization{0.0};  // at the cluster's utilization
@@ -60,13 +60,13 @@ struct StepCost {
 };
 
 // Kaplan et al. 2020, sec. 2.1: C = 6N per token (forward 2N, backward 4N).
-[[nodiscard]] double flops_per_token_full(double params);
+[[nodiscard]] FlopsPerToken flops_per_token_full(Params params);
 // LoRA (Hu et al. 2021, sec. 4.2): the frozen base runs forward (2N) and passes activation
 // gradients back (2N) but computes no weight gradients; adapters cost 6 per parameter.
-[[nodiscard]] double flops_per_token_lora(double base_params, double adapter_params);
+[[nodiscard]] FlopsPerToken flops_per_token_lora(Params base_params, Params adapter_params);
 // Freezing the lower (1 - f): forward over all N (2N); backward stops at the lowest trained
 // layer, so only the trained fN pay activation and weight gradients (4fN).
-[[nodiscard]] double flops_per_token_freeze(double params, double trained_params);
+[[nodiscard]] FlopsPerToken flops_per_token_freeze(Params params, Params trained_params);
 
 // Rajbhandari et al. 2020 (ZeRO), sec. 5 and Figure 1: a row partitioned from stage
 // `component_stage` is split over the N data-parallel devices when the layout's stage >= it.

@@ -32,18 +32,18 @@ enum class StateKey : std::uint8_t {
 struct StateTerm {
   StateKey key{StateKey::kWeights};
   std::string label;  // words for the views ("Adam m, v (fp32)"); never read by evaluate
-  double bytes_per_param{0.0};
-  double params{0.0};  // how many parameters this row is kept for
+  BytesPerParam bytes_per_param;
+  Params params;       // how many parameters this row is kept for
   Bytes bytes;         // a full replica
   int shard_stage{3};  // the ZeRO stage from which it is partitioned
 };
 
 struct ModelProfile {
   Method method{Method::kFull};
-  double params{0.0};         // the base model's parameters
-  double params_active{0.0};  // per token (MoE: shared + top-k experts); == params otherwise
-  double trainable{0.0};      // adapters (LoRA/QLoRA) or the trained share (freeze)
-  double tokens{0.0};
+  Params params;         // the base model's parameters
+  Params params_active;  // per token (MoE: shared + top-k experts); == params otherwise
+  Params trainable;      // adapters (LoRA/QLoRA) or the trained share (freeze)
+  Tokens tokens;
   std::vector<StateTerm> states;  // in the order they are summed and shown
 
   // With an architecture only: the step's shapes.

@@ -34,7 +34,7 @@ struct Interconnect {
 };
 
 struct Price {
-  double usd_per_hour{0.0};
+  DollarsPerHour usd_per_hour;
   std::string date;
   std::string source;
 };
@@ -56,7 +56,7 @@ struct Device {
   std::string memory_source;
   std::vector<ComputeRate> rates;
   std::optional<Interconnect> interconnect;
-  std::optional<double> tdp_watts;
+  std::optional<Watts> tdp_watts;
   std::string power_source;
   std::optional<Price> price;
   std::string origin;  // the file it came from, for messages

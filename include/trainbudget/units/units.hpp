@@ -1,8 +1,11 @@
-// Strong unit types for the training budget: bytes, FLOPs, FLOP/s, seconds.
+// Strong unit types for the training budget: bytes, FLOPs, FLOP/s, seconds, parameter and token
+// counts, FLOPs per token, bytes per parameter, dollars, watts and joules.
 //
 // Training FLOPs reach 1e25, past uint64_t, so every quantity is a double inside a tag-typed
-// wrapper: Bytes + Flops does not compile. Decimal prefixes (GB = 1e9, TFLOP/s = 1e12) are the
-// default everywhere; binary ones (GiB) are spelled out where used.
+// wrapper: Bytes + Flops does not compile. Only the cross-type operators below exist, each a
+// product or quotient that means something physically (Params x BytesPerParam = Bytes). Decimal
+// prefixes (GB = 1e9, TFLOP/s = 1e12) are the default everywhere; binary ones (GiB) are spelled
+// out where used. The fmt::formatter of each type lives in units/format.hpp.
 #pragma once
 
 #include <chrono>
@@ -44,6 +47,14 @@ using Flops = Quantity<struct FlopsTag>;
 using FlopsPerSecond = Quantity<struct FlopsPerSecondTag>;
 using BytesPerSecond = Quantity<struct BytesPerSecondTag>;
 using Seconds = std::chrono::duration<double>;
+using Params = Quantity<struct ParamsTag>;                  // a parameter count
+using Tokens = Quantity<struct TokensTag>;                  // a token count
+using FlopsPerToken = Quantity<struct FlopsPerTokenTag>;    // FLOPs one token costs
+using BytesPerParam = Quantity<struct BytesPerParamTag>;    // storage of one parameter
+using Dollars = Quantity<struct DollarsTag>;                // US dollars
+using DollarsPerHour = Quantity<struct DollarsPerHourTag>;  // a device's hourly price, USD
+using Watts = Quantity<struct WattsTag>;
+using Joules = Quantity<struct JoulesTag>;  // energy
 
 // Time to do `work` at `rate`: the one place FLOPs become seconds.
 constexpr Seconds operator/(Flops work, FlopsPerSecond rate) {
@@ -51,6 +62,38 @@ constexpr Seconds operator/(Flops work, FlopsPerSecond rate) {
 }
 constexpr Seconds operator/(Bytes data, BytesPerSecond rate) {
   return Seconds{data.value() / rate.value()};
+}
+
+// Parameters held at a storage width. The product is params x bytes per param in the value
+// order written (IEEE multiplication of two operands is commutative, so either order is exact).
+constexpr Bytes operator*(Params n, BytesPerParam width) {
+  return Bytes{n.value() * width.value()};
+}
+constexpr Bytes operator*(BytesPerParam width, Params n) {
+  return Bytes{width.value() * n.value()};
+}
+constexpr BytesPerParam operator/(Bytes data, Params n) {
+  return BytesPerParam{data.value() / n.value()};
+}
+constexpr Params operator/(Bytes data, BytesPerParam width) {
+  return Params{data.value() / width.value()};
+}
+
+// A run's work: FLOPs per token over its tokens.
+constexpr Flops operator*(FlopsPerToken cost, Tokens n) { return Flops{cost.value() * n.value()}; }
+constexpr Flops operator*(Tokens n, FlopsPerToken cost) { return Flops{n.value() * cost.value()}; }
+constexpr FlopsPerToken operator/(Flops work, Tokens n) {
+  return FlopsPerToken{work.value() / n.value()};
+}
+
+// Energy at a power draw, and what an hourly price costs over a time.
+constexpr Joules operator*(Watts power, Seconds t) { return Joules{power.value() * t.count()}; }
+constexpr Joules operator*(Seconds t, Watts power) { return Joules{t.count() * power.value()}; }
+constexpr Dollars operator*(DollarsPerHour price, Seconds t) {
+  return Dollars{price.value() * (t.count() / 3600.0)};
+}
+constexpr Dollars operator*(Seconds t, DollarsPerHour price) {
+  return Dollars{(t.count() / 3600.0) * price.value()};
 }
 
 inline constexpr double kKilo = 1e3;
