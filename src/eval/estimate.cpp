@@ -65,8 +65,8 @@ MemoryEstimate states_view(const ModelProfile& p, const Layout& l) {
   for (const StateTerm& t : p.states) {
     const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
     const Bytes bytes = t.bytes / static_cast<double>(sharded);
-    out.components.push_back({std::string{state_key_name(t.key)}, t.label,
-                              t.bytes_per_param.value(), t.params.value(), bytes, sharded});
+    out.components.push_back({std::string{enum_name(t.key)}, t.label, t.bytes_per_param.value(),
+                              t.params.value(), bytes, sharded});
     out.total += bytes;
   }
   return out;
@@ -102,7 +102,7 @@ std::string arch_flops_formula(Method method, const Layout& l) {
 std::string activation_label(const StepAnalysis& step) {
   const TrainingSetup& s = step.setup;
   return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
-                     dtype_name(step.activation_dtype), s.micro_batch, s.seq_len,
+                     enum_name(step.activation_dtype), s.micro_batch, s.seq_len,
                      enum_name(s.attention), enum_name(s.recompute));
 }
 

@@ -142,7 +142,7 @@ class Reader {
 
 void read_rate(const toml::table& t, DType dtype, Device& device,
                std::vector<std::string>& problems) {
-  const std::string prefix = fmt::format("compute.{}", dtype_name(dtype));
+  const std::string prefix = fmt::format("compute.{}", enum_name(dtype));
   Reader r(t, prefix, problems);
   r.allow_only(
       {"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by", "method", "date"});
@@ -227,10 +227,10 @@ Device build_device(const toml::table& root, const std::string& origin) {
 
   if (const toml::table* compute = top.subtable(key::kCompute, true)) {
     for (auto&& [key, node] : *compute) {
-      const auto dtype = parse_dtype(key.str());
+      const auto dtype = enum_from_name<DType>(key.str());
       if (!dtype) {
-        problems.push_back(
-            fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(), dtype_choices()));
+        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(),
+                                       enum_choices<DType>()));
         continue;
       }
       if (const auto* t = node.as_table()) {
@@ -368,7 +368,7 @@ std::string device_toml(const Device& d) {
   put_string(out, key::kSource, d.memory_source, true);
 
   for (const ComputeRate& r : d.rates) {
-    out += fmt::format("\n[{}.{}]\n", key::kCompute, dtype_name(r.dtype));
+    out += fmt::format("\n[{}.{}]\n", key::kCompute, enum_name(r.dtype));
     put(out, key::kDenseTflops, number(r.dense.value() / kTera));
     if (r.sparse) put(out, key::kSparseTflops, number(r.sparse->value() / kTera));
     put_string(out, key::kKind, r.kind == RateKind::kMeasured ? kMeasured : kSpec, true);

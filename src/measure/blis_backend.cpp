@@ -121,7 +121,7 @@ class BlisBackend final : public GemmBackend {
   [[nodiscard]] std::optional<std::string> unsupported(DType dtype) const override {
     if (info_.status != Status::kOk) return info_.reason;
     if (dtype == DType::kFp64 || dtype == DType::kFp32) return std::nullopt;
-    return fmt::format("BLIS's CBLAS layer has no {} GEMM", dtype_name(dtype));
+    return fmt::format("BLIS's CBLAS layer has no {} GEMM", enum_name(dtype));
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {

@@ -158,7 +158,7 @@ class CublasBackend final : public GemmBackend {
       return std::nullopt;
     }
     return fmt::format("the cuBLAS backend has no {} path (fp8 needs cublasLt scaling)",
-                       dtype_name(dtype));
+                       enum_name(dtype));
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {

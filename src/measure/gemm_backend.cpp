@@ -101,7 +101,7 @@ class NaiveBackend final : public GemmBackend {
         dtype == DType::kFp16) {
       return std::nullopt;
     }
-    return fmt::format("the naive reference has no {} path", dtype_name(dtype));
+    return fmt::format("the naive reference has no {} path", enum_name(dtype));
   }
   // 512^3 takes about a second at the ~0.3 GFLOP/s a scalar loop reaches.
   [[nodiscard]] std::optional<std::string> too_large(const GemmShape& s) const override {

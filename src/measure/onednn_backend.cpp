@@ -215,7 +215,7 @@ class DnnlBackend final : public GemmBackend {
       return fmt::format("oneDNN has no optimised bf16 matmul below AVX-512 (ISA here: {})",
                          info_.kernel);
     }
-    return fmt::format("oneDNN's CPU matmul has no {} path", dtype_name(dtype));
+    return fmt::format("oneDNN's CPU matmul has no {} path", enum_name(dtype));
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {

@@ -150,7 +150,7 @@ class OpenBlasBackend final : public GemmBackend {
       if (sbgemm_ != nullptr) return std::nullopt;
       return "this OpenBLAS build has no cblas_sbgemm (built without BUILD_BFLOAT16)";
     }
-    return fmt::format("OpenBLAS has no {} GEMM", dtype_name(dtype));
+    return fmt::format("OpenBLAS has no {} GEMM", enum_name(dtype));
   }
 
   [[nodiscard]] std::unique_ptr<GemmKernel> prepare(GemmOperands& operands) override {

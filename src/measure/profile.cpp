@@ -140,7 +140,7 @@ Device profile_device(const Measurement& m, std::string_view id) {
     rate.kind = RateKind::kMeasured;
     rate.source = source;
     rate.measured_by = by;
-    rate.method = fmt::format("{} {} GEMM {}x{}x{}", run->backend, dtype_name(dtype), run->shape.m,
+    rate.method = fmt::format("{} {} GEMM {}x{}x{}", run->backend, enum_name(dtype), run->shape.m,
                               run->shape.n, run->shape.k);
     rate.date = day;
     rate.note = peak_note(m, *run, gpu != nullptr);

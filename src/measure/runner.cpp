@@ -229,11 +229,11 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
   const std::vector<DType>& known = measurable_dtypes();
   if (text == "all") return known;
   std::vector<std::string_view> names;
-  for (const DType d : known) names.push_back(dtype_name(d));
+  for (const DType d : known) names.push_back(enum_name(d));
   std::vector<DType> out;
   for (const std::string_view name :
        split_comma_list(text, "dtype", fmt::format("{}|all", fmt::join(names, "|")))) {
-    const auto dtype = parse_dtype(name);
+    const auto dtype = enum_from_name<DType>(name);
     if (!dtype || std::find(known.begin(), known.end(), *dtype) == known.end()) {
       throw InvalidRequest("dtype", fmt::format("unknown dtype '{}'", name),
                            fmt::format("{}|all", fmt::join(names, "|")));
@@ -387,7 +387,7 @@ Measurement run_measurement(const MeasureOptions& options) {
         continue;
       }
       const std::string what =
-          fmt::format("{} {} {}", backend.name(), dtype_name(step.dtype), shape_text(spec.shape));
+          fmt::format("{} {} {}", backend.name(), enum_name(step.dtype), shape_text(spec.shape));
       GemmRun run;
       if (!failure.empty()) {
         run = not_run(backend.name(), step.dtype, spec, Status::kFailed, failure);
@@ -423,7 +423,7 @@ Measurement run_measurement(const MeasureOptions& options) {
       m.context.warnings.push_back(fmt::format(
           "{} {} ran at {:.1f} GFLOP/s, above the theoretical peak {:.1f}: the clock ({:.2f} "
           "GHz) or the FLOPs/cycle figure ({}) is too low for this CPU",
-          run.backend, dtype_name(run.dtype), run.median_rate.value() / 1e9,
+          run.backend, enum_name(run.dtype), run.median_rate.value() / 1e9,
           peak->rate.value() / 1e9, peak->clock_hz / 1e9, peak->per_cycle.flops));
       break;
     }

@@ -164,66 +164,6 @@ void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& 
 
 }  // namespace
 
-const char* linear_kind_name(LinearKind kind) {
-  switch (kind) {
-    case LinearKind::kQuery:
-      return "query";
-    case LinearKind::kKey:
-      return "key";
-    case LinearKind::kValue:
-      return "value";
-    case LinearKind::kQkv:
-      return "qkv";
-    case LinearKind::kOutput:
-      return "output";
-    case LinearKind::kQueryA:
-      return "query_a";
-    case LinearKind::kQueryB:
-      return "query_b";
-    case LinearKind::kKvA:
-      return "kv_a";
-    case LinearKind::kKvB:
-      return "kv_b";
-    case LinearKind::kGate:
-      return "gate";
-    case LinearKind::kUp:
-      return "up";
-    case LinearKind::kGateUp:
-      return "gate_up";
-    case LinearKind::kDown:
-      return "down";
-    case LinearKind::kRouter:
-      return "router";
-    case LinearKind::kMtpProjection:
-      return "mtp_projection";
-    case LinearKind::kLmHead:
-      return "lm_head";
-  }
-  return "?";
-}
-
-const char* linear_place_name(LinearPlace place) {
-  switch (place) {
-    case LinearPlace::kAttention:
-      return "attention";
-    case LinearPlace::kDenseMlp:
-      return "mlp";
-    case LinearPlace::kRoutedExpert:
-      return "routed_expert";
-    case LinearPlace::kSharedExpert:
-      return "shared_expert";
-    case LinearPlace::kRouter:
-      return "router";
-    case LinearPlace::kMtp:
-      return "mtp";
-    case LinearPlace::kHead:
-      return "head";
-    case LinearPlace::kVision:
-      return "vision";
-  }
-  return "?";
-}
-
 std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer) {
   Builder b{arch, {}};
   if (arch.model_type == "gpt2") {

@@ -49,7 +49,7 @@ Params trainable_of(const TrainingJob& job) {
 
 void add_frozen_base(const TrainingJob& job, const Recipe& recipe, Params trainable,
                      std::vector<StateTerm>& out) {
-  const std::string dtype{dtype_name(recipe.compute_dtype)};
+  const std::string dtype{enum_name(recipe.compute_dtype)};
   const BytesPerParam storage{recipe.frozen_weight_bytes};
   const auto frozen = [&](std::string label, BytesPerParam bpp, Params params, Bytes bytes) {
     out.push_back({StateKey::kFrozenWeights, std::move(label), bpp, params, bytes, 3});
@@ -137,24 +137,6 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
 }
 
 }  // namespace
-
-std::string_view state_key_name(StateKey key) {
-  switch (key) {
-    case StateKey::kWeights:
-      return "weights";
-    case StateKey::kGradients:
-      return "gradients";
-    case StateKey::kOptimizerStates:
-      return "optimizer_states";
-    case StateKey::kMasterWeights:
-      return "master_weights";
-    case StateKey::kFrozenWeights:
-      return "frozen_weights";
-    case StateKey::kActivations:
-      return "activations";
-  }
-  return "weights";
-}
 
 ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   ModelProfile p;

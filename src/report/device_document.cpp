@@ -87,8 +87,7 @@ Document device_document(const Device& d) {
                            r.date.empty() ? "" : ", " + r.date);
     }
     if (!r.note.empty()) source += " (" + r.note + ")";
-    t.add_row({std::string{dtype_name(r.dtype)}, tflops(r.dense),
-               r.sparse ? tflops(*r.sparse) : "-",
+    t.add_row({std::string{enum_name(r.dtype)}, tflops(r.dense), r.sparse ? tflops(*r.sparse) : "-",
                r.kind == RateKind::kMeasured ? "measured" : "spec", source});
   }
   compute.table(std::move(t));

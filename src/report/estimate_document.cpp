@@ -28,8 +28,8 @@ TextTable memory_table(const MemoryEstimate& memory) {
 
 std::string dtype_cell(const MachineEstimate& m) {
   if (!m.rate) return "-";
-  std::string cell{dtype_name(m.dtype)};
-  if (m.dtype_fell_back()) cell += fmt::format(" (no {})", dtype_name(m.wanted));
+  std::string cell{enum_name(m.dtype)};
+  if (m.dtype_fell_back()) cell += fmt::format(" (no {})", enum_name(m.wanted));
   if (m.dtype_overridden && m.wanted != m.recipe_dtype) cell += "*";
   return cell;
 }
@@ -116,7 +116,7 @@ Document estimate_document(const Estimate& e) {
                                count(job.tokens), e.primary.label,
                                counted(job.devices, "device", "devices")));
   job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe.id, e.recipe.title,
-                               dtype_name(e.recipe.compute_dtype)));
+                               enum_name(e.recipe.compute_dtype)));
   job_section.text(fmt::format("          source: {}", e.recipe.source));
   doc.sections.push_back(std::move(job_section));
 
@@ -157,7 +157,7 @@ Document estimate_document(const Estimate& e) {
       "recipe's {}.",
       percent(job.utilization),
       job.utilization == kDefaultUtilization ? "the default utilization" : "the given utilization",
-      dtype_name(e.recipe.compute_dtype)));
+      enum_name(e.recipe.compute_dtype)));
   doc.sections.push_back(std::move(time));
 
   if (e.lora_alternative) {
@@ -205,7 +205,7 @@ TextTable estimate_rows(const Estimate& e) {
     for (const MachineEstimate& m : s.machines) {
       const bool r = m.rate.has_value();
       t.add_row({s.label, std::string{enum_name(s.method)}, m.device.id, machine_label(m),
-                 r ? std::string{dtype_name(m.dtype)} : "", std::string{dtype_name(m.wanted)},
+                 r ? std::string{enum_name(m.dtype)} : "", std::string{enum_name(m.wanted)},
                  r ? fmt::format("{:.6g}", m.rate->dense.value()) : "",
                  r ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : "",
                  fmt::format("{:g}", m.utilization), fmt::format("{}", m.devices),

@@ -44,8 +44,8 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
   ordered_json j{
       {"id", m.device.id},
       {"name", m.device.name},
-      {"dtype", m.rate ? json(dtype_name(m.dtype)) : json(nullptr)},
-      {"dtype_requested", dtype_name(m.wanted)},
+      {"dtype", m.rate ? json(enum_name(m.dtype)) : json(nullptr)},
+      {"dtype_requested", enum_name(m.wanted)},
       {"dtype_overridden", m.dtype_overridden},
       {"rate_flops_per_s", m.rate ? json(m.rate->dense.value()) : json(nullptr)},
       {"rate_kind",
@@ -96,7 +96,7 @@ ordered_json device_object(const Device& d) {
       rj["method"] = r.method;
     }
     if (!r.date.empty()) rj["date"] = r.date;
-    rates[std::string{dtype_name(r.dtype)}] = rj;
+    rates[std::string{enum_name(r.dtype)}] = rj;
   }
   ordered_json j{{"id", d.id},
                  {"name", d.name},
@@ -181,7 +181,7 @@ std::string estimate_json(const Estimate& e) {
       {"recipe",
        {{"id", e.recipe.id},
         {"title", e.recipe.title},
-        {"compute_dtype", dtype_name(e.recipe.compute_dtype)},
+        {"compute_dtype", enum_name(e.recipe.compute_dtype)},
         {"bytes_per_trainable_param", e.recipe.bytes_per_trainable_param()},
         {"source", e.recipe.source}}},
       {"utilization", job.utilization},
@@ -211,7 +211,7 @@ std::string recipes_json(double params) {
   for (const RecipeBreakdown& b : recipe_breakdowns()) {
     arr.push_back({{"id", b.recipe->id},
                    {"title", b.recipe->title},
-                   {"compute_dtype", dtype_name(b.recipe->compute_dtype)},
+                   {"compute_dtype", enum_name(b.recipe->compute_dtype)},
                    {"bytes_per_param",
                     {{"weights", b.weights},
                      {"gradients", b.gradients},

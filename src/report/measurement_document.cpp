@@ -80,7 +80,7 @@ Section peak_section(const Measurement& m) {
                {"FLOPs/cycle", Align::kRight},
                {"basis"}});
   for (const measure::PeakRate& p : m.peak.rates) {
-    t.add_row({std::string(dtype_name(p.dtype)), gflops(p.rate), fmt::format("{}", p.cores),
+    t.add_row({std::string(enum_name(p.dtype)), gflops(p.rate), fmt::format("{}", p.cores),
                fmt::format("{:.3f}", p.clock_hz / kGiga), fmt::format("{:g}", p.per_cycle.flops),
                p.per_cycle.basis});
   }
@@ -101,12 +101,12 @@ Section gemm_section(const Measurement& m) {
                {"shape / status"}});
   for (const GemmRun& r : m.gemm) {
     if (r.status != Status::kOk) {
-      t.add_row({r.backend, std::string(dtype_name(r.dtype)), shape_cell(r.shape), "-", "-", "-",
+      t.add_row({r.backend, std::string(enum_name(r.dtype)), shape_cell(r.shape), "-", "-", "-",
                  "-", fmt::format("{}: {}", status_name(r.status), r.reason)});
       continue;
     }
     const double flop = r.shape.flops().value();
-    t.add_row({r.backend, std::string(dtype_name(r.dtype)), shape_cell(r.shape),
+    t.add_row({r.backend, std::string(enum_name(r.dtype)), shape_cell(r.shape),
                gflops(r.median_rate),
                fmt::format("{:.1f}-{:.1f}", flop / r.stats.max / kGiga, flop / r.stats.min / kGiga),
                percent_cell(m, r), fmt::format("{}", r.samples_seconds.size()),
@@ -127,7 +127,7 @@ Section best_section(const Measurement& m) {
   for (const DType d : all_dtypes()) {
     const GemmRun* r = m.best(d);
     if (r == nullptr) continue;
-    t.add_row({std::string(dtype_name(d)), gflops(r->median_rate), percent_cell(m, *r), r->backend,
+    t.add_row({std::string(enum_name(d)), gflops(r->median_rate), percent_cell(m, *r), r->backend,
                shape_cell(r->shape)});
   }
   s.table(std::move(t));
@@ -204,7 +204,7 @@ TextTable measurement_rows(const Measurement& m) {
   for (const GemmRun& r : m.gemm) {
     const bool ok = r.status == Status::kOk;
     const auto f = fraction_of_peak(m, r);
-    t.add_row({"gemm", r.backend, std::string(dtype_name(r.dtype)), fmt::format("{}", r.shape.m),
+    t.add_row({"gemm", r.backend, std::string(enum_name(r.dtype)), fmt::format("{}", r.shape.m),
                fmt::format("{}", r.shape.n), fmt::format("{}", r.shape.k), r.shape_label,
                status_name(r.status), r.reason, fmt::format("{}", r.samples_seconds.size()),
                ok ? fmt::format("{:.6g}", r.stats.median) : "",

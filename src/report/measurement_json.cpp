@@ -70,7 +70,7 @@ ordered_json context_json(const Measurement& m) {
 
 ordered_json gemm_json(const Measurement& m, const GemmRun& r) {
   ordered_json j{{"backend", r.backend},
-                 {"dtype", dtype_name(r.dtype)},
+                 {"dtype", enum_name(r.dtype)},
                  {"m", r.shape.m},
                  {"n", r.shape.n},
                  {"k", r.shape.k},
@@ -130,19 +130,19 @@ std::string measurement_json(const Measurement& m) {
   for (const DType d : all_dtypes()) {
     const GemmRun* r = m.best(d);
     if (r == nullptr) continue;
-    best[std::string(dtype_name(d))] = r->median_rate.value();
-    best_runs[std::string(dtype_name(d))] = {
+    best[std::string(enum_name(d))] = r->median_rate.value();
+    best_runs[std::string(enum_name(d))] = {
         {"backend", r->backend}, {"m", r->shape.m}, {"n", r->shape.n}, {"k", r->shape.k}};
   }
   ordered_json peak = ordered_json::object();
   ordered_json peak_basis = ordered_json::object();
   for (const measure::PeakRate& p : m.peak.rates) {
-    peak[std::string(dtype_name(p.dtype))] = p.rate.value();
-    peak_basis[std::string(dtype_name(p.dtype))] = {{"cores", p.cores},
-                                                    {"clock_hz", p.clock_hz},
-                                                    {"flops_per_cycle_per_core", p.per_cycle.flops},
-                                                    {"derived", p.per_cycle.derived},
-                                                    {"basis", p.per_cycle.basis}};
+    peak[std::string(enum_name(p.dtype))] = p.rate.value();
+    peak_basis[std::string(enum_name(p.dtype))] = {{"cores", p.cores},
+                                                   {"clock_hz", p.clock_hz},
+                                                   {"flops_per_cycle_per_core", p.per_cycle.flops},
+                                                   {"derived", p.per_cycle.derived},
+                                                   {"basis", p.per_cycle.basis}};
   }
   const BandwidthRun* triad = m.memory_bandwidth();
 

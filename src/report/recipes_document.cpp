@@ -19,7 +19,7 @@ TextTable recipe_rows(double params) {
   for (const RecipeBreakdown& b : recipe_breakdowns()) {
     t.add_row({std::string{b.recipe->id}, bytes_per_param(b.weights), bytes_per_param(b.gradients),
                bytes_per_param(b.optimizer), bytes_per_param(b.master), bytes_per_param(b.total()),
-               gb(Bytes{b.total() * params}), std::string{dtype_name(b.recipe->compute_dtype)}});
+               gb(Bytes{b.total() * params}), std::string{enum_name(b.recipe->compute_dtype)}});
   }
   return t;
 }

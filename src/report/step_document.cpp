@@ -20,7 +20,7 @@ Section activations_section(const StepAnalysis& step) {
   sec.title = fmt::format(
       "Activations -- b={}, s={}, {} attention, recompute {}, {} activations, dropout {:g}",
       s.micro_batch, s.seq_len, enum_name(s.attention), enum_name(s.recompute),
-      dtype_name(step.activation_dtype), s.dropout);
+      enum_name(step.activation_dtype), s.dropout);
   TextTable t({{"part"},
                {"per layer", Align::kRight},
                {"layers", Align::kRight},

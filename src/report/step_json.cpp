@@ -39,7 +39,7 @@ ordered_json activations_json(const StepAnalysis& step) {
   }
   ordered_json head = ordered_json::object();
   for (const ActivationTerm& t : a.head) head[t.name + "_bytes"] = t.bytes().value();
-  return {{"dtype", dtype_name(step.activation_dtype)},
+  return {{"dtype", enum_name(step.activation_dtype)},
           {"saved_bytes", a.saved.value()},
           {"layers_bytes", a.layers_total.value()},
           {"head_bytes", a.head_total.value()},
@@ -97,7 +97,7 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                    {"seq_len", s.seq_len},
                    {"attention", enum_name(s.attention)},
                    {"recompute", enum_name(s.recompute)},
-                   {"activation_dtype", dtype_name(step.activation_dtype)},
+                   {"activation_dtype", enum_name(step.activation_dtype)},
                    {"dropout", s.dropout},
                    {"grad_accumulation", s.grad_accumulation},
                    {"causal_flops", s.causal_flops}};

@@ -61,10 +61,10 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
     choice.device = &catalog.at(item.substr(0, colon), "machine");
     if (colon != std::string_view::npos) {
       const std::string_view dtype_text = item.substr(colon + 1);
-      choice.dtype = parse_dtype(dtype_text);
+      choice.dtype = enum_from_name<DType>(dtype_text);
       if (!choice.dtype) {
         throw InvalidRequest("machine", fmt::format("unknown dtype '{}' in '{}'", dtype_text, item),
-                             std::string{dtype_choices()});
+                             std::string{enum_choices<DType>()});
       }
     }
     out.push_back(choice);

@@ -24,7 +24,7 @@ Recompute parse_recompute(std::string_view text) {
 }
 
 DType parse_activation_dtype(std::string_view text) {
-  const std::optional<DType> d = parse_dtype(text);
+  const std::optional<DType> d = enum_from_name<DType>(text);
   if (d && (*d == DType::kBf16 || *d == DType::kFp16 || *d == DType::kFp32)) return *d;
   throw InvalidRequest("activation_dtype", fmt::format("unknown dtype '{}'", text),
                        "bf16|fp16|fp32");
@@ -82,7 +82,7 @@ void validate(const TrainingSetup& setup) {
     const DType d = *setup.activation_dtype;
     if (d != DType::kBf16 && d != DType::kFp16 && d != DType::kFp32) {
       throw InvalidRequest("activation_dtype",
-                           fmt::format("{} is not an activation dtype", dtype_name(d)),
+                           fmt::format("{} is not an activation dtype", enum_name(d)),
                            "bf16|fp16|fp32");
     }
   }

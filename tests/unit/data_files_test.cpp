@@ -23,7 +23,7 @@ TEST(DataFiles, EveryHardwareFileLoads) {
     EXPECT_FALSE(d.memory_source.empty());
     EXPECT_FALSE(d.rates.empty());
     for (const ComputeRate& r : d.rates) {
-      EXPECT_FALSE(r.source.empty()) << dtype_name(r.dtype);
+      EXPECT_FALSE(r.source.empty()) << enum_name(r.dtype);
       // Dense figures only: where a sparse one is given, it is twice the dense (2:4), within
       // the vendors' rounding (MI355X prints 5.0 PF dense, 10.1 PF sparse: ratio 2.02).
       if (r.sparse) {

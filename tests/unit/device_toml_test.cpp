@@ -26,7 +26,7 @@ void expect_same(const Device& a, const Device& b) {
   for (std::size_t i = 0; i < a.rates.size(); ++i) {
     const ComputeRate& x = a.rates[i];
     const ComputeRate* y = b.rate(x.dtype);
-    ASSERT_NE(y, nullptr) << a.id << " " << dtype_name(x.dtype);
+    ASSERT_NE(y, nullptr) << a.id << " " << enum_name(x.dtype);
     EXPECT_DOUBLE_EQ(x.dense.value(), y->dense.value()) << a.id;
     ASSERT_EQ(x.sparse.has_value(), y->sparse.has_value()) << a.id;
     if (x.sparse) {

@@ -30,7 +30,7 @@ TEST(GemmBackend, NaiveAgreesWithTheDoubleReferenceForEveryDtype) {
   auto naive = make_naive_backend();
   for (const DType d : {DType::kFp64, DType::kFp32, DType::kBf16, DType::kFp16}) {
     const Verification v = verify(*naive, d, kSmall);
-    EXPECT_TRUE(v.passed) << dtype_name(d) << " error " << v.max_error << " bound " << v.bound;
+    EXPECT_TRUE(v.passed) << enum_name(d) << " error " << v.max_error << " bound " << v.bound;
     EXPECT_LE(v.max_error, v.bound);
   }
   EXPECT_FALSE(naive->supports(DType::kTf32));
@@ -94,8 +94,8 @@ TEST(GemmBackend, InstalledLibrariesAgreeWithTheReference) {
         if (!backend->supports(d)) continue;
         const Verification v = verify(*backend, d, kSmall);
         if (!v.passed) {
-          out += fmt::format("{} {}: error {} > bound {}\n", name, dtype_name(d), v.max_error,
-                             v.bound);
+          out +=
+              fmt::format("{} {}: error {} > bound {}\n", name, enum_name(d), v.max_error, v.bound);
         }
         ++checked;
       }

@@ -82,7 +82,7 @@ flags		: fpu sse sse2 avx fma avx2 avx512f avx512bw avx512vl avx512_bf16 avx512_
 // The peak of `dtype`; throws (failing the test) when there is none.
 const PeakRate& at(const TheoreticalPeak& peak, DType dtype) {
   const PeakRate* rate = peak.find(dtype);
-  if (rate == nullptr) throw std::runtime_error("no peak for " + std::string(dtype_name(dtype)));
+  if (rate == nullptr) throw std::runtime_error("no peak for " + std::string(enum_name(dtype)));
   return *rate;
 }
 

@@ -38,9 +38,9 @@ TEST(CublasGpu, EveryDtypeAgreesWithTheReference) {
   auto backend = cublas_or_reason(reason);
   if (!backend) GTEST_SKIP() << "cublas: " << reason;
   for (const DType d : {DType::kFp64, DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16}) {
-    ASSERT_TRUE(backend->supports(d)) << dtype_name(d);
+    ASSERT_TRUE(backend->supports(d)) << enum_name(d);
     const Verification v = verify(*backend, d, {67, 45, 129});
-    EXPECT_TRUE(v.passed) << dtype_name(d) << " error " << v.max_error << " bound " << v.bound;
+    EXPECT_TRUE(v.passed) << enum_name(d) << " error " << v.max_error << " bound " << v.bound;
   }
 }
 

@@ -104,9 +104,9 @@ TEST(Profile, RoundTripsThroughTheCatalogLoaderWithTheSameRates) {
   ASSERT_EQ(d.rates.size(), 3U);
   for (const DType dtype : {DType::kFp64, DType::kFp32, DType::kBf16}) {
     const ComputeRate* rate = d.rate(dtype);
-    ASSERT_NE(rate, nullptr) << dtype_name(dtype);
+    ASSERT_NE(rate, nullptr) << enum_name(dtype);
     const double expected = m.best(dtype)->median_rate.value();
-    EXPECT_NEAR(rate->dense.value(), expected, expected * 1e-5) << dtype_name(dtype);
+    EXPECT_NEAR(rate->dense.value(), expected, expected * 1e-5) << enum_name(dtype);
     EXPECT_EQ(rate->kind, RateKind::kMeasured);
     EXPECT_EQ(rate->measured_by, "trainbudget measure on testhost");
     EXPECT_EQ(rate->date, "2026-11-30");

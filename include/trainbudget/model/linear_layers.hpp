@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/enum_names.hpp"
 
 namespace tb {
 
@@ -43,8 +44,38 @@ enum class LinearPlace {
   kVision,  // a vision-tower encoder layer (SigLIP); no text token runs through it
 };
 
-[[nodiscard]] const char* linear_kind_name(LinearKind kind);
-[[nodiscard]] const char* linear_place_name(LinearPlace place);
+template <>
+struct EnumNames<LinearKind> {
+  static constexpr std::array<std::pair<LinearKind, std::string_view>, 16> kNames{
+      {{LinearKind::kQuery, "query"},
+       {LinearKind::kKey, "key"},
+       {LinearKind::kValue, "value"},
+       {LinearKind::kQkv, "qkv"},
+       {LinearKind::kOutput, "output"},
+       {LinearKind::kQueryA, "query_a"},
+       {LinearKind::kQueryB, "query_b"},
+       {LinearKind::kKvA, "kv_a"},
+       {LinearKind::kKvB, "kv_b"},
+       {LinearKind::kGate, "gate"},
+       {LinearKind::kUp, "up"},
+       {LinearKind::kGateUp, "gate_up"},
+       {LinearKind::kDown, "down"},
+       {LinearKind::kRouter, "router"},
+       {LinearKind::kMtpProjection, "mtp_projection"},
+       {LinearKind::kLmHead, "lm_head"}}};
+};
+template <>
+struct EnumNames<LinearPlace> {
+  static constexpr std::array<std::pair<LinearPlace, std::string_view>, 8> kNames{
+      {{LinearPlace::kAttention, "attention"},
+       {LinearPlace::kDenseMlp, "mlp"},
+       {LinearPlace::kRoutedExpert, "routed_expert"},
+       {LinearPlace::kSharedExpert, "shared_expert"},
+       {LinearPlace::kRouter, "router"},
+       {LinearPlace::kMtp, "mtp"},
+       {LinearPlace::kHead, "head"},
+       {LinearPlace::kVision, "vision"}}};
+};
 
 struct LinearLayer {
   std::string name;  // module name as in the checkpoint: "q_proj", "c_attn", "w1", "lm_head"

@@ -11,6 +11,7 @@
 #include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/model/flop_shape.hpp"
 #include "trainbudget/model/step_dims.hpp"
+#include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/recipe.hpp"
 #include "trainbudget/units/units.hpp"
@@ -69,8 +70,16 @@ struct ModelProfile {
 // that matches nothing throws InvalidRequest naming lora_targets.
 [[nodiscard]] ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe);
 
-// JSON key of a state row: weights, gradients, optimizer_states, master_weights,
-// frozen_weights, activations.
-[[nodiscard]] std::string_view state_key_name(StateKey key);
+// JSON keys of the state rows.
+template <>
+struct EnumNames<StateKey> {
+  static constexpr std::array<std::pair<StateKey, std::string_view>, 6> kNames{
+      {{StateKey::kWeights, "weights"},
+       {StateKey::kGradients, "gradients"},
+       {StateKey::kOptimizerStates, "optimizer_states"},
+       {StateKey::kMasterWeights, "master_weights"},
+       {StateKey::kFrozenWeights, "frozen_weights"},
+       {StateKey::kActivations, "activations"}}};
+};
 
 }  // namespace tb

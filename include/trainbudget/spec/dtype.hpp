@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "trainbudget/spec/enum_names.hpp"
+
 namespace tb {
 
 enum class DType { kFp64, kFp32, kTf32, kBf16, kFp16, kFp8, kFp4 };
@@ -12,14 +14,18 @@ enum class DType { kFp64, kFp32, kTf32, kBf16, kFp16, kFp8, kFp4 };
 // Every dtype, in catalog order (widest first).
 [[nodiscard]] std::span<const DType> all_dtypes();
 
-// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4".
-[[nodiscard]] std::string_view dtype_name(DType dtype);
-
-// Inverse of dtype_name; nullopt for anything else.
-[[nodiscard]] std::optional<DType> parse_dtype(std::string_view text);
-
-// "fp64|fp32|tf32|bf16|fp16|fp8|fp4", for error messages and --help.
-[[nodiscard]] std::string_view dtype_choices();
+// Names in catalog order: enum_name(dtype), enum_from_name<DType>(text), enum_choices<DType>().
+template <>
+struct EnumNames<DType> {
+  static constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{
+      {{DType::kFp64, "fp64"},
+       {DType::kFp32, "fp32"},
+       {DType::kTf32, "tf32"},
+       {DType::kBf16, "bf16"},
+       {DType::kFp16, "fp16"},
+       {DType::kFp8, "fp8"},
+       {DType::kFp4, "fp4"}}};
+};
 
 // The rates to try, in order, when a device has no figure for `wanted`: a bf16 job on a card
 // that publishes only fp16 tensor rates runs at the fp16 rate (same tensor-core path), and on a
