@@ -17,14 +17,13 @@ enum class DType { kFp64, kFp32, kTf32, kBf16, kFp16, kFp8, kFp4 };
 // Names in catalog order: enum_name(dtype), enum_from_name<DType>(text), enum_choices<DType>().
 template <>
 struct EnumNames<DType> {
-  static constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{
-      {{DType::kFp64, "fp64"},
-       {DType::kFp32, "fp32"},
-       {DType::kTf32, "tf32"},
-       {DType::kBf16, "bf16"},
-       {DType::kFp16, "fp16"},
-       {DType::kFp8, "fp8"},
-       {DType::kFp4, "fp4"}}};
+  static constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{{{DType::kFp64, "fp64"},
+                                                                             {DType::kFp32, "fp32"},
+                                                                             {DType::kTf32, "tf32"},
+                                                                             {DType::kBf16, "bf16"},
+                                                                             {DType::kFp16, "fp16"},
+                                                                             {DType::kFp8, "fp8"},
+                                                                             {DType::kFp4, "fp4"}}};
 };
 
 // The rates to try, in order, when a device has no figure for `wanted`: a bf16 job on a card
