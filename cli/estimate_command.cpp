@@ -1,5 +1,5 @@
 // `trainbudget estimate`: the field table's flags (or a --request file) into the session, the
-// result into a reporter.
+// result into a view.
 #include "estimate_command.hpp"
 
 #include <fmt/format.h>

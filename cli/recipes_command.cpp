@@ -1,4 +1,4 @@
-// `trainbudget recipes`: the recipe table from the library, through a reporter.
+// `trainbudget recipes`: the recipe table from the library, through its view.
 #include "recipes_command.hpp"
 
 #include "trainbudget/report/view.hpp"

@@ -1,4 +1,4 @@
-// Number formatting shared by every reporter.
+// Number formatting shared by every view.
 #include "trainbudget/report/format.hpp"
 
 #include <fmt/format.h>

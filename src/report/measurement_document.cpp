@@ -1,5 +1,5 @@
-// A measurement as sections (table and Markdown), as CSV rows, and the reporters for all four
-// formats. Rates in decimal units: GFLOP/s = 1e9 FLOP/s, GB/s = 1e9 bytes/s.
+// A measurement as sections (table and Markdown) and as CSV rows: the parts of its document
+// view. Rates in decimal units: GFLOP/s = 1e9 FLOP/s, GB/s = 1e9 bytes/s.
 #include <fmt/format.h>
 
 #include "trainbudget/report/measurement_report.hpp"

@@ -65,7 +65,7 @@ Device h100() {
   return d;
 }
 
-TEST(JsonReporter, HasTheDocumentedKeysInBaseUnits) {
+TEST(JsonView, HasTheDocumentedKeysInBaseUnits) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;
@@ -89,7 +89,7 @@ TEST(JsonReporter, HasTheDocumentedKeysInBaseUnits) {
   EXPECT_EQ(j["lora_alternative"]["machines"][0]["fits"], true);
 }
 
-TEST(CsvReporter, OneRowPerScenarioAndMachine) {
+TEST(CsvView, OneRowPerScenarioAndMachine) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;
@@ -101,7 +101,7 @@ TEST(CsvReporter, OneRowPerScenarioAndMachine) {
       << csv;
 }
 
-TEST(TableReporter, ShowsVerdictAndMissingActivations) {
+TEST(TableView, ShowsVerdictAndMissingActivations) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});
   std::ostringstream out;

@@ -1,5 +1,5 @@
 // What `trainbudget measure` produces: plain records, no behaviour. The runner fills them, the
-// reporters (report/measurement_report.hpp) print them and the profile writer saves them. This
+// views (report/view.hpp) print them and the profile writer saves them. This
 // header depends on core only, so the report layer can read it without linking the measure layer.
 #pragma once
 

@@ -1,5 +1,5 @@
-// A report as titled sections of paragraphs and tables, so that the text and Markdown
-// reporters show the same content and differ only in rendering.
+// A report as titled sections of paragraphs and tables, plus its CSV rows, so that the table,
+// Markdown and CSV renderings (report/view.hpp) show the same content.
 #pragma once
 
 #include <ostream>
