@@ -16,11 +16,16 @@
 namespace tb::cli {
 namespace {
 
+// The request file's fields; "-" reads standard input.
 api::FieldMap request_file_fields(const std::string& path) {
-  std::ifstream in{path, std::ios::binary};
-  if (!in) throw InvalidRequest("request", fmt::format("cannot read '{}'", path));
   std::ostringstream text;
-  text << in.rdbuf();
+  if (path == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in{path, std::ios::binary};
+    if (!in) throw InvalidRequest("request", fmt::format("cannot read '{}'", path));
+    text << in.rdbuf();
+  }
   return api::field_map_from_json(text.str());
 }
 
@@ -34,7 +39,8 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
   add_field_options(*cmd, api::estimate_fields(), o.fields);
   cmd->add_option("--request", o.request_file,
                   "A JSON request file: one object whose keys are the flags' names with '_' "
-                  "(micro_batch); flags given too override its keys (docs/fields.md)")
+                  "(micro_batch), or - for standard input; flags given too override its keys "
+                  "(docs/fields.md)")
       ->type_name("FILE");
   return cmd;
 }
