@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "field_reader.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
@@ -70,75 +71,7 @@ std::string joined(const std::array<std::string_view, N>& set) {
   return fmt::format("{}", fmt::join(set, "|"));
 }
 
-// Reads typed values out of one table and records what is wrong, without stopping.
-class Reader {
- public:
-  Reader(const toml::table& table, std::string prefix, std::vector<std::string>& problems)
-      : table_(table), prefix_(std::move(prefix)), problems_(problems) {}
-
-  void allow_only(std::initializer_list<std::string_view> keys) {
-    for (auto&& [key, node] : table_) {
-      if (std::find(keys.begin(), keys.end(), key.str()) == keys.end()) {
-        problems_.push_back(
-            fmt::format("{}: unknown key (accepted: {})", name(key.str()), fmt::join(keys, ", ")));
-      }
-    }
-  }
-
-  std::string string(std::string_view key, bool required) {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) {
-      if (required) problems_.push_back(fmt::format("{}: missing (a string)", name(key)));
-      return {};
-    }
-    if (const auto* s = node->as_string()) {
-      if (required && s->get().empty()) problems_.push_back(fmt::format("{}: empty", name(key)));
-      return s->get();
-    }
-    problems_.push_back(fmt::format("{}: must be a string", name(key)));
-    return {};
-  }
-
-  std::optional<double> positive(std::string_view key, bool required) {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) {
-      if (required) problems_.push_back(fmt::format("{}: missing (a number > 0)", name(key)));
-      return std::nullopt;
-    }
-    std::optional<double> value;
-    if (const auto* i = node->as_integer()) value = static_cast<double>(i->get());
-    if (const auto* f = node->as_floating_point()) value = f->get();
-    if (!value) {
-      problems_.push_back(fmt::format("{}: must be a number", name(key)));
-      return std::nullopt;
-    }
-    if (!std::isfinite(*value) || *value <= 0.0) {
-      problems_.push_back(fmt::format("{}: {} must be a finite number > 0", name(key), *value));
-      return std::nullopt;
-    }
-    return value;
-  }
-
-  const toml::table* subtable(std::string_view key, bool required) {
-    const toml::node* node = table_.get(key);
-    if (node == nullptr) {
-      if (required) problems_.push_back(fmt::format("{}: missing table", name(key)));
-      return nullptr;
-    }
-    if (const auto* t = node->as_table()) return t;
-    problems_.push_back(fmt::format("{}: must be a table", name(key)));
-    return nullptr;
-  }
-
-  [[nodiscard]] std::string name(std::string_view key) const {
-    return prefix_.empty() ? std::string{key} : fmt::format("{}.{}", prefix_, key);
-  }
-
- private:
-  const toml::table& table_;
-  std::string prefix_;
-  std::vector<std::string>& problems_;
-};
+using Reader = FieldReader<TomlSource>;
 
 void read_rate(const toml::table& t, DType dtype, Device& device,
                std::vector<std::string>& problems) {
@@ -199,7 +132,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
     problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", d.id, stem.string()));
   }
 
-  if (const toml::table* mem = top.subtable(key::kMemory, true)) {
+  if (const toml::table* mem = top.object(key::kMemory, true)) {
     Reader r(*mem, "memory", problems);
     r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kSource});
     // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
@@ -225,7 +158,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
     d.memory_source = r.string(key::kSource, true);
   }
 
-  if (const toml::table* compute = top.subtable(key::kCompute, true)) {
+  if (const toml::table* compute = top.object(key::kCompute, true)) {
     for (auto&& [key, node] : *compute) {
       const auto dtype = enum_from_name<DType>(key.str());
       if (!dtype) {
@@ -242,7 +175,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
     if (compute->empty()) problems.push_back("compute: needs at least one dtype table");
   }
 
-  if (const toml::table* ic = top.subtable(key::kInterconnect, false)) {
+  if (const toml::table* ic = top.object(key::kInterconnect, false)) {
     Reader r(*ic, "interconnect", problems);
     r.allow_only({key::kName, key::kBandwidthGbPerS, key::kDirection, key::kSource});
     Interconnect link;
@@ -260,14 +193,14 @@ Device build_device(const toml::table& root, const std::string& origin) {
     d.interconnect = std::move(link);
   }
 
-  if (const toml::table* power = top.subtable(key::kPower, false)) {
+  if (const toml::table* power = top.object(key::kPower, false)) {
     Reader r(*power, "power", problems);
     r.allow_only({key::kTdpW, key::kSource});
     if (auto watts = r.positive(key::kTdpW, true)) d.tdp_watts = Watts{*watts};
     d.power_source = r.string(key::kSource, true);
   }
 
-  if (const toml::table* price = top.subtable(key::kPrice, false)) {
+  if (const toml::table* price = top.object(key::kPrice, false)) {
     Reader r(*price, "price", problems);
     r.allow_only({key::kUsdPerHour, key::kDate, key::kSource});
     Price p;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "field_reader.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
@@ -19,97 +20,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Reads typed fields out of one JSON object and records every problem instead of stopping.
-class Fields {
- public:
-  Fields(const Json& object, std::string prefix, std::vector<std::string>& problems)
-      : object_(object), prefix_(std::move(prefix)), problems_(problems) {}
-
-  [[nodiscard]] std::string name(std::string_view key) const {
-    return prefix_.empty() ? std::string{key} : fmt::format("{}.{}", prefix_, key);
-  }
-
-  [[nodiscard]] bool present(std::string_view key) const { return object_.contains(key); }
-
-  // Present and not null.
-  [[nodiscard]] const Json* find(std::string_view key) const {
-    auto it = object_.find(key);
-    if (it == object_.end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  // An integer: JSON integers, or floats with an integral value (4096.0).
-  std::optional<std::int64_t> integer(std::string_view key, bool required) {
-    const Json* v = find(key);
-    if (v == nullptr) {
-      if (required) problems_.push_back(fmt::format("{}: missing (an integer)", name(key)));
-      return std::nullopt;
-    }
-    if (v->is_number_integer()) {
-      if (v->is_number_unsigned() &&
-          v->get<std::uint64_t>() >
-              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        problems_.push_back(fmt::format("{}: {} is out of range", name(key), v->dump()));
-        return std::nullopt;
-      }
-      return v->get<std::int64_t>();
-    }
-    if (v->is_number_float()) {
-      const double d = v->get<double>();
-      if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9e15) {
-        return static_cast<std::int64_t>(d);
-      }
-    }
-    problems_.push_back(fmt::format("{}: {} must be an integer", name(key), v->dump()));
-    return std::nullopt;
-  }
-
-  std::int64_t required(std::string_view key) { return integer(key, true).value_or(0); }
-  std::int64_t optional(std::string_view key, std::int64_t fallback) {
-    return integer(key, false).value_or(fallback);
-  }
-
-  bool flag(std::string_view key, bool fallback) {
-    const Json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (v->is_boolean()) return v->get<bool>();
-    problems_.push_back(fmt::format("{}: {} must be true or false", name(key), v->dump()));
-    return fallback;
-  }
-
-  std::string text(std::string_view key, std::string fallback) {
-    const Json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (v->is_string()) return v->get<std::string>();
-    problems_.push_back(fmt::format("{}: {} must be a string", name(key), v->dump()));
-    return fallback;
-  }
-
-  std::vector<std::int64_t> integer_list(std::string_view key) {
-    std::vector<std::int64_t> out;
-    const Json* v = find(key);
-    if (v == nullptr) return out;
-    if (!v->is_array()) {
-      problems_.push_back(fmt::format("{}: must be a list of integers", name(key)));
-      return out;
-    }
-    for (const Json& item : *v) {
-      if (!item.is_number_integer()) {
-        problems_.push_back(fmt::format("{}: {} is not an integer", name(key), item.dump()));
-        continue;
-      }
-      out.push_back(item.get<std::int64_t>());
-    }
-    return out;
-  }
-
-  void fail(std::string message) { problems_.push_back(std::move(message)); }
-
- private:
-  const Json& object_;
-  std::string prefix_;
-  std::vector<std::string>& problems_;
-};
+using Fields = FieldReader<JsonSource>;
 
 // What differs between the llama-like families' config classes.
 struct Family {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "field_reader.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
@@ -198,53 +199,33 @@ ModelPreset load_model_preset(const fs::path& file) {
   std::vector<std::string> problems;
   ModelPreset p;
   p.id = file.stem().string();
-  const auto text = [&](const char* key, bool required) {
-    const auto v = root[key].value<std::string>();
-    if (!v && (required || root.contains(key))) {
-      problems.push_back(fmt::format("{}: missing (a string)", key));
-    }
-    return v.value_or("");
-  };
+  FieldReader<TomlSource> r(root, "", problems);
+  // A count the preset publishes: a whole number > 0.
   const auto positive = [&](const char* key, bool required) -> std::optional<std::int64_t> {
-    const auto v = root[key].value<std::int64_t>();
-    if (!v && (required || root.contains(key))) {
-      problems.push_back(fmt::format("{}: missing (an integer > 0)", key));
-    }
-    if (v && *v <= 0) problems.push_back(fmt::format("{}: {} must be > 0", key, *v));
+    const std::optional<std::int64_t> v = r.integer(key, required);
+    if (v && *v <= 0) r.fail(fmt::format("{}: {} must be > 0", key, *v));
     return v;
   };
-  const auto tolerance = [&](const char* key) {
-    const double v = root[key].value<double>().value_or(0.0);
-    if (!(v >= 0.0 && v < 1.0)) problems.push_back(fmt::format("{}: {} must be in [0, 1)", key, v));
-    return v;
+  // A relative tolerance in [0, 1); absent: 0 (the publication is exact).
+  const auto tolerance = [&](const char* key) -> double {
+    const std::optional<double> v = r.number(key, false);
+    if (v && !(*v >= 0.0 && *v < 1.0)) r.fail(fmt::format("{}: {} must be in [0, 1)", key, *v));
+    return v.value_or(0.0);
   };
-  static constexpr std::array<std::string_view, 10> kKeys{
-      "name",
-      "hf_repo",
-      "source",
-      "note",
-      "published_params",
-      "published_params_tolerance",
-      "published_active_params",
-      "published_active_tolerance",
-      "published_active_excludes_input_embedding",
-      "config"};
-  for (auto&& [key, node] : root) {
-    if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end()) {
-      problems.push_back(
-          fmt::format("{}: unknown key (accepted: {})", key.str(), fmt::join(kKeys, ", ")));
-    }
-  }
-  p.name = text("name", true);
-  p.hf_repo = text("hf_repo", true);
-  p.source = text("source", true);
-  p.note = text("note", false);
+  r.allow_only({"name", "hf_repo", "source", "note", "published_params",
+                "published_params_tolerance", "published_active_params",
+                "published_active_tolerance", "published_active_excludes_input_embedding",
+                "config"});
+  p.name = r.string("name", true);
+  p.hf_repo = r.string("hf_repo", true);
+  p.source = r.string("source", true);
+  p.note = r.text("note", "");
   p.published_params = positive("published_params", true).value_or(0);
   p.published_params_tolerance = tolerance("published_params_tolerance");
   p.published_active_params = positive("published_active_params", false);
   p.published_active_tolerance = tolerance("published_active_tolerance");
   p.published_active_excludes_input_embedding =
-      root["published_active_excludes_input_embedding"].value_or(false);
+      r.flag("published_active_excludes_input_embedding", false);
   const toml::table* config = root["config"].as_table();
   if (config == nullptr) problems.push_back("config: missing (a table of config.json keys)");
   if (!problems.empty()) throw DataError(origin, problems);

@@ -128,7 +128,7 @@ dense_tflops = 1
   EXPECT_TRUE(mentions(problems, "colour: unknown key"));
   EXPECT_TRUE(mentions(problems, "memory.capacity_gb: -1 must be"));
   EXPECT_TRUE(mentions(problems, "memory.source: missing"));
-  EXPECT_TRUE(mentions(problems, "compute.bf16.dense_tflops: must be a number"));
+  EXPECT_TRUE(mentions(problems, "compute.bf16.dense_tflops: 'fast' must be a number"));
   EXPECT_TRUE(mentions(problems, "compute.bf16.kind: 'guess'"));
   EXPECT_TRUE(mentions(problems, "compute.bf16.source: missing"));
   EXPECT_TRUE(mentions(problems, "compute.fp12: unknown dtype"));

@@ -61,7 +61,7 @@ TEST(ModelPresets, BrokenPresetListsEveryProblem) {
   } catch (const DataError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("colour: unknown key"), std::string::npos) << what;
-    EXPECT_NE(what.find("name: missing"), std::string::npos) << what;
+    EXPECT_NE(what.find("name: 3 must be a string"), std::string::npos) << what;
     EXPECT_NE(what.find("published_params: -1 must be > 0"), std::string::npos) << what;
     EXPECT_NE(what.find("config: missing"), std::string::npos) << what;
   }

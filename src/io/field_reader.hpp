@@ -1,0 +1,280 @@
+// One problem-collecting reader of an object's fields for every file trainbudget reads: device
+// TOML and config.json go through the same checks with the same messages, and a problem is
+// named by its dotted key ("compute.bf16.dense_tflops", "text_config.vocab_size"). A source
+// adapter (TomlSource, JsonSource) says what a value is; the reader decides what is wrong.
+// Private to the io library: third-party types stay out of public headers.
+#pragma once
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::io {
+
+// An integer as written: whole numbers, or floats with an integral value (4096.0), within int64.
+enum class IntegerRead { kOk, kNotInteger, kOutOfRange };
+
+struct TomlSource {
+  using Object = toml::table;
+  using Node = toml::node;
+  static const Node* find(const Object& o, std::string_view key) { return o.get(key); }
+  static bool contains(const Object& o, std::string_view key) { return o.contains(key); }
+  static const Object* as_object(const Node& n) { return n.as_table(); }
+  static const std::string* as_string(const Node& n) {
+    const auto* s = n.as_string();
+    return s ? &s->get() : nullptr;
+  }
+  static std::optional<bool> as_bool(const Node& n) {
+    if (const auto* b = n.as_boolean()) return b->get();
+    return std::nullopt;
+  }
+  static std::optional<double> as_number(const Node& n) {
+    if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+    if (const auto* f = n.as_floating_point()) return f->get();
+    return std::nullopt;
+  }
+  static IntegerRead as_integer(const Node& n, std::int64_t& out) {
+    if (const auto* i = n.as_integer()) {
+      out = i->get();
+      return IntegerRead::kOk;
+    }
+    return IntegerRead::kNotInteger;
+  }
+  template <class F>
+  static bool for_each_item(const Node& n, F&& f) {
+    const auto* a = n.as_array();
+    if (a == nullptr) return false;
+    for (const Node& item : *a) f(item);
+    return true;
+  }
+  template <class F>
+  static void for_each_key(const Object& o, F&& f) {
+    for (auto&& [key, node] : o) f(key.str());
+  }
+  static std::string dump(const Node& n) {
+    std::ostringstream s;
+    n.visit([&](const auto& v) { s << v; });
+    return s.str();
+  }
+};
+
+struct JsonSource {
+  using Object = nlohmann::json;
+  using Node = nlohmann::json;
+  // Present and not null.
+  static const Node* find(const Object& o, std::string_view key) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  static bool contains(const Object& o, std::string_view key) { return o.contains(key); }
+  static const Object* as_object(const Node& n) { return n.is_object() ? &n : nullptr; }
+  static const std::string* as_string(const Node& n) {
+    return n.is_string() ? n.get_ptr<const std::string*>() : nullptr;
+  }
+  static std::optional<bool> as_bool(const Node& n) {
+    if (n.is_boolean()) return n.get<bool>();
+    return std::nullopt;
+  }
+  static std::optional<double> as_number(const Node& n) {
+    if (n.is_number()) return n.get<double>();
+    return std::nullopt;
+  }
+  static IntegerRead as_integer(const Node& n, std::int64_t& out) {
+    if (n.is_number_integer()) {
+      if (n.is_number_unsigned() &&
+          n.get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return IntegerRead::kOutOfRange;
+      }
+      out = n.get<std::int64_t>();
+      return IntegerRead::kOk;
+    }
+    if (n.is_number_float()) {
+      const double d = n.get<double>();
+      if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9e15) {
+        out = static_cast<std::int64_t>(d);
+        return IntegerRead::kOk;
+      }
+    }
+    return IntegerRead::kNotInteger;
+  }
+  template <class F>
+  static bool for_each_item(const Node& n, F&& f) {
+    if (!n.is_array()) return false;
+    for (const Node& item : n) f(item);
+    return true;
+  }
+  template <class F>
+  static void for_each_key(const Object& o, F&& f) {
+    for (const auto& [key, value] : o.items()) f(std::string_view{key});
+  }
+  static std::string dump(const Node& n) { return n.dump(); }
+};
+
+// Reads typed values out of one object and records what is wrong, without stopping.
+template <class Source>
+class FieldReader {
+ public:
+  using Object = typename Source::Object;
+  using Node = typename Source::Node;
+
+  FieldReader(const Object& object, std::string prefix, std::vector<std::string>& problems)
+      : object_(object), prefix_(std::move(prefix)), problems_(problems) {}
+
+  [[nodiscard]] std::string name(std::string_view key) const {
+    return prefix_.empty() ? std::string{key} : fmt::format("{}.{}", prefix_, key);
+  }
+
+  // The value, when present (and, in JSON, not null).
+  [[nodiscard]] const Node* find(std::string_view key) const { return Source::find(object_, key); }
+  // The key is written, even as JSON null (null can mean something: DeepSeek's q_lora_rank).
+  [[nodiscard]] bool present(std::string_view key) const { return Source::contains(object_, key); }
+
+  void fail(std::string message) { problems_.push_back(std::move(message)); }
+
+  // Every key not in `keys` is a problem.
+  void allow_only(std::initializer_list<std::string_view> keys) {
+    Source::for_each_key(object_, [&](std::string_view key) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        fail(fmt::format("{}: unknown key (accepted: {})", name(key), fmt::join(keys, ", ")));
+      }
+    });
+  }
+
+  // A string; `required`: missing or empty is a problem.
+  std::string string(std::string_view key, bool required) {
+    const Node* node = find(key);
+    if (node == nullptr) {
+      if (required) fail(fmt::format("{}: missing (a string)", name(key)));
+      return {};
+    }
+    if (const std::string* s = Source::as_string(*node)) {
+      if (required && s->empty()) fail(fmt::format("{}: empty", name(key)));
+      return *s;
+    }
+    fail(fmt::format("{}: {} must be a string", name(key), Source::dump(*node)));
+    return {};
+  }
+
+  // An optional string with a fallback.
+  std::string text(std::string_view key, std::string fallback) {
+    const Node* node = find(key);
+    if (node == nullptr) return fallback;
+    if (const std::string* s = Source::as_string(*node)) return *s;
+    fail(fmt::format("{}: {} must be a string", name(key), Source::dump(*node)));
+    return fallback;
+  }
+
+  // A finite number.
+  std::optional<double> number(std::string_view key, bool required) {
+    const Node* node = find(key);
+    if (node == nullptr) {
+      if (required) fail(fmt::format("{}: missing (a number)", name(key)));
+      return std::nullopt;
+    }
+    const std::optional<double> value = Source::as_number(*node);
+    if (!value || !std::isfinite(*value)) {
+      fail(fmt::format("{}: {} must be a finite number", name(key), Source::dump(*node)));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  // A finite number > 0.
+  std::optional<double> positive(std::string_view key, bool required) {
+    const Node* node = find(key);
+    if (node == nullptr) {
+      if (required) fail(fmt::format("{}: missing (a number > 0)", name(key)));
+      return std::nullopt;
+    }
+    const std::optional<double> value = Source::as_number(*node);
+    if (!value) {
+      fail(fmt::format("{}: {} must be a number", name(key), Source::dump(*node)));
+      return std::nullopt;
+    }
+    if (!std::isfinite(*value) || *value <= 0.0) {
+      fail(fmt::format("{}: {} must be a finite number > 0", name(key), *value));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<std::int64_t> integer(std::string_view key, bool required) {
+    const Node* node = find(key);
+    if (node == nullptr) {
+      if (required) fail(fmt::format("{}: missing (an integer)", name(key)));
+      return std::nullopt;
+    }
+    std::int64_t out = 0;
+    switch (Source::as_integer(*node, out)) {
+      case IntegerRead::kOk:
+        return out;
+      case IntegerRead::kOutOfRange:
+        fail(fmt::format("{}: {} is out of range", name(key), Source::dump(*node)));
+        return std::nullopt;
+      case IntegerRead::kNotInteger:
+        break;
+    }
+    fail(fmt::format("{}: {} must be an integer", name(key), Source::dump(*node)));
+    return std::nullopt;
+  }
+  std::int64_t required(std::string_view key) { return integer(key, true).value_or(0); }
+  std::int64_t optional(std::string_view key, std::int64_t fallback) {
+    return integer(key, false).value_or(fallback);
+  }
+
+  bool flag(std::string_view key, bool fallback) {
+    const Node* node = find(key);
+    if (node == nullptr) return fallback;
+    if (const auto b = Source::as_bool(*node)) return *b;
+    fail(fmt::format("{}: {} must be true or false", name(key), Source::dump(*node)));
+    return fallback;
+  }
+
+  std::vector<std::int64_t> integer_list(std::string_view key) {
+    std::vector<std::int64_t> out;
+    const Node* node = find(key);
+    if (node == nullptr) return out;
+    const bool is_list = Source::for_each_item(*node, [&](const Node& item) {
+      std::int64_t v = 0;
+      if (Source::as_integer(item, v) == IntegerRead::kOk) {
+        out.push_back(v);
+      } else {
+        fail(fmt::format("{}: {} is not an integer", name(key), Source::dump(item)));
+      }
+    });
+    if (!is_list) fail(fmt::format("{}: must be a list of integers", name(key)));
+    return out;
+  }
+
+  // A nested object (a TOML table, a JSON object).
+  const Object* object(std::string_view key, bool required) {
+    const Node* node = find(key);
+    if (node == nullptr) {
+      if (required) fail(fmt::format("{}: missing table", name(key)));
+      return nullptr;
+    }
+    if (const Object* o = Source::as_object(*node)) return o;
+    fail(fmt::format("{}: must be a table", name(key)));
+    return nullptr;
+  }
+
+ private:
+  const Object& object_;
+  std::string prefix_;
+  std::vector<std::string>& problems_;
+};
+
+}  // namespace tb::io
