@@ -10,19 +10,11 @@ namespace {
 // The setup's and options' part of the dims, on top of the model's widths.
 StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DType dtype,
                  const ActivationOptions& o, bool moe_layer) {
-  StepDims d = shape_dims(arch);
-  d.b = static_cast<double>(setup.micro_batch);
-  d.s = static_cast<double>(setup.seq_len);
-  d.e = activation_bytes(dtype);
-  d.p = setup.dropout;
-  d.eager = setup.attention == AttentionImpl::kEager;
-  d.dropout = setup.dropout > 0.0;
-  d.norm_statistics = o.norm_statistics;
-  d.moe_layer = moe_layer && arch.moe.has_value();
-  for (const AdapterShape& a : o.adapters) {
-    d.adapter_ranks += static_cast<double>(a.rank) * static_cast<double>(a.active());
-  }
-  return d;
+  StepDims shape = shape_dims(arch);
+  shape.norm_statistics = o.norm_statistics;
+  shape.adapter_ranks = adapter_rank_sum(o.adapters);
+  return with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention, setup.dropout,
+                   moe_layer && arch.moe.has_value());
 }
 
 // The rows that exist for these dims, with their words.

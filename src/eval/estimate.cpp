@@ -21,21 +21,6 @@ Bytes MemoryEstimate::replica_total() const {
   return sum;
 }
 
-double trainable_params(const TrainingJob& job) {
-  const auto& arch = job.model.architecture;
-  switch (job.method) {
-    case Method::kFull:
-      return job.params;
-    case Method::kLora:
-    case Method::kQlora:
-      if (arch) return static_cast<double>(lora_trainable_params(*arch, job.lora));
-      return job.params * job.trainable_fraction;
-    case Method::kFreeze:
-      return job.params * job.trainable_fraction;
-  }
-  return job.params;
-}
-
 Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   const std::int64_t max_positions =
       job.model.architecture ? job.model.architecture->max_positions : 0;

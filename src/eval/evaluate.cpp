@@ -81,6 +81,17 @@ void step_memory(const ModelProfile& p, const Layout& l, StepCost& out) {
   out.replica += out.saved * 1.0;  // activations are never partitioned by ZeRO
 }
 
+// The model states per device after ZeRO partitioning, their gradient rows, and a replica.
+void add_states(const ModelProfile& p, const Layout& l, StepCost& out) {
+  for (const StateTerm& t : p.states) {
+    const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
+    const Bytes bytes = t.bytes / static_cast<double>(sharded);
+    out.states += bytes;
+    if (t.key == StateKey::kGradients) out.gradients += bytes;
+    out.replica += bytes * static_cast<double>(sharded);
+  }
+}
+
 void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
   const Params n = p.params_active;
   out.reference_6n = flops_per_token_full(n);
@@ -121,37 +132,21 @@ FlopsPerToken flops_per_token_freeze(Params params, Params trained_params) {
 }
 
 StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_layer) noexcept {
-  StepDims d = profile.shape;
-  d.b = static_cast<double>(layout.micro_batch);
-  d.s = static_cast<double>(layout.seq_len);
-  d.e = activation_bytes(layout.activation_dtype);
-  d.p = layout.dropout;
-  d.eager = layout.attention == AttentionImpl::kEager;
-  d.dropout = layout.dropout > 0.0;
-  d.moe_layer = moe_layer;
-  return d;
+  return with_step(profile.shape, layout.micro_batch, layout.seq_len, layout.activation_dtype,
+                   layout.attention, layout.dropout, moe_layer);
 }
 
 Status precheck(const ModelProfile& profile, const Layout& layout,
                 const ClusterProfile& cluster) noexcept {
-  Bytes states{0.0};
-  for (const StateTerm& t : profile.states) {
-    states += t.bytes /
-              static_cast<double>(zero_partition(layout.zero_stage, t.shard_stage, layout.devices));
-  }
-  return states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+  StepCost states;
+  add_states(profile, layout, states);
+  return states.states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
 }
 
 StepCost evaluate(const ModelProfile& profile, const Layout& layout,
                   const ClusterProfile& cluster) noexcept {
   StepCost out;
-  for (const StateTerm& t : profile.states) {
-    const int sharded = zero_partition(layout.zero_stage, t.shard_stage, layout.devices);
-    const Bytes bytes = t.bytes / static_cast<double>(sharded);
-    out.states += bytes;
-    if (t.key == StateKey::kGradients) out.gradients += bytes;
-    out.replica += bytes * static_cast<double>(sharded);
-  }
+  add_states(profile, layout, out);
   out.memory = out.states;
   if (profile.has_architecture) step_memory(profile, layout, out);
   step_flops(profile, layout, out);

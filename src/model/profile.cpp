@@ -30,23 +30,6 @@ StateKey key_of(StateKind kind) {
   return StateKey::kWeights;
 }
 
-Params trainable_of(const TrainingJob& job) {
-  const auto& arch = job.model.architecture;
-  const Params params{job.params};
-  switch (job.method) {
-    case Method::kFull:
-      return params;
-    case Method::kLora:
-    case Method::kQlora:
-      // With an architecture the adapters are counted exactly (PEFT); otherwise the fraction.
-      if (arch) return Params{static_cast<double>(lora_trainable_params(*arch, job.lora))};
-      return params * job.trainable_fraction;
-    case Method::kFreeze:
-      return params * job.trainable_fraction;
-  }
-  return params;
-}
-
 void add_frozen_base(const TrainingJob& job, const Recipe& recipe, Params trainable,
                      std::vector<StateTerm>& out) {
   const std::string dtype{enum_name(recipe.compute_dtype)};
@@ -128,15 +111,30 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.max_positions = arch.max_positions;
   p.adapters_only = uses_adapters(job.method);
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
-  for (const AdapterShape& a : p.adapters) {
-    p.shape.adapter_ranks += static_cast<double>(a.rank) * static_cast<double>(a.active());
-  }
+  p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   gradient_shares(arch, p);
   p.largest_trainable_tensor = largest_trainable(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
 }
 
 }  // namespace
+
+Params trainable_params(const TrainingJob& job) {
+  const auto& arch = job.model.architecture;
+  const Params params{job.params};
+  switch (job.method) {
+    case Method::kFull:
+      return params;
+    case Method::kLora:
+    case Method::kQlora:
+      // With an architecture the adapters are counted exactly (PEFT); otherwise the fraction.
+      if (arch) return Params{static_cast<double>(lora_trainable_params(*arch, job.lora))};
+      return params * job.trainable_fraction;
+    case Method::kFreeze:
+      return params * job.trainable_fraction;
+  }
+  return params;
+}
 
 ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   ModelProfile p;
@@ -145,7 +143,7 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   // Per token an MoE model runs only its active parameters (shared + top-k experts).
   p.params_active =
       job.model.counts ? Params{static_cast<double>(job.model.counts->active)} : p.params;
-  p.trainable = trainable_of(job);
+  p.trainable = trainable_params(job);
   p.tokens = Tokens{job.tokens};
   const bool adapters = uses_adapters(job.method);
   for (const StateComponent& c : recipe.components) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/units/format.hpp"
 
 namespace tb::report {
 
@@ -14,12 +15,7 @@ Format parse_format(std::string_view text) {
   throw InvalidRequest("format", fmt::format("unknown format '{}'", text), enum_choices<Format>());
 }
 
-std::string gb(Bytes bytes) {
-  const double v = bytes.value() / kGiga;
-  if (v >= 1000.0) return fmt::format("{:.2f} TB", v / 1000.0);
-  if (v >= 0.1) return fmt::format("{:.1f} GB", v);
-  return fmt::format("{:.1f} MB", bytes.value() / kMega);
-}
+std::string gb(Bytes bytes) { return fmt::format("{}", bytes); }
 
 std::string counted(std::int64_t n, std::string_view singular, std::string_view plural) {
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
@@ -27,16 +23,7 @@ std::string counted(std::int64_t n, std::string_view singular, std::string_view 
 
 std::string tflops(FlopsPerSecond rate) { return fmt::format("{:.1f}", rate.value() / kTera); }
 
-std::string flops(Flops work) {
-  const double v = work.value();
-  if (v >= 1e24) return fmt::format("{:.1f} YFLOP", v / 1e24);
-  if (v >= 1e21) return fmt::format("{:.1f} ZFLOP", v / 1e21);
-  if (v >= kExa) return fmt::format("{:.1f} EFLOP", v / kExa);
-  if (v >= kPeta) return fmt::format("{:.1f} PFLOP", v / kPeta);
-  if (v >= kTera) return fmt::format("{:.1f} TFLOP", v / kTera);
-  if (v >= kGiga) return fmt::format("{:.1f} GFLOP", v / kGiga);
-  return fmt::format("{:.3g} FLOP", v);
-}
+std::string flops(Flops work) { return fmt::format("{}", work); }
 
 std::string grouped(std::int64_t n) {
   const std::uint64_t magnitude =

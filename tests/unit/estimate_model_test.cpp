@@ -17,7 +17,7 @@ using testing_models::job_for;
 TEST(EstimateWithModel, LoraCountsAdaptersExactly) {
   TrainingJob job = job_for("llama-2-7b-hf.json", Method::kLora);
   job.lora = {8, {"q", "v"}};
-  EXPECT_DOUBLE_EQ(trainable_params(job), 4194304.0);
+  EXPECT_DOUBLE_EQ(trainable_params(job).value(), 4194304.0);
   const MemoryEstimate m = testing_models::states_of(job, find_recipe("amp-adam"));
   EXPECT_DOUBLE_EQ(m.by_key("frozen_weights").value(), 6738415616.0 * 2);
   EXPECT_DOUBLE_EQ(m.total.value(), 6738415616.0 * 2 + 4194304.0 * 16);
@@ -31,7 +31,7 @@ TEST(EstimateWithModel, QloraStoresTheBaseInNf4) {
   // Hand-derived in lora_test: 3.238 GB of codes, 0.103 GB of constants, 0.525 GB in bf16.
   EXPECT_NEAR(m.by_key("frozen_weights").value(), 3.87e9, 0.01e9);
   // Default adapters q,v at rank 16: 16 x 8192 x 2 x 32 = 8,388,608 parameters x 16 B.
-  EXPECT_DOUBLE_EQ(trainable_params(job), 8388608.0);
+  EXPECT_DOUBLE_EQ(trainable_params(job).value(), 8388608.0);
   EXPECT_NEAR(m.total.value(), m.by_key("frozen_weights").value() + 8388608.0 * 16, 1.0);
   job.qlora.double_quant = false;
   const MemoryEstimate single = testing_models::states_of(job, find_recipe("amp-adam"));

@@ -14,6 +14,13 @@
 
 namespace tb {
 
+// The model's widths with one step's knobs: micro-batch, sequence length, activation dtype,
+// attention kernel, dropout, and which layer kind the rows are for. evaluate() and the views
+// both build their dims here.
+[[nodiscard]] StepDims with_step(StepDims shape, std::int64_t micro_batch, std::int64_t seq_len,
+                                 DType activation_dtype, AttentionImpl attention, double dropout,
+                                 bool moe_layer) noexcept;
+
 // How many bytes one element of a row takes.
 enum class ElementBytes : std::uint8_t {
   kActivation,  // the activation dtype (StepDims::e)

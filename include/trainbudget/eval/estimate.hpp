@@ -101,9 +101,6 @@ struct Estimate {
   std::optional<Scenario> lora_alternative;  // present when the job is a full fine-tune
 };
 
-// Trainable parameters of the job (adapters for LoRA, the trained share for freeze).
-[[nodiscard]] double trainable_params(const TrainingJob& job);
-
 // The layout a job asks for: its devices and ZeRO stage, and its step knobs with the defaults
 // resolved (the sequence length capped by the model's context, the recipe's activation dtype).
 [[nodiscard]] Layout layout_of(const TrainingJob& job, const Recipe& recipe);

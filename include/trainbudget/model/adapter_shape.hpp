@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace tb {
 
@@ -19,5 +20,14 @@ struct AdapterShape {
   [[nodiscard]] std::int64_t params() const { return rank * (in_features + out_features); }
   [[nodiscard]] std::int64_t active() const { return active_count < 0 ? count : active_count; }
 };
+
+// sum(r x active instances) over the adapters: the rank-r intermediates a token keeps.
+[[nodiscard]] inline double adapter_rank_sum(const std::vector<AdapterShape>& adapters) {
+  double sum = 0.0;
+  for (const AdapterShape& a : adapters) {
+    sum += static_cast<double>(a.rank) * static_cast<double>(a.active());
+  }
+  return sum;
+}
 
 }  // namespace tb

@@ -66,6 +66,10 @@ struct ModelProfile {
   std::vector<AdapterShape> adapters;
 };
 
+// Trainable parameters of the job: every parameter (full), the adapters (LoRA/QLoRA: counted
+// exactly with an architecture, else the fraction), or the trained share (freeze).
+[[nodiscard]] Params trainable_params(const TrainingJob& job);
+
 // The profile of `job` under `recipe`. The job must be valid (validate(job)); a LoRA target
 // that matches nothing throws InvalidRequest naming lora_targets.
 [[nodiscard]] ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe);

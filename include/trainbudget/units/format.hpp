@@ -2,17 +2,12 @@
 //
 // Each type has one spelling, with no format spec accepted ("{}" only). Prefixes are decimal
 // (k = 1e3, M = 1e6, G = 1e9, T = 1e12, ...), never binary:
-//   Bytes           "112.0 GB", "1.20 TB", "12.0 MB"              (the reports' gb())
-//   Flops           "42.0 EFLOP", "1.5 GFLOP", "120 FLOP"         (the reports' flops())
-//   FlopsPerSecond  "989.5 TFLOP/s"
-//   BytesPerSecond  "3350.0 GB/s"
-//   Params          "7.00 B params", "125.0 M params", "512 params"
-//   Tokens          "1.00 T tokens", "2.05 k tokens", "512 tokens"
-//   FlopsPerToken   "42.0 GFLOP/token"
-//   BytesPerParam   "16 B/param", "2.004 B/param" (whole numbers without decimals)
-//   Dollars         "$1234.56"
-//   DollarsPerHour  "$2.49/h"
-//   Watts           "700 W"
+//   Bytes           "112.0 GB", "1.20 TB", "12.0 MB"              (report::gb() prints through it)
+//   Flops           "42.0 EFLOP", "1.5 GFLOP", "120 FLOP"         (report::flops() prints through
+//   it) FlopsPerSecond  "989.5 TFLOP/s" BytesPerSecond  "3350.0 GB/s" Params          "7.00 B
+//   params", "125.0 M params", "512 params" Tokens          "1.00 T tokens", "2.05 k tokens", "512
+//   tokens" FlopsPerToken   "42.0 GFLOP/token" BytesPerParam   "16 B/param", "2.004 B/param" (whole
+//   numbers without decimals) Dollars         "$1234.56" DollarsPerHour  "$2.49/h" Watts "700 W"
 //   Joules          "1.5 kWh" (3.6 MJ per kWh: energy is billed in kWh)
 // Seconds is std::chrono::duration<double>; fmt/chrono.h already formats it ("3.5s").
 #pragma once
