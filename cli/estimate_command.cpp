@@ -65,8 +65,7 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   for (const Problem& n : result.notes) {
     std::cerr << "trainbudget: note: " << render_for_cli(n) << '\n';
   }
-  report::write(result.estimate, report::parse_format(request.format), out,
-                [](const std::string& key) { return flag_of(key); });
+  report::write(result.estimate, report::parse_format(request.format), out, flag_of);
 }
 
 }  // namespace tb::cli

@@ -12,20 +12,17 @@ std::string flag_of(std::string_view key) {
   return flag;
 }
 
-std::string render_for_cli(const Problem& problem) {
-  return render_problem(problem, [](const std::string& key) { return flag_of(key); });
-}
+std::string render_for_cli(const Problem& problem) { return render_problem(problem, flag_of); }
 
 void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots) {
   for (const api::Field& f : fields) {
     const std::string key{f.key};
-    std::string help = render_refs(f.help, [](const std::string& k) { return flag_of(k); });
+    std::string help = render_refs(f.help, flag_of);
     if (f.type == api::FieldType::kFlag) {
       slots.options[key] = cmd.add_flag(flag_of(key), slots.flags[key], help);
       continue;
     }
-    help +=
-        "; accepted: " + render_refs(f.accepted(), [](const std::string& k) { return flag_of(k); });
+    help += "; accepted: " + render_refs(f.accepted(), flag_of);
     CLI::Option* o = cmd.add_option(flag_of(key), slots.values[key], help);
     o->type_name(std::string{f.value_name});
     if (!f.default_value.empty()) o->default_str(std::string{f.default_value});

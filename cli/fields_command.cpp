@@ -17,12 +17,11 @@ CLI::App* setup_fields(CLI::App& app, FieldsOptions& o) {
 }
 
 void run_fields(const FieldsOptions& o, std::ostream& out) {
-  const auto flags = [](const std::string& key) { return flag_of(key); };
   report::TextTable t({{"flag"}, {"JSON key"}, {"type"}, {"default"}, {"accepted"}, {"meaning"}});
   for (const api::Field& f : api::estimate_fields()) {
     t.add_row({flag_of(f.key), std::string{f.key}, std::string{enum_name(f.type)},
                f.default_value.empty() ? "-" : std::string{f.default_value},
-               render_refs(f.accepted(), flags), render_refs(f.help, flags)});
+               render_refs(f.accepted(), flag_of), render_refs(f.help, flag_of)});
   }
   report::Document doc;
   doc.title = "trainbudget estimate: the request's fields";

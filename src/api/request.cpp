@@ -13,11 +13,6 @@
 namespace tb::api {
 namespace {
 
-// The step fields size activations and FLOPs, which only an architecture has.
-constexpr std::string_view kStepKeys[] = {
-    "micro_batch", "seq_len",    "attention",    "recompute", "activation_dtype",
-    "dropout",     "grad_accum", "causal_flops", "fit",       "explain"};
-
 std::vector<std::string> keys_of(std::span<const Field> fields) {
   std::vector<std::string> out;
   for (const Field& f : fields) out.emplace_back(f.key);
@@ -40,9 +35,10 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
         {"params", "cannot be combined with {model}: the model's count is exact", ""});
   }
   if (!r.has("model")) {
-    for (const std::string_view key : kStepKeys) {
-      if (!r.has(key)) continue;
-      problems.push_back({std::string{key},
+    // The step fields size activations and FLOPs, which only an architecture has.
+    for (const Field& f : estimate_fields()) {
+      if (f.group != "step" || !r.has(f.key)) continue;
+      problems.push_back({std::string{f.key},
                           "needs an architecture ({model}) to size activations and FLOPs; a "
                           "bare {params} counts model states only",
                           ""});

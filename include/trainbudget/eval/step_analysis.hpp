@@ -32,7 +32,6 @@ struct StepAnalysis {
   ActivationEstimate activations;
   ArchFlops flops;
   PeakMemory peak;
-  OptimizerKernel optimizer_kernel{OptimizerKernel::kPerTensor};
   std::vector<MachineFit> fits;    // one per machine when asked for (plan/fit_search)
   bool explain{false};             // words for every term were asked for
   std::vector<std::string> notes;  // e.g. a sequence longer than the model was built for
