@@ -36,10 +36,11 @@ const char* attention_formula(bool windowed, bool causal) {
   return causal ? "2*a*(s+1)/2*(d+d_v)*L" : "2*a*s*(d+d_v)*L";
 }
 
-ArchFlops build(const ModelArchitecture& arch, const FlopsSetup& setup, bool frozen_base,
-                const std::vector<AdapterShape>& adapters) {
+}  // namespace
+
+ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
+                         const FlopsSetup& setup) {
   ArchFlops out;
-  const FlopShape shape = flop_shape(arch, frozen_base, adapters);
   const FlopCounts counts = count_flops(shape, setup);
   for (std::size_t i = 0; i < kFlopTermCount; ++i) {
     const FlopTermValue& v = counts.terms[i];
@@ -80,15 +81,13 @@ ArchFlops build(const ModelArchitecture& arch, const FlopsSetup& setup, bool fro
   return out;
 }
 
-}  // namespace
-
 ArchFlops full_training_flops(const ModelArchitecture& arch, const FlopsSetup& setup) {
-  return build(arch, setup, false, {});
+  return describe_flops(arch, flop_shape(arch, false, {}), setup);
 }
 
 ArchFlops adapter_training_flops(const ModelArchitecture& arch, const FlopsSetup& setup,
                                  const std::vector<AdapterShape>& adapters) {
-  return build(arch, setup, true, adapters);
+  return describe_flops(arch, flop_shape(arch, true, adapters), setup);
 }
 
 }  // namespace tb

@@ -39,12 +39,6 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   return l;
 }
 
-ClusterProfile cluster_of(const MachineChoice& choice, const Recipe& recipe, double utilization) {
-  const ComputeRate* rate =
-      select_rate(*choice.device, choice.dtype.value_or(recipe.compute_dtype));
-  return {choice.device->memory_capacity, rate ? rate->dense : FlopsPerSecond{0.0}, utilization};
-}
-
 MemoryEstimate states_view(const ModelProfile& p, const Layout& l) {
   MemoryEstimate out;
   for (const StateTerm& t : p.states) {
@@ -107,8 +101,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   options.adapters = p.adapters;
   out.activations = estimate_activations(arch, out.setup, l.activation_dtype, options);
   const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};
-  out.flops = p.adapters_only ? adapter_training_flops(arch, flops, p.adapters)
-                              : full_training_flops(arch, flops);
+  out.flops = describe_flops(arch, p.flops, flops);  // the profile's shape, not a rebuilt one
   out.peak = describe_peak(cost);
   return out;
 }
@@ -139,14 +132,16 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     s.step = std::move(step);
   }
   for (const MachineChoice& choice : machines) {
-    const StepCost cost =
-        evaluate(s.profile, s.layout, cluster_of(choice, recipe, job.utilization));
     MachineEstimate m;
     m.device = *choice.device;
     m.wanted = choice.dtype.value_or(recipe.compute_dtype);
     m.dtype_overridden = choice.dtype.has_value();
     m.recipe_dtype = recipe.compute_dtype;
-    if (const ComputeRate* rate = select_rate(*choice.device, m.wanted)) {
+    const ComputeRate* rate = select_rate(*choice.device, m.wanted);
+    const StepCost cost = evaluate(s.profile, s.layout,
+                                   {choice.device->memory_capacity,
+                                    rate ? rate->dense : FlopsPerSecond{0.0}, job.utilization});
+    if (rate != nullptr) {
       m.rate = *rate;
       m.dtype = rate->dtype;
       if (choice.device->price) {

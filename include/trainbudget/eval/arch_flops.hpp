@@ -10,6 +10,7 @@
 
 #include "trainbudget/eval/activation_memory.hpp"
 #include "trainbudget/model/adapter_shape.hpp"
+#include "trainbudget/model/flop_shape.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 
@@ -45,6 +46,10 @@ struct ArchFlops {
   double reference_6n{0.0};        // 6 x parameters a token uses (count_params().active)
   std::string reference_formula;   // "6 x N_active"
 };
+
+// The terms of an already built FLOP shape (a model profile's) with their words.
+[[nodiscard]] ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
+                                       const FlopsSetup& setup);
 
 // Training every weight: forward 2 per multiply-add, backward twice the forward (Kaplan et al.
 // 2020 sec. 2.1; Narayanan et al. 2021 sec. 5.1).

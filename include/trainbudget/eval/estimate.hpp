@@ -109,10 +109,6 @@ struct Estimate {
 // labels (no activations).
 [[nodiscard]] MemoryEstimate states_view(const ModelProfile& profile, const Layout& layout);
 
-// The device as evaluate() sees it: capacity, the dense rate for the dtype, the utilization.
-[[nodiscard]] ClusterProfile cluster_of(const MachineChoice& choice, const Recipe& recipe,
-                                        double utilization);
-
 // The whole budget for the job on the given machines (validated first).
 [[nodiscard]] Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines);
 
