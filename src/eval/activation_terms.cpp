@@ -348,20 +348,6 @@ constexpr std::array kHeadRows{
 
 }  // namespace
 
-StepDims with_step(StepDims shape, std::int64_t micro_batch, std::int64_t seq_len,
-                   DType activation_dtype, AttentionImpl attention, double dropout,
-                   bool moe_layer) noexcept {
-  StepDims d = shape;
-  d.b = static_cast<double>(micro_batch);
-  d.s = static_cast<double>(seq_len);
-  d.e = activation_bytes(activation_dtype);
-  d.p = dropout;
-  d.eager = attention == AttentionImpl::kEager;
-  d.dropout = dropout > 0.0;
-  d.moe_layer = moe_layer;
-  return d;
-}
-
 std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
 std::span<const ActivationRow> head_rows() { return kHeadRows; }
 

@@ -16,10 +16,20 @@ namespace tb {
 
 // The model's widths with one step's knobs: micro-batch, sequence length, activation dtype,
 // attention kernel, dropout, and which layer kind the rows are for. evaluate() and the views
-// both build their dims here.
-[[nodiscard]] StepDims with_step(StepDims shape, std::int64_t micro_batch, std::int64_t seq_len,
-                                 DType activation_dtype, AttentionImpl attention, double dropout,
-                                 bool moe_layer) noexcept;
+// both build their dims here. Inline: evaluate() calls it for every layer kind.
+[[nodiscard]] inline StepDims with_step(StepDims shape, std::int64_t micro_batch,
+                                        std::int64_t seq_len, DType activation_dtype,
+                                        AttentionImpl attention, double dropout,
+                                        bool moe_layer) noexcept {
+  shape.b = static_cast<double>(micro_batch);
+  shape.s = static_cast<double>(seq_len);
+  shape.e = activation_bytes(activation_dtype);
+  shape.p = dropout;
+  shape.eager = attention == AttentionImpl::kEager;
+  shape.dropout = dropout > 0.0;
+  shape.moe_layer = moe_layer;
+  return shape;
+}
 
 // How many bytes one element of a row takes.
 enum class ElementBytes : std::uint8_t {
