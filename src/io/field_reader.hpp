@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trainbudget/spec/excerpt.hpp"
+
 namespace tb::io {
 
 // An integer as written: whole numbers, or floats with an integral value (4096.0), within int64.
@@ -62,10 +64,13 @@ struct TomlSource {
   static void for_each_key(const Object& o, F&& f) {
     for (auto&& [key, node] : o) f(key.str());
   }
+  // A value as a message quotes it: scalars as written (excerpted), containers by their size.
   static std::string dump(const Node& n) {
+    if (const auto* a = n.as_array()) return fmt::format("a list of {} values", a->size());
+    if (const auto* t = n.as_table()) return fmt::format("a table of {} keys", t->size());
     std::ostringstream s;
     n.visit([&](const auto& v) { s << v; });
-    return s.str();
+    return excerpt(s.str());
   }
 };
 
@@ -120,7 +125,14 @@ struct JsonSource {
   static void for_each_key(const Object& o, F&& f) {
     for (const auto& [key, value] : o.items()) f(std::string_view{key});
   }
-  static std::string dump(const Node& n) { return n.dump(); }
+  // A value as a message quotes it: scalars as written (excerpted), containers by their size,
+  // so that no message walks (or copies) user data of any depth or length.
+  static std::string dump(const Node& n) {
+    if (n.is_array()) return fmt::format("a list of {} values", n.size());
+    if (n.is_object()) return fmt::format("an object of {} keys", n.size());
+    if (n.is_string()) return fmt::format("\"{}\"", excerpt(n.get_ref<const std::string&>()));
+    return excerpt(n.dump());
+  }
 };
 
 // Reads typed values out of one object and records what is wrong, without stopping.
@@ -148,7 +160,8 @@ class FieldReader {
   void allow_only(std::initializer_list<std::string_view> keys) {
     Source::for_each_key(object_, [&](std::string_view key) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        fail(fmt::format("{}: unknown key (accepted: {})", name(key), fmt::join(keys, ", ")));
+        fail(fmt::format("{}: unknown key (accepted: {})", name(excerpt(key)),
+                         fmt::join(keys, ", ")));
       }
     });
   }

@@ -9,28 +9,31 @@
 #include <sstream>
 
 #include "trainbudget/build_info.hpp"
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;
 
 Device load_device_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(file.string(), {"cannot be opened"});
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_device_toml(buffer.str(), file.string());
+  return parse_device_toml(read_regular_file(file, kMaxTomlBytes), shown(file));
 }
 
 std::vector<fs::path> toml_files_in(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".toml") {
-      files.push_back(entry.path());
+    if (entry.path().extension() != ".toml") continue;
+    // A *.toml that is a symlink loop or a FIFO is named, not skipped or blocked on.
+    std::error_code entry_ec;
+    const fs::file_status status = entry.status(entry_ec);
+    if (entry_ec) {
+      throw DataError(shown(entry.path()), {fmt::format("cannot be read: {}", entry_ec.message())});
     }
+    if (status.type() == fs::file_type::directory) continue;
+    files.push_back(entry.path());
   }
-  if (ec) throw DataError(dir.string(), {fmt::format("cannot be listed: {}", ec.message())});
+  if (ec) throw DataError(shown(dir), {fmt::format("cannot be listed: {}", ec.message())});
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -53,7 +56,11 @@ fs::path data_dir() {
 }
 
 std::optional<fs::path> user_hardware_dir() {
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+  // XDG Base Directory Specification 0.8: "If an implementation encounters a relative path in
+  // any of these variables it should consider the path invalid and ignore it" -- then the
+  // default $HOME/.config applies, as when the variable is unset or empty.
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME");
+      xdg != nullptr && *xdg != '\0' && fs::path(xdg).is_absolute()) {
     return fs::path(xdg) / "trainbudget" / "hardware";
   }
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
@@ -70,7 +77,7 @@ CatalogSources default_catalog_sources(const std::optional<fs::path>& hardware_d
     std::error_code ec;
     if (!fs::is_directory(*hardware_dir, ec)) {
       throw InvalidRequest("hardware_dir",
-                           fmt::format("'{}' is not a directory", hardware_dir->string()));
+                           fmt::format("'{}' is not a directory", shown(*hardware_dir)));
     }
     s.user_dirs.push_back(*hardware_dir);
   }
@@ -86,7 +93,15 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
   }
   HardwareCatalog catalog(load_device_dir(sources.builtin_dir));
   for (const fs::path& dir : sources.user_dirs) {
-    if (!fs::is_directory(dir, ec)) continue;
+    // Absent (or under a file, ENOTDIR): nothing to read. A loop or a file in its place is
+    // named, since it hides the user's devices.
+    const fs::file_status status = fs::status(dir, ec);
+    if (ec == std::errc::not_a_directory || status.type() == fs::file_type::not_found) continue;
+    if (ec) throw DataError(shown(dir), {fmt::format("cannot be read: {}", ec.message())});
+    if (status.type() != fs::file_type::directory) {
+      throw DataError(shown(dir),
+                      {fmt::format("is {}, not a folder of device TOML files", kind_of(status))});
+    }
     for (Device& d : load_device_dir(dir)) catalog.put(std::move(d));
   }
   return catalog;

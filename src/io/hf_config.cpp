@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "json_text.hpp"
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
@@ -299,12 +301,7 @@ const std::vector<std::string>& supported_model_types() {
 }
 
 ModelArchitecture parse_hf_config(std::string_view json_text, const std::string& origin) {
-  Json root;
-  try {
-    root = Json::parse(json_text);
-  } catch (const Json::exception& e) {
-    throw DataError(origin, {fmt::format("not valid JSON: {}", e.what())});
-  }
+  const Json root = parse_json_text(json_text, origin);
   if (!root.is_object()) throw DataError(origin, {"not a JSON object"});
 
   std::vector<std::string> problems;
@@ -358,11 +355,7 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
 }
 
 ModelArchitecture load_hf_config(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(file.string(), {"cannot be opened"});
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_hf_config(buffer.str(), file.string());
+  return parse_hf_config(read_regular_file(file, kMaxConfigBytes), shown(file));
 }
 
 }  // namespace tb::io

@@ -12,24 +12,19 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/io/safetensors.hpp"
+#include "trainbudget/io/shard_index.hpp"
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(file.string(), {"cannot be opened"});
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Stored buffers that are not parameters: rotary inv_freq (older Llama conversions) and
 // GPT-2's causal masks (GPT2Attention registers bias / masked_bias as buffers).
@@ -58,44 +53,21 @@ void add_header(CheckpointSummary& s, const SafetensorsHeader& h,
   }
 }
 
-// model.safetensors.index.json: {"metadata": {"total_size": bytes}, "weight_map": {tensor:
-// file}}. Returns the files it names, in order, after checking they stay inside the folder.
-std::vector<std::string> index_files(const fs::path& index, std::map<std::string, std::string>& map,
-                                     std::optional<std::uint64_t>& total_size) {
-  const std::string origin = index.string();
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(read_text(index));
-  } catch (const nlohmann::json::exception& e) {
-    throw DataError(origin, {fmt::format("not valid JSON: {}", e.what())});
-  }
-  std::vector<std::string> problems;
-  const auto weight_map = root.is_object() ? root.find("weight_map") : root.end();
-  if (!root.is_object() || weight_map == root.end() || !weight_map->is_object()) {
-    throw DataError(origin, {"weight_map: missing (an object of tensor -> file)"});
-  }
+// Every *.safetensors in a folder, sorted; entries that cannot be examined (a symlink loop) are
+// problems naming the entry.
+std::vector<std::string> safetensors_files_in(const fs::path& dir) {
   std::vector<std::string> files;
-  for (const auto& [tensor, file] : weight_map->items()) {
-    if (!file.is_string()) {
-      problems.push_back(fmt::format("weight_map.{}: must be a file name", tensor));
-      continue;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".safetensors") continue;
+    std::error_code entry_ec;
+    const bool regular = entry.is_regular_file(entry_ec);
+    if (entry_ec) {
+      throw DataError(shown(entry.path()), {fmt::format("cannot be read: {}", entry_ec.message())});
     }
-    const std::string f = file.get<std::string>();
-    if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos ||
-        f == "." || f == "..") {
-      problems.push_back(
-          fmt::format("weight_map.{}: \"{}\" is not a file in this folder", tensor, f));
-      continue;
-    }
-    map[tensor] = f;
-    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+    if (regular) files.push_back(entry.path().filename().string());
   }
-  if (const auto meta = root.find("metadata"); meta != root.end() && meta->is_object()) {
-    if (const auto ts = meta->find("total_size"); ts != meta->end() && ts->is_number_unsigned()) {
-      total_size = ts->get<std::uint64_t>();
-    }
-  }
-  if (!problems.empty()) throw DataError(origin, problems);
+  if (ec) throw DataError(shown(dir), {fmt::format("cannot be listed: {}", ec.message())});
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -141,17 +113,15 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
   std::map<std::string, std::string> weight_map;
   std::optional<std::uint64_t> total_size;
   const fs::path index = dir / "model.safetensors.index.json";
-  if (fs::exists(index)) {
-    files = index_files(index, weight_map, total_size);
+  std::error_code ec;
+  const fs::file_status index_status = fs::symlink_status(index, ec);
+  if (index_status.type() != fs::file_type::not_found && !ec) {
+    ShardIndex parsed = parse_shard_index(read_regular_file(index, kMaxIndexBytes), shown(index));
+    files = std::move(parsed.files);
+    weight_map = std::move(parsed.weight_map);
+    total_size = parsed.total_size;
   } else {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".safetensors") {
-        files.push_back(entry.path().filename().string());
-      }
-    }
-    if (ec) throw DataError(dir.string(), {fmt::format("cannot be listed: {}", ec.message())});
-    std::sort(files.begin(), files.end());
+    files = safetensors_files_in(dir);
   }
   if (files.empty()) return std::nullopt;
 
@@ -160,8 +130,10 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
   std::vector<std::string> problems;
   for (const std::string& f : files) {
     const fs::path path = dir / f;
-    if (!fs::is_regular_file(path)) {
-      problems.push_back(fmt::format("weight_map names {}, which is not in the folder", f));
+    if (!fs::exists(fs::symlink_status(path, ec))) {
+      problems.push_back(
+          fmt::format("weight_map names {}, which is not in the folder", excerpt(f)));
+      if (problems.size() >= 10) break;
       continue;
     }
     const SafetensorsHeader h = read_safetensors_header(path);
@@ -169,7 +141,8 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
       if (weight_map.empty()) continue;
       const auto it = weight_map.find(t.name);
       if (it == weight_map.end() || it->second != f) {
-        problems.push_back(fmt::format("weight_map does not place tensor \"{}\" in {}", t.name, f));
+        problems.push_back(fmt::format("weight_map does not place tensor \"{}\" in {}",
+                                       excerpt(t.name), excerpt(f)));
       } else {
         weight_map.erase(it);
       }
@@ -178,27 +151,26 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
   }
   for (const auto& [tensor, file] : weight_map) {
     if (problems.size() >= 10) break;
-    problems.push_back(
-        fmt::format("weight_map places tensor \"{}\" in {}, whose header lacks it", tensor, file));
+    problems.push_back(fmt::format("weight_map places tensor \"{}\" in {}, whose header lacks it",
+                                   excerpt(tensor), excerpt(file)));
   }
-  if (!problems.empty()) throw DataError(index.string(), problems);
+  if (!problems.empty()) throw DataError(shown(index), problems);
   s.elements_by_dtype.assign(by_dtype.begin(), by_dtype.end());
   s.index_total_size = total_size;
   return s;
 }
 
-ModelPreset load_model_preset(const fs::path& file) {
-  const std::string origin = file.string();
+ModelPreset parse_model_preset(std::string_view text, const std::string& origin, std::string id) {
   toml::table root;
   try {
-    root = toml::parse_file(origin);
+    root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     throw DataError(origin, {fmt::format("TOML syntax error at line {}: {}", e.source().begin.line,
                                          e.description())});
   }
   std::vector<std::string> problems;
   ModelPreset p;
-  p.id = file.stem().string();
+  p.id = std::move(id);
   FieldReader<TomlSource> r(root, "", problems);
   // A count the preset publishes: a whole number > 0.
   const auto positive = [&](const char* key, bool required) -> std::optional<std::int64_t> {
@@ -237,6 +209,11 @@ ModelPreset load_model_preset(const fs::path& file) {
   return p;
 }
 
+ModelPreset load_model_preset(const fs::path& file) {
+  return parse_model_preset(read_regular_file(file, kMaxTomlBytes), shown(file),
+                            file.stem().string());
+}
+
 std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
   const std::vector<fs::path> files = toml_files_in(dir);
   std::vector<ModelPreset> out;
@@ -249,11 +226,15 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   if (spec.empty()) throw InvalidRequest("model", "empty (a config.json, a folder or a preset id)");
   const fs::path path{spec};
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
+  const fs::file_status status = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw DataError(shown(path), {fmt::format("cannot be read: {}", ec.message())});
+  }
+  if (status.type() == fs::file_type::directory) {
     const fs::path config = path / "config.json";
-    if (!fs::is_regular_file(config, ec)) {
-      throw DataError(spec, {"no config.json in this folder (a model folder needs one: the "
-                             "safetensors headers alone do not give the architecture)"});
+    if (!fs::exists(fs::symlink_status(config, ec))) {
+      throw DataError(shown(path), {"no config.json in this folder (a model folder needs one: the "
+                                    "safetensors headers alone do not give the architecture)"});
     }
     ModelSource m = from_architecture(load_hf_config(config), "folder", spec);
     m.name = fs::absolute(path).lexically_normal().filename().string();
@@ -268,7 +249,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
     }
     return m;
   }
-  if (fs::is_regular_file(path, ec)) {
+  if (fs::exists(status)) {
+    // load_hf_config refuses what is not a regular file (a FIFO, a device) by name.
     ModelSource m = from_architecture(load_hf_config(path), "config", spec);
     // A file named config.json is named by its folder; any other name by itself.
     m.name = path.filename() == "config.json" ? fs::absolute(path).parent_path().filename().string()
@@ -293,13 +275,13 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
         "model",
         fmt::format("'{}' is not a config.json, a model folder or a preset id (no presets found in "
                     "{})",
-                    spec, presets_dir.string()));
+                    excerpt(spec), shown(presets_dir)));
   }
   throw InvalidRequest(
       "model",
       fmt::format("'{}' is not a config.json, a model folder or a preset id; closest presets: {} "
                   "(all of them: data/models, docs/models.md)",
-                  spec, fmt::join(closest_names(spec, ids, 3), ", ")));
+                  excerpt(spec), fmt::join(closest_names(spec, ids, 3), ", ")));
 }
 
 }  // namespace tb::io

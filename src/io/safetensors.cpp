@@ -9,7 +9,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::io {
 namespace {
@@ -41,7 +44,7 @@ std::optional<TensorInfo> read_tensor(const std::string& name, const Json& entry
                                       std::uint64_t data_bytes,
                                       std::vector<std::string>& problems) {
   const auto fail = [&](std::string what) {
-    problems.push_back(fmt::format("tensor \"{}\": {}", name, what));
+    problems.push_back(fmt::format("tensor \"{}\": {}", excerpt(name), what));
     return std::nullopt;
   };
   if (!entry.is_object()) return fail("not an object");
@@ -51,20 +54,21 @@ std::optional<TensorInfo> read_tensor(const std::string& name, const Json& entry
   if (dtype == entry.end() || !dtype->is_string()) return fail("dtype: missing (a string)");
   t.dtype = dtype->get<std::string>();
   const std::optional<int> bits = safetensors_dtype_bits(t.dtype);
-  if (!bits) return fail(fmt::format("dtype: unknown \"{}\"", t.dtype));
+  if (!bits) return fail(fmt::format("dtype: unknown \"{}\"", excerpt(t.dtype)));
 
   const auto shape = entry.find("shape");
   if (shape == entry.end() || !shape->is_array()) return fail("shape: missing (a list)");
   t.elements = 1;
   for (const Json& d : *shape) {
     const std::optional<std::uint64_t> dim = offset(d);
-    if (!dim) return fail(fmt::format("shape: {} is not a non-negative integer", d.dump()));
+    if (!dim)
+      return fail(fmt::format("shape: {} is not a non-negative integer", excerpt(d.dump())));
     if (*dim > static_cast<std::uint64_t>(kMaxElements)) {
       return fail(fmt::format("shape: dimension {} is absurd", *dim));
     }
     const auto di = static_cast<std::int64_t>(*dim);
     if (di != 0 && t.elements > kMaxElements / di) {
-      return fail(fmt::format("shape: {} elements is absurd", shape->dump()));
+      return fail(fmt::format("shape: {} elements is absurd", excerpt(shape->dump())));
     }
     t.elements *= di;
     t.shape.push_back(di);
@@ -85,7 +89,7 @@ std::optional<TensorInfo> read_tensor(const std::string& name, const Json& entry
   const auto expected = static_cast<std::uint64_t>((t.elements * *bits + 7) / 8);
   if (*end - *begin != expected) {
     return fail(fmt::format("data_offsets: {} bytes, but {} x {} needs {}", *end - *begin,
-                            shape->dump(), t.dtype, expected));
+                            excerpt(shape->dump()), t.dtype, expected));
   }
   t.begin = *begin;
   t.end = *end;
@@ -99,11 +103,11 @@ void check_tiling(const SafetensorsHeader& h, std::vector<std::string>& problems
   for (const TensorInfo& t : h.tensors) {
     if (t.begin < cursor) {
       problems.push_back(fmt::format("tensor \"{}\": data_offsets [{}, {}] overlap tensor \"{}\"",
-                                     t.name, t.begin, t.end, previous->name));
+                                     excerpt(t.name), t.begin, t.end, excerpt(previous->name)));
     } else if (t.begin > cursor) {
       problems.push_back(
-          fmt::format("tensor \"{}\": data_offsets begin {} leaves a hole after byte {}", t.name,
-                      t.begin, cursor));
+          fmt::format("tensor \"{}\": data_offsets begin {} leaves a hole after byte {}",
+                      excerpt(t.name), t.begin, cursor));
     }
     cursor = std::max(cursor, t.end);
     previous = &t;
@@ -132,12 +136,7 @@ std::optional<int> safetensors_dtype_bits(std::string_view dtype) {
 
 SafetensorsHeader parse_safetensors_header(std::string_view header_json, std::uint64_t data_bytes,
                                            const std::string& origin) {
-  Json root;
-  try {
-    root = Json::parse(header_json);
-  } catch (const Json::exception& e) {
-    throw DataError(origin, {fmt::format("header is not valid JSON: {}", e.what())});
-  }
+  const Json root = parse_json_text(header_json, origin, "header");
   if (!root.is_object()) throw DataError(origin, {"header is not a JSON object"});
 
   SafetensorsHeader h;
@@ -155,7 +154,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, std::ui
         if (mv.is_string()) {
           h.metadata[mk] = mv.get<std::string>();
         } else {
-          problems.push_back(fmt::format("__metadata__.{}: must be a string", mk));
+          problems.push_back(fmt::format("__metadata__.{}: must be a string", excerpt(mk)));
         }
       }
       continue;
@@ -195,10 +194,8 @@ SafetensorsHeader parse_safetensors_prefix(std::string_view prefix, std::uint64_
 }
 
 SafetensorsHeader read_safetensors_header(const std::filesystem::path& file) {
-  const std::string origin = file.string();
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec) throw DataError(origin, {fmt::format("cannot be read: {}", ec.message())});
+  const std::string origin = shown(file);
+  const std::uintmax_t size = regular_file_size(file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw DataError(origin, {"cannot be opened"});
   std::string prefix(8, '\0');

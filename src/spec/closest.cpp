@@ -29,6 +29,9 @@ std::vector<std::string> closest_names(std::string_view word,
     std::size_t score;
     const std::string* name;
   };
+  // Edit distance is quadratic: a word far longer than any name is compared by its start.
+  constexpr std::size_t kMaxWordBytes = 256;
+  word = word.substr(0, kMaxWordBytes);
   std::vector<Scored> scored;
   for (const std::string& c : candidates) {
     const bool prefix = !word.empty() && (c.starts_with(word) || word.starts_with(c));

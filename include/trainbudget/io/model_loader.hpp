@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trainbudget/spec/architecture.hpp"
@@ -31,6 +32,10 @@ struct ModelPreset {
 // One preset file; DataError lists every problem (the [config] table goes through
 // parse_hf_config, so its problems name config keys).
 [[nodiscard]] ModelPreset load_model_preset(const std::filesystem::path& file);
+
+// The same from a preset's text; `id` is what the file name would give.
+[[nodiscard]] ModelPreset parse_model_preset(std::string_view text, const std::string& origin,
+                                             std::string id);
 
 // Every *.toml in `dir`, sorted by id.
 [[nodiscard]] std::vector<ModelPreset> load_model_presets(const std::filesystem::path& dir);

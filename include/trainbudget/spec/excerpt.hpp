@@ -1,0 +1,32 @@
+// Quoting user data safely in a message: every value, path or key that came from a file, a flag
+// or a request is shown through excerpt(), so that an error line stays one short, printable line
+// whatever the input holds (a 200 MB value, a newline, an escape sequence, invalid UTF-8).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace tb {
+
+// The most bytes of a value a message quotes (before escaping).
+inline constexpr std::size_t kExcerptBytes = 160;
+
+// `text` as one printable line: control characters as \n, \t, \r or \xNN, bytes that are not
+// valid UTF-8 as \xNN, backslashes doubled; past `max_bytes` of input it is cut at a character
+// boundary and "... (N bytes)" says how long the whole was.
+[[nodiscard]] std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes);
+
+// `text` with invalid UTF-8 bytes and control characters escaped as excerpt() does, never cut:
+// for names (file paths) that must stay whole in JSON output.
+[[nodiscard]] std::string printable(std::string_view text);
+
+// The deepest nesting of [ and { in JSON text, not counting brackets inside strings; a linear
+// scan that needs no parse, so that a hostile depth is refused before any DOM is built.
+[[nodiscard]] std::size_t json_nesting_depth(std::string_view text);
+
+// Accepted nesting for every JSON trainbudget reads: config.json files nest 3 deep (Gemma 3's
+// text_config, rope_scaling), a safetensors header 3, a request 1.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+}  // namespace tb
