@@ -10,23 +10,35 @@
 
 #include "measure_command.hpp"
 #include "trainbudget/api/session.hpp"
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/report/view.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::cli {
 namespace {
 
 // The request file's fields; "-" reads standard input.
 api::FieldMap request_file_fields(const std::string& path) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in{path, std::ios::binary};
-    if (!in) throw InvalidRequest("request", fmt::format("cannot read '{}'", path));
-    text << in.rdbuf();
+  if (path != "-") {
+    std::string text;
+    try {
+      text = io::read_regular_file(path, io::kMaxRequestBytes);
+    } catch (const DataError& e) {
+      throw InvalidRequest("request", fmt::format("cannot read {}", e.what()));
+    }
+    return api::field_map_from_json(text);
   }
-  return api::field_map_from_json(text.str());
+  // Standard input may be a pipe: read up to the cap, and refuse what goes past it.
+  std::string text(io::kMaxRequestBytes + 1, '\0');
+  std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::cin.gcount()));
+  if (text.size() > io::kMaxRequestBytes) {
+    throw InvalidRequest("request", fmt::format("standard input holds more than the {} bytes "
+                                                "accepted for a request",
+                                                io::kMaxRequestBytes));
+  }
+  return api::field_map_from_json(text);
 }
 
 }  // namespace
@@ -60,10 +72,10 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   const api::Session session{sources};
   const api::EstimateResult result = session.estimate(request);
   for (const Problem& w : result.warnings) {
-    std::cerr << "trainbudget: warning: " << render_for_cli(w) << '\n';
+    std::cerr << "trainbudget: warning: " << one_line(render_for_cli(w)) << '\n';
   }
   for (const Problem& n : result.notes) {
-    std::cerr << "trainbudget: note: " << render_for_cli(n) << '\n';
+    std::cerr << "trainbudget: note: " << one_line(render_for_cli(n)) << '\n';
   }
   report::write(result.estimate, report::parse_format(request.format), out, flag_of);
 }

@@ -22,6 +22,7 @@
 #include "suggest.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace {
 
@@ -33,7 +34,8 @@ bool needs_default_command(const std::vector<std::string>& args) {
 }
 
 int fail(std::string_view message, int code) {
-  std::cerr << "trainbudget: error: " << message << '\n';
+  // Whatever a message was built from, the terminal gets one short printable line.
+  std::cerr << "trainbudget: error: " << tb::one_line(message) << '\n';
   return code;
 }
 
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
   } catch (const tb::InvalidRequest& e) {
     // One line per problem, each naming its flag.
     for (const tb::Problem& p : e.problems()) {
-      std::cerr << "trainbudget: error: " << tb::cli::render_for_cli(p) << '\n';
+      std::cerr << "trainbudget: error: " << tb::one_line(tb::cli::render_for_cli(p)) << '\n';
     }
     return 1;
   } catch (const tb::Error& e) {

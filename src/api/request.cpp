@@ -9,6 +9,7 @@
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api {
 namespace {
@@ -22,8 +23,8 @@ std::vector<std::string> keys_of(std::span<const Field> fields) {
 Problem unknown_key(const std::string& key, std::span<const Field> fields) {
   const std::vector<std::string> near =
       closest_names(key, keys_of(fields), 1, std::max<std::size_t>(2, key.size() / 3));
-  if (near.empty()) return {key, "is not a field of an estimate request", ""};
-  return {key,
+  if (near.empty()) return {excerpt(key), "is not a field of an estimate request", ""};
+  return {excerpt(key),
           fmt::format("is not a field of an estimate request; did you mean {{{}}}?", near.front()),
           ""};
 }
@@ -100,11 +101,15 @@ EstimateRequest parse_estimate_request(const FieldMap& values) {
 }
 
 FieldMap field_map_from_json(std::string_view json_text) {
+  if (const std::size_t depth = json_nesting_depth(json_text); depth > kMaxJsonDepth) {
+    throw InvalidRequest("request", fmt::format("nested {} levels deep, past the {} accepted",
+                                                depth, kMaxJsonDepth));
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::exception& e) {
-    throw InvalidRequest("request", fmt::format("is not JSON: {}", e.what()));
+    throw InvalidRequest("request", fmt::format("is not JSON: {}", excerpt(e.what(), 300)));
   }
   if (!doc.is_object()) {
     throw InvalidRequest("request", "must be one JSON object of field keys and values");
@@ -126,7 +131,8 @@ FieldMap field_map_from_json(std::string_view json_text) {
       for (const auto& item : value) list += (list.empty() ? "" : ",") + item.get<std::string>();
       out[key] = list;
     } else {
-      problems.push_back({key, "must be a string, a number, a boolean or a list of strings", ""});
+      problems.push_back(
+          {excerpt(key), "must be a string, a number, a boolean or a list of strings", ""});
     }
   }
   if (!problems.empty()) throw InvalidRequest(std::move(problems));

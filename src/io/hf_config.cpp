@@ -153,6 +153,10 @@ ModelArchitecture read_qwen3_moe(Fields& f) {
   m.expert_intermediate = f.required("moe_intermediate_size");
   m.layer_step = f.optional("decoder_sparse_step", 1);
   m.dense_layers = f.integer_list("mlp_only_layers");
+  // A set, as Qwen3MoeDecoderLayer reads it (layer_idx not in mlp_only_layers).
+  std::sort(m.dense_layers.begin(), m.dense_layers.end());
+  m.dense_layers.erase(std::unique(m.dense_layers.begin(), m.dense_layers.end()),
+                       m.dense_layers.end());
   // Qwen3MoeDecoderLayer uses the sparse block only when num_experts > 0.
   if (m.num_experts != 0) a.moe = m;
   // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
@@ -199,15 +203,7 @@ ModelArchitecture read_deepseek_v3(Fields& f) {
     m.num_shared_experts = f.optional("n_shared_experts", 1);
     m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
     m.first_dense_layers = f.optional("first_k_dense_replace", 3);
-    const std::int64_t freq = f.optional("moe_layer_freq", 1);
-    if (freq <= 0) {
-      f.fail(fmt::format("moe_layer_freq: {} must be >= 1", freq));
-    } else if (freq > 1) {
-      for (std::int64_t i = m.first_dense_layers; i < std::min<std::int64_t>(a.num_layers, 100000);
-           ++i) {
-        if (i % freq != 0) m.dense_layers.push_back(i);
-      }
-    }
+    m.layer_freq = f.optional("moe_layer_freq", 1);
     m.router_score_bias = f.text("topk_method", "noaux_tc") == "noaux_tc";
     a.moe = m;
   }

@@ -18,6 +18,7 @@
 #include "trainbudget/io/safetensors.hpp"
 #include "trainbudget/io/shard_index.hpp"
 #include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/checked.hpp"
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
@@ -101,7 +102,12 @@ ModelSource from_architecture(ModelArchitecture arch, std::string kind, std::str
   ModelSource m;
   m.kind = std::move(kind);
   m.origin = std::move(origin);
-  m.counts = count_params(arch);
+  try {
+    m.counts = count_params(arch);
+  } catch (const CountOverflow&) {
+    throw DataError(m.origin, {"the dimensions give more than 9.2e18 parameters (64-bit "
+                               "overflow): not a real model"});
+  }
   m.architecture = std::move(arch);
   return m;
 }

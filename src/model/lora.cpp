@@ -47,6 +47,14 @@ std::string module_names(const std::vector<LinearLayer>& linears) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+// The adapters of a rank and targets whose count passes int64 (only absurd dimensions do).
+InvalidRequest adapter_overflow(const LoraSpec& spec) {
+  return InvalidRequest("lora_rank",
+                        fmt::format("rank {} on these {{lora_targets}} gives more than 9.2e18 "
+                                    "adapter parameters (64-bit overflow)",
+                                    spec.rank),
+                        "a smaller rank or fewer targets");
+}
 }  // namespace
 
 std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const LoraSpec& spec) {
@@ -65,7 +73,12 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
                a.layer.in_features == l.in_features;
       });
       if (already) continue;
-      out.push_back({l, spec.rank * (l.in_features + l.out_features) * l.copies * l.layers});
+      try {
+        out.push_back({l, checked_mul(spec.rank, checked_add(l.in_features, l.out_features),
+                                      l.copies, l.layers)});
+      } catch (const CountOverflow&) {
+        throw adapter_overflow(spec);
+      }
     }
     if (!matched) {
       throw InvalidRequest(
@@ -80,7 +93,13 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
 
 std::int64_t lora_trainable_params(const ModelArchitecture& arch, const LoraSpec& spec) {
   std::int64_t total = 0;
-  for (const AdaptedLinear& a : lora_adapters(arch, spec)) total += a.adapter_params;
+  for (const AdaptedLinear& a : lora_adapters(arch, spec)) {
+    try {
+      total = checked_add(total, a.adapter_params);
+    } catch (const CountOverflow&) {
+      throw adapter_overflow(spec);
+    }
+  }
   return total;
 }
 

@@ -5,11 +5,13 @@
 
 #include <cassert>
 
+#include "trainbudget/spec/checked.hpp"
+
 namespace tb {
 namespace {
 
 std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) {
-  return in * out + (bias ? out : 0);
+  return checked_add(checked_mul(in, out), bias ? out : 0);
 }
 
 // A gated MLP (gate_proj, up_proj: hidden -> width; down_proj: width -> hidden). Shazeer 2020
@@ -17,7 +19,7 @@ std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) {
 // same count) and every MoE expert here (MixtralBlockSparseTop2MLP w1/w3/w2, Qwen3MoeMLP,
 // DeepseekV3MLP), none of which has biases.
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t width, bool bias) {
-  return 2 * linear(hidden, width, bias) + linear(width, hidden, bias);
+  return checked_add(checked_mul(2, linear(hidden, width, bias)), linear(width, hidden, bias));
 }
 
 // Queries, keys and values with their own heads: Vaswani et al. 2017 sec. 3.2.2, with grouped
@@ -29,12 +31,12 @@ std::int64_t gated_mlp(std::int64_t hidden, std::int64_t width, bool bias) {
 // RMSNorm over head_dim each.
 std::int64_t standard_attention_params(const ModelArchitecture& arch) {
   const AttentionSpec& a = arch.attention;
-  const std::int64_t q = a.num_heads * a.head_dim;
-  const std::int64_t kv = a.num_kv_heads * a.head_dim;
-  std::int64_t n = linear(arch.hidden, q, a.qkv_bias) + 2 * linear(arch.hidden, kv, a.qkv_bias) +
-                   linear(q, arch.hidden, a.output_bias);
-  if (a.qk_norm) n += 2 * a.head_dim;
-  return n;
+  const std::int64_t q = checked_mul(a.num_heads, a.head_dim);
+  const std::int64_t kv = checked_mul(a.num_kv_heads, a.head_dim);
+  const std::int64_t n = checked_add(linear(arch.hidden, q, a.qkv_bias),
+                                     checked_mul(2, linear(arch.hidden, kv, a.qkv_bias)),
+                                     linear(q, arch.hidden, a.output_bias));
+  return a.qk_norm ? checked_add(n, checked_mul(2, a.head_dim)) : n;
 }
 
 // Multi-head latent attention: DeepSeek-V2 paper (arXiv:2405.04434) sec. 2.1.2-2.1.3, as
@@ -47,36 +49,37 @@ std::int64_t standard_attention_params(const ModelArchitecture& arch) {
 std::int64_t latent_attention_params(const ModelArchitecture& arch) {
   const AttentionSpec& a = arch.attention;
   const LatentAttentionSpec& m = *a.latent;
-  const std::int64_t qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-  std::int64_t n = 0;
-  if (m.q_lora_rank > 0) {
-    n += linear(arch.hidden, m.q_lora_rank, a.qkv_bias) + m.q_lora_rank +
-         linear(m.q_lora_rank, a.num_heads * qk_head, false);
-  } else {
-    n += linear(arch.hidden, a.num_heads * qk_head, false);
-  }
-  n += linear(arch.hidden, m.kv_lora_rank + m.qk_rope_head_dim, a.qkv_bias) + m.kv_lora_rank +
-       linear(m.kv_lora_rank, a.num_heads * (m.qk_nope_head_dim + m.v_head_dim), false);
-  n += linear(a.num_heads * m.v_head_dim, arch.hidden, a.output_bias);
-  return n;
+  const std::int64_t q_width =
+      checked_mul(a.num_heads, checked_add(m.qk_nope_head_dim, m.qk_rope_head_dim));
+  const std::int64_t query = m.q_lora_rank > 0
+                                 ? checked_add(linear(arch.hidden, m.q_lora_rank, a.qkv_bias),
+                                               m.q_lora_rank, linear(m.q_lora_rank, q_width, false))
+                                 : linear(arch.hidden, q_width, false);
+  const std::int64_t key_value = checked_add(
+      linear(arch.hidden, checked_add(m.kv_lora_rank, m.qk_rope_head_dim), a.qkv_bias),
+      m.kv_lora_rank,
+      linear(m.kv_lora_rank,
+             checked_mul(a.num_heads, checked_add(m.qk_nope_head_dim, m.v_head_dim)), false));
+  const std::int64_t output =
+      linear(checked_mul(a.num_heads, m.v_head_dim), arch.hidden, a.output_bias);
+  return checked_add(query, key_value, output);
 }
 
 // Input embeddings: the token table (vocab x hidden), plus GPT-2's learned position table
 // (n_positions x hidden, GPT2Model.wpe; Radford et al. 2019 keep GPT-1's learned positions).
 std::int64_t input_embedding_params(const ModelArchitecture& arch) {
-  std::int64_t n = arch.vocab * arch.hidden;
-  if (arch.learned_positions) n += arch.max_positions * arch.hidden;
-  return n;
+  const std::int64_t n = checked_mul(arch.vocab, arch.hidden);
+  return arch.learned_positions ? checked_add(n, checked_mul(arch.max_positions, arch.hidden)) : n;
 }
 
 // The LM head (hidden -> vocab, no bias in any family here); none of its own when tied
 // (Press & Wolf 2017; config.tie_word_embeddings).
 std::int64_t lm_head_params(const ModelArchitecture& arch) {
-  return arch.tie_embeddings ? 0 : arch.vocab * arch.hidden;
+  return arch.tie_embeddings ? 0 : checked_mul(arch.vocab, arch.hidden);
 }
 
 std::int64_t routed_experts_active(const ModelArchitecture& arch) {
-  return arch.moe ? arch.moe->experts_per_token * expert_params(arch) : 0;
+  return arch.moe ? checked_mul(arch.moe->experts_per_token, expert_params(arch)) : 0;
 }
 
 void add(ParamCounts& counts, const char* module, std::int64_t params, std::int64_t active) {
@@ -95,7 +98,7 @@ std::int64_t norm_params(const ModelArchitecture& arch) {
     case NormKind::kRmsNorm:
       return arch.hidden;
     case NormKind::kLayerNorm:
-      return arch.norm.bias ? 2 * arch.hidden : arch.hidden;
+      return arch.norm.bias ? checked_mul(2, arch.hidden) : arch.hidden;
     case NormKind::kNonParametric:
       return 0;
   }
@@ -111,7 +114,8 @@ std::int64_t attention_params(const ModelArchitecture& arch) {
 std::int64_t dense_mlp_params(const ModelArchitecture& arch) {
   const MlpSpec& m = arch.mlp;
   if (m.gated) return gated_mlp(arch.hidden, m.intermediate, m.bias);
-  return linear(arch.hidden, m.intermediate, m.bias) + linear(m.intermediate, arch.hidden, m.bias);
+  return checked_add(linear(arch.hidden, m.intermediate, m.bias),
+                     linear(m.intermediate, arch.hidden, m.bias));
 }
 
 // One routed expert: a gated MLP of width moe_intermediate_size without biases (Mixtral:
@@ -134,19 +138,16 @@ std::int64_t shared_expert_params(const ModelArchitecture& arch) {
 std::int64_t router_params(const ModelArchitecture& arch) {
   if (!arch.moe) return 0;
   const MoeSpec& m = *arch.moe;
-  return linear(arch.hidden, m.num_experts, m.router_bias) +
-         (m.router_score_bias ? m.num_experts : 0);
+  return checked_add(linear(arch.hidden, m.num_experts, m.router_bias),
+                     m.router_score_bias ? m.num_experts : 0);
 }
 
 std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer) {
-  std::int64_t n = attention_params(arch) + arch.norms_per_layer * norm_params(arch);
-  if (moe_layer) {
-    n += arch.moe->num_experts * expert_params(arch) + shared_expert_params(arch) +
-         router_params(arch);
-  } else {
-    n += dense_mlp_params(arch);
-  }
-  return n;
+  const std::int64_t n =
+      checked_add(attention_params(arch), checked_mul(arch.norms_per_layer, norm_params(arch)));
+  if (!moe_layer) return checked_add(n, dense_mlp_params(arch));
+  return checked_add(n, checked_mul(arch.moe->num_experts, expert_params(arch)),
+                     shared_expert_params(arch), router_params(arch));
 }
 
 // A DeepSeek-V3 multi-token-prediction module (DeepSeek-V3 report sec. 2.2, Figure 3;
@@ -156,8 +157,9 @@ std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer)
 // are counted apart (ParamCounts::mtp_shared_copies).
 std::int64_t mtp_module_params(const ModelArchitecture& arch) {
   const bool moe = is_moe_layer(arch, arch.num_layers - 1);
-  return 3 * norm_params(arch) + linear(2 * arch.hidden, arch.hidden, false) +
-         decoder_layer_params(arch, moe);
+  return checked_add(checked_mul(3, norm_params(arch)),
+                     linear(checked_mul(2, arch.hidden), arch.hidden, false),
+                     decoder_layer_params(arch, moe));
 }
 
 // SiglipVisionModel (modeling_siglip.py; Zhai et al. 2023, ViT of Dosovitskiy et al. 2021):
@@ -170,20 +172,25 @@ std::int64_t vision_tower_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
   const VisionTowerSpec& v = *arch.vision;
   const std::int64_t h = v.hidden;
-  const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
-  const std::int64_t mlp = linear(h, v.intermediate, true) + linear(v.intermediate, h, true);
-  const std::int64_t layer = 2 * (2 * h) + 4 * linear(h, h, true) + mlp;
-  std::int64_t n = linear(v.channels * v.patch_size * v.patch_size, h, true) + patches * h +
-                   v.layers * layer + 2 * h;
-  if (v.pooling_head) n += h + linear(h, 3 * h, true) + linear(h, h, true) + 2 * h + mlp;
-  return n;
+  const std::int64_t side = v.image_size / v.patch_size;
+  const std::int64_t patches = checked_mul(side, side);
+  const std::int64_t mlp =
+      checked_add(linear(h, v.intermediate, true), linear(v.intermediate, h, true));
+  const std::int64_t layer =
+      checked_add(checked_mul(4, h), checked_mul(4, linear(h, h, true)), mlp);
+  const std::int64_t n =
+      checked_add(linear(checked_mul(v.channels, v.patch_size, v.patch_size), h, true),
+                  checked_mul(patches, h), checked_mul(v.layers, layer), checked_mul(2, h));
+  if (!v.pooling_head) return n;
+  return checked_add(n, h, linear(h, checked_mul(3, h), true), linear(h, h, true),
+                     checked_mul(2, h), mlp);
 }
 
 // Gemma3MultiModalProjector: mm_input_projection_weight (vision hidden x text hidden, no bias)
 // and mm_soft_emb_norm, an RMSNorm over the vision hidden size.
 std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
-  return arch.vision->hidden * arch.hidden + arch.vision->hidden;
+  return checked_add(checked_mul(arch.vision->hidden, arch.hidden), arch.vision->hidden);
 }
 
 ParamCounts count_params(const ModelArchitecture& arch) {
@@ -194,39 +201,40 @@ ParamCounts count_params(const ModelArchitecture& arch) {
 
   c.input_embedding = input_embedding_params(arch);
   c.lm_head = lm_head_params(arch);
-  c.embedding = c.input_embedding + c.lm_head;
+  c.embedding = checked_add(c.input_embedding, c.lm_head);
 
-  const std::int64_t token_table = arch.vocab * arch.hidden;
+  const std::int64_t token_table = checked_mul(arch.vocab, arch.hidden);
   add(c, "embed_tokens", token_table, token_table);
   add(c, "embed_positions", c.input_embedding - token_table, c.input_embedding - token_table);
-  const std::int64_t attention = arch.num_layers * attention_params(arch);
+  const std::int64_t attention = checked_mul(arch.num_layers, attention_params(arch));
   add(c, "attention", attention, attention);
-  const std::int64_t mlp = dense_layers * dense_mlp_params(arch);
+  const std::int64_t mlp = checked_mul(dense_layers, dense_mlp_params(arch));
   add(c, "mlp", mlp, mlp);
   if (arch.moe) {
-    add(c, "routed_experts", moe_layers * arch.moe->num_experts * expert_params(arch),
-        moe_layers * routed_experts_active(arch));
-    const std::int64_t shared = moe_layers * shared_expert_params(arch);
+    add(c, "routed_experts", checked_mul(moe_layers, arch.moe->num_experts, expert_params(arch)),
+        checked_mul(moe_layers, routed_experts_active(arch)));
+    const std::int64_t shared = checked_mul(moe_layers, shared_expert_params(arch));
     add(c, "shared_experts", shared, shared);
-    const std::int64_t router = moe_layers * router_params(arch);
+    const std::int64_t router = checked_mul(moe_layers, router_params(arch));
     add(c, "router", router, router);
   }
   // Per-layer norms plus the final one (ln_f / model.norm).
-  const std::int64_t norms = (arch.num_layers * arch.norms_per_layer + 1) * norm_params(arch);
+  const std::int64_t norms = checked_mul(
+      checked_add(checked_mul(arch.num_layers, arch.norms_per_layer), 1), norm_params(arch));
   add(c, "norms", norms, norms);
   add(c, "lm_head", c.lm_head, c.lm_head);
   add(c, "vision_tower", vision_tower_params(arch), 0);
   add(c, "multimodal_projector", vision_projector_params(arch), 0);
-  c.vision = vision_tower_params(arch) + vision_projector_params(arch);
+  c.vision = checked_add(vision_tower_params(arch), vision_projector_params(arch));
 
   for (const ModuleParams& m : c.modules) {
-    c.total += m.params;
-    c.active += m.active;
+    c.total = checked_add(c.total, m.params);
+    c.active = checked_add(c.active, m.active);
   }
   c.non_embedding = c.total - c.embedding;
-  c.mtp = arch.mtp_layers * mtp_module_params(arch);
-  c.mtp_shared_copies = arch.mtp_layers * 2 * token_table;
-  c.total_with_mtp = c.total + c.mtp + c.mtp_shared_copies;
+  c.mtp = checked_mul(arch.mtp_layers, mtp_module_params(arch));
+  c.mtp_shared_copies = checked_mul(arch.mtp_layers, 2, token_table);
+  c.total_with_mtp = checked_add(c.total, c.mtp, c.mtp_shared_copies);
   return c;
 }
 

@@ -67,6 +67,11 @@ void check_moe(const ModelArchitecture& arch, Checker& c) {
   c.non_negative("shared_expert_intermediate_size", m.shared_intermediate);
   c.non_negative("first_k_dense_replace", m.first_dense_layers, kMaxLayers);
   c.positive("decoder_sparse_step", m.layer_step, kMaxLayers);
+  c.positive("moe_layer_freq", m.layer_freq, kMaxLayers);
+  if (!std::is_sorted(m.dense_layers.begin(), m.dense_layers.end()) ||
+      std::adjacent_find(m.dense_layers.begin(), m.dense_layers.end()) != m.dense_layers.end()) {
+    c.fail("mlp_only_layers: must be sorted, each layer once");
+  }
   if (m.num_experts > 0 && m.experts_per_token > m.num_experts) {
     c.fail(fmt::format("num_experts_per_tok: {} exceeds the {} experts", m.experts_per_token,
                        m.num_experts));
@@ -74,10 +79,12 @@ void check_moe(const ModelArchitecture& arch, Checker& c) {
   if ((m.num_shared_experts > 0) != (m.shared_intermediate > 0)) {
     c.fail("shared experts: a count and a width must both be given, or neither");
   }
-  for (std::int64_t layer : m.dense_layers) {
-    if (layer < 0 || layer >= arch.num_layers) {
-      c.fail(fmt::format("mlp_only_layers: layer {} is outside 0..{}", layer, arch.num_layers - 1));
-    }
+  // Sorted: only the ends can be out of range; one problem says so.
+  if (!m.dense_layers.empty() &&
+      (m.dense_layers.front() < 0 || m.dense_layers.back() >= arch.num_layers)) {
+    const std::int64_t layer =
+        m.dense_layers.front() < 0 ? m.dense_layers.front() : m.dense_layers.back();
+    c.fail(fmt::format("mlp_only_layers: layer {} is outside 0..{}", layer, arch.num_layers - 1));
   }
 }
 
@@ -86,18 +93,24 @@ void check_moe(const ModelArchitecture& arch, Checker& c) {
 double rough_param_bound(const ModelArchitecture& arch) {
   const auto d = [](std::int64_t v) { return static_cast<double>(std::max<std::int64_t>(v, 1)); };
   const AttentionSpec& a = arch.attention;
-  double width = d(a.num_heads) * d(a.head_dim);
+  const double hidden = d(arch.hidden);
+  double attention = 4.0 * hidden * d(a.num_heads) * d(a.head_dim);
   if (a.latent) {
+    // Every product of latent_attention_params (model/param_count.cpp), without the small sums.
     const LatentAttentionSpec& m = *a.latent;
-    width = d(a.num_heads) * (d(m.qk_nope_head_dim) + d(m.qk_rope_head_dim) + d(m.v_head_dim)) +
-            d(m.q_lora_rank) + d(m.kv_lora_rank);
+    const double heads = d(a.num_heads);
+    const double q_head = d(m.qk_nope_head_dim) + d(m.qk_rope_head_dim);
+    attention = hidden * (d(m.q_lora_rank) + d(m.kv_lora_rank) + d(m.qk_rope_head_dim)) +
+                (d(m.q_lora_rank) + hidden) * heads * q_head +
+                d(m.kv_lora_rank) * heads * (d(m.qk_nope_head_dim) + d(m.v_head_dim)) +
+                heads * d(m.v_head_dim) * hidden;
   }
   double mlp = d(arch.mlp.intermediate);
   if (arch.moe) {
     mlp += d(arch.moe->expert_intermediate) * d(arch.moe->num_experts) +
            d(arch.moe->shared_intermediate);
   }
-  const double layer = d(arch.hidden) * (4.0 * width + 3.0 * mlp + 8.0);
+  const double layer = attention + hidden * (3.0 * mlp + 8.0);
   double vision = 0.0;
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
@@ -160,7 +173,8 @@ bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer) {
   const MoeSpec& m = *arch.moe;
   if (layer < m.first_dense_layers) return false;
   if (m.layer_step <= 0 || (layer + 1) % m.layer_step != 0) return false;
-  return std::find(m.dense_layers.begin(), m.dense_layers.end(), layer) == m.dense_layers.end();
+  if (m.layer_freq <= 0 || layer % m.layer_freq != 0) return false;
+  return !std::binary_search(m.dense_layers.begin(), m.dense_layers.end(), layer);
 }
 
 std::int64_t moe_layer_count(const ModelArchitecture& arch) {

@@ -3,13 +3,24 @@
 
 #include <fmt/format.h>
 
+#include "trainbudget/spec/excerpt.hpp"
+
 namespace tb {
 namespace {
+// A file with a thousand problems shows the first few; each line stays short and printable.
+constexpr std::size_t kListedProblems = 10;
+constexpr std::size_t kProblemBytes = 600;
+
 std::string join_problems(const std::string& file, const std::vector<std::string>& problems) {
-  if (problems.size() == 1) return fmt::format("{}: {}", file, problems.front());
+  if (problems.size() == 1) return one_line(fmt::format("{}: {}", file, problems.front()));
   std::string out = fmt::format("{}: {} problems:", file, problems.size());
-  for (const std::string& p : problems) out += fmt::format(" [{}]", p);
-  return out;
+  for (std::size_t i = 0; i < problems.size() && i < kListedProblems; ++i) {
+    out += fmt::format(" [{}]", one_line(problems[i], kProblemBytes));
+  }
+  if (problems.size() > kListedProblems) {
+    out += fmt::format(" (and {} more)", problems.size() - kListedProblems);
+  }
+  return one_line(out, kListedProblems * (kProblemBytes + 16) + 400);
 }
 std::string join_requests(const std::vector<Problem>& problems) {
   std::string out;

@@ -38,7 +38,8 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
 }
 
 // Appends text[i..] escaped, stopping before `limit` input bytes; returns where it stopped.
-std::size_t append_escaped(std::string& out, std::string_view text, std::size_t limit) {
+std::size_t append_escaped(std::string& out, std::string_view text, std::size_t limit,
+                           bool double_backslashes = true) {
   std::size_t i = 0;
   while (i < text.size() && i < limit) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -65,7 +66,7 @@ std::size_t append_escaped(std::string& out, std::string_view text, std::size_t 
         out += "\\r";
         break;
       case '\\':
-        out += "\\\\";
+        out += double_backslashes ? "\\\\" : "\\";
         break;
       default:
         if (c < 0x20 || c == 0x7F) {
@@ -93,6 +94,14 @@ std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   append_escaped(out, text, text.size());
+  return out;
+}
+
+std::string one_line(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes) + 24);
+  const std::size_t stop = append_escaped(out, text, max_bytes, false);
+  if (stop < text.size()) out += fmt::format("... ({} bytes)", text.size());
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/checked.hpp"
 #include "trainbudget/spec/enum_names.hpp"
 
 namespace tb {
@@ -90,11 +91,17 @@ struct LinearLayer {
   std::int64_t active_copies{1};  // instances one token runs through (top-k for routed experts)
   std::int64_t layers{1};         // decoder layers holding it (1 for the LM head)
 
-  [[nodiscard]] std::int64_t weight_params() const { return in_features * out_features; }
+  [[nodiscard]] std::int64_t weight_params() const {
+    return checked_mul(in_features, out_features);
+  }
   // Parameters of one instance: weight plus bias.
-  [[nodiscard]] std::int64_t params() const { return weight_params() + (bias ? out_features : 0); }
+  [[nodiscard]] std::int64_t params() const {
+    return checked_add(weight_params(), bias ? out_features : 0);
+  }
   // All instances in the model: params() * copies * layers; 0 for a tied head.
-  [[nodiscard]] std::int64_t total_params() const { return tied ? 0 : params() * copies * layers; }
+  [[nodiscard]] std::int64_t total_params() const {
+    return tied ? 0 : checked_mul(params(), copies, layers);
+  }
 };
 
 // The linear layers of one decoder layer: a dense one (moe_layer false) or an MoE one. Each

@@ -74,9 +74,12 @@ struct MoeSpec {
   bool router_bias{false};        // bias on the router linear
   bool router_score_bias{false};  // DeepSeek-V3 e_score_correction_bias (num_experts values)
   // Which layers are MoE: layer i is MoE unless i < first_dense_layers, (i + 1) is not a
-  // multiple of layer_step (Qwen's decoder_sparse_step) or i is listed in dense_layers.
+  // multiple of layer_step (Qwen's decoder_sparse_step), i is not a multiple of layer_freq
+  // (DeepSeek's moe_layer_freq) or i is listed in dense_layers (sorted, each once: the parser
+  // sorts Qwen's mlp_only_layers, so that a lookup is a binary search).
   std::int64_t first_dense_layers{0};
   std::int64_t layer_step{1};
+  std::int64_t layer_freq{1};
   std::vector<std::int64_t> dense_layers;
 };
 

@@ -21,6 +21,11 @@ inline constexpr std::size_t kExcerptBytes = 160;
 // for names (file paths) that must stay whole in JSON output.
 [[nodiscard]] std::string printable(std::string_view text);
 
+// A finished message made safe to print as one line: control characters and invalid UTF-8
+// escaped as excerpt() does (backslashes kept as they are: the message's own quoting), cut past
+// `max_bytes`. The last guard before a terminal, whatever a message was built from.
+[[nodiscard]] std::string one_line(std::string_view text, std::size_t max_bytes = 2000);
+
 // The deepest nesting of [ and { in JSON text, not counting brackets inside strings; a linear
 // scan that needs no parse, so that a hostile depth is refused before any DOM is built.
 [[nodiscard]] std::size_t json_nesting_depth(std::string_view text);
