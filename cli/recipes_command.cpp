@@ -19,7 +19,7 @@ CLI::App* setup_recipes(CLI::App& app, RecipesOptions& o) {
 }
 
 void run_recipes(const RecipesOptions& o, std::ostream& out) {
-  const double params = parse_count(o.params, "params");
+  const double params = parse_count(o.params, "params", kParamsRange);
   report::write(report::RecipeComparison{params}, format_of(o.common), out);
 }
 

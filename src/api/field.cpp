@@ -11,6 +11,7 @@
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/limits.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
@@ -49,7 +50,15 @@ std::string text(V value, const char* key, const char* what) {
 }
 
 // Accepted-value texts.
-std::string counts() { return "a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k"; }
+std::string count_in(Range r) {
+  return fmt::format("a count from {:g} to {:g} such as 7e9, 7B, 70b, 1.5T, 125M or 32k", r.lo,
+                     r.hi);
+}
+std::string param_counts() { return count_in(kParamsRange); }
+std::string token_counts() { return count_in(kTokensRange); }
+std::string utilizations() {
+  return fmt::format("[{:g}, {:g}]", kUtilizationRange.lo, kUtilizationRange.hi);
+}
 std::string fraction() { return "(0, 1]"; }
 std::string flags() { return "true|false (a flag)"; }
 std::string recipes() { return recipe_choices(); }
@@ -72,8 +81,8 @@ std::string directory() { return "a directory of device TOML files"; }
 
 const std::array kEstimateFields{
     Field{"params", FieldType::kCount, "COUNT", "parameters", "7e9",
-          "Model parameters: 7e9, 7B, 70b, 1.5T, 125M", counts,
-          [](V v, R r) { r.job.params = parse_count(v, "params"); }, "job"},
+          "Model parameters: 7e9, 7B, 70b, 1.5T, 125M", param_counts,
+          [](V v, R r) { r.job.params = parse_count(v, "params", kParamsRange); }, "job"},
     Field{"model", FieldType::kText, "MODEL", "", "",
           "The model, counted exactly from its architecture (docs/models.md): a config.json, a "
           "model folder (config.json + safetensors headers) or a preset id from data/models "
@@ -82,8 +91,8 @@ const std::array kEstimateFields{
           [](V v, R r) { r.model = text(v, "model", "a config.json, a folder or a preset id"); },
           "job"},
     Field{"tokens", FieldType::kCount, "COUNT", "tokens", "1e9",
-          "Training tokens, all epochs (same suffixes)", counts,
-          [](V v, R r) { r.job.tokens = parse_count(v, "tokens"); }, "job"},
+          "Training tokens, all epochs (same suffixes)", token_counts,
+          [](V v, R r) { r.job.tokens = parse_count(v, "tokens", kTokensRange); }, "job"},
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
           "(adapters on an NF4 base) | freeze (only the top fraction trained)",
@@ -102,8 +111,11 @@ const std::array kEstimateFields{
     Field{"utilization", FieldType::kNumber, "FRACTION", "of the dense peak", "0.4",
           "Model-FLOPs utilization (MFU) for the realistic column; published large runs reach "
           "38-56 %",
-          fraction,
-          [](V v, R r) { r.job.utilization = parse_number_in(v, "utilization", 0.0, 1.0, false); },
+          utilizations,
+          [](V v, R r) {
+            r.job.utilization =
+                parse_number_in(v, "utilization", kUtilizationRange.lo, kUtilizationRange.hi, true);
+          },
           "job"},
     Field{"machine", FieldType::kList, "LIST", "", kDefaultMachines,
           "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks the rate "

@@ -17,6 +17,8 @@
 
 #include "field_reader.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/limits.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;
@@ -81,8 +83,8 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
       {"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by", "method", "date"});
   ComputeRate rate;
   rate.dtype = dtype;
-  const auto dense = r.positive(key::kDenseTflops, true);
-  const auto sparse = r.positive(key::kSparseTflops, false);
+  const auto dense = r.positive(key::kDenseTflops, true, kTflopsRange);
+  const auto sparse = r.positive(key::kSparseTflops, false, kTflopsRange);
   const std::string kind = r.string(key::kKind, true);
   rate.source = r.string(key::kSource, true);
   rate.note = r.string(key::kNote, false);
@@ -96,7 +98,8 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
     rate.measured_by = r.string(key::kMeasuredBy, false);
     rate.method = r.string(key::kMethod, false);
   } else if (!kind.empty()) {
-    problems.push_back(fmt::format("{}.kind: '{}' is not one of spec|measured", prefix, kind));
+    problems.push_back(
+        fmt::format("{}.kind: '{}' is not one of spec|measured", prefix, excerpt(kind)));
   }
   if (dense && sparse && *sparse < *dense) {
     problems.push_back(fmt::format(
@@ -121,15 +124,17 @@ Device build_device(const toml::table& root, const std::string& origin) {
   d.category = top.string(key::kCategory, true);
   d.notes = top.string(key::kNotes, false);
   if (!d.vendor.empty() && !one_of(d.vendor, kVendors)) {
-    problems.push_back(fmt::format("vendor: '{}' is not one of {}", d.vendor, joined(kVendors)));
+    problems.push_back(
+        fmt::format("vendor: '{}' is not one of {}", excerpt(d.vendor), joined(kVendors)));
   }
   if (!d.category.empty() && !one_of(d.category, kCategories)) {
     problems.push_back(
-        fmt::format("category: '{}' is not one of {}", d.category, joined(kCategories)));
+        fmt::format("category: '{}' is not one of {}", excerpt(d.category), joined(kCategories)));
   }
   const fs::path stem = fs::path(origin).stem();
   if (!d.id.empty() && fs::path(origin).extension() == ".toml" && stem.string() != d.id) {
-    problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", d.id, stem.string()));
+    problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", excerpt(d.id),
+                                   excerpt(stem.string())));
   }
 
   if (const toml::table* mem = top.object(key::kMemory, true)) {
@@ -143,16 +148,18 @@ Device build_device(const toml::table& root, const std::string& origin) {
           "memory.capacity_gb, memory.capacity_gib: give exactly one (GiB for HBM/GDDR/LPDDR "
           "figures, GB where the vendor's figure is decimal)");
     } else if (binary) {
-      if (auto cap = r.positive(key::kCapacityGib, true)) d.memory_capacity = Bytes{*cap * kGibi};
+      if (auto cap = r.positive(key::kCapacityGib, true, kCapacityRange))
+        d.memory_capacity = Bytes{*cap * kGibi};
       d.memory_capacity_unit = CapacityUnit::kGiB;
     } else if (decimal) {
-      if (auto cap = r.positive(key::kCapacityGb, true)) d.memory_capacity = Bytes{*cap * kGiga};
+      if (auto cap = r.positive(key::kCapacityGb, true, kCapacityRange))
+        d.memory_capacity = Bytes{*cap * kGiga};
     } else {
       problems.push_back(
           "memory.capacity_gib or memory.capacity_gb: missing (a number > 0; GiB for "
           "HBM/GDDR/LPDDR figures)");
     }
-    if (auto bw = r.positive(key::kBandwidthGbPerS, false)) {
+    if (auto bw = r.positive(key::kBandwidthGbPerS, false, kBandwidthRange)) {
       d.memory_bandwidth = BytesPerSecond{*bw * kGiga};
     }
     d.memory_source = r.string(key::kSource, true);
@@ -162,14 +169,14 @@ Device build_device(const toml::table& root, const std::string& origin) {
     for (auto&& [key, node] : *compute) {
       const auto dtype = enum_from_name<DType>(key.str());
       if (!dtype) {
-        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})", key.str(),
-                                       enum_choices<DType>()));
+        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})",
+                                       excerpt(key.str()), enum_choices<DType>()));
         continue;
       }
       if (const auto* t = node.as_table()) {
         read_rate(*t, *dtype, d, problems);
       } else {
-        problems.push_back(fmt::format("compute.{}: must be a table", key.str()));
+        problems.push_back(fmt::format("compute.{}: must be a table", excerpt(key.str())));
       }
     }
     if (compute->empty()) problems.push_back("compute: needs at least one dtype table");
@@ -180,14 +187,15 @@ Device build_device(const toml::table& root, const std::string& origin) {
     r.allow_only({key::kName, key::kBandwidthGbPerS, key::kDirection, key::kSource});
     Interconnect link;
     link.name = r.string(key::kName, true);
-    if (auto bw = r.positive(key::kBandwidthGbPerS, true))
+    if (auto bw = r.positive(key::kBandwidthGbPerS, true, kBandwidthRange))
       link.bandwidth = BytesPerSecond{*bw * kGiga};
     const std::string direction = r.string(key::kDirection, true);
     if (direction == kPerDirection) {
       link.bidirectional = false;
     } else if (direction != kBidirectional && !direction.empty()) {
-      problems.push_back(fmt::format(
-          "interconnect.direction: '{}' is not one of bidirectional|per-direction", direction));
+      problems.push_back(
+          fmt::format("interconnect.direction: '{}' is not one of bidirectional|per-direction",
+                      excerpt(direction)));
     }
     link.source = r.string(key::kSource, true);
     d.interconnect = std::move(link);
@@ -196,7 +204,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
   if (const toml::table* power = top.object(key::kPower, false)) {
     Reader r(*power, "power", problems);
     r.allow_only({key::kTdpW, key::kSource});
-    if (auto watts = r.positive(key::kTdpW, true)) d.tdp_watts = Watts{*watts};
+    if (auto watts = r.positive(key::kTdpW, true, kTdpRange)) d.tdp_watts = Watts{*watts};
     d.power_source = r.string(key::kSource, true);
   }
 
@@ -204,7 +212,8 @@ Device build_device(const toml::table& root, const std::string& origin) {
     Reader r(*price, "price", problems);
     r.allow_only({key::kUsdPerHour, key::kDate, key::kSource});
     Price p;
-    if (auto usd = r.positive(key::kUsdPerHour, true)) p.usd_per_hour = DollarsPerHour{*usd};
+    if (auto usd = r.positive(key::kUsdPerHour, true, kUsdPerHourRange))
+      p.usd_per_hour = DollarsPerHour{*usd};
     p.date = r.string(key::kDate, true);
     p.source = r.string(key::kSource, true);
     d.price = std::move(p);

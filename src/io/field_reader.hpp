@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/limits.hpp"
 
 namespace tb::io {
 
@@ -205,8 +206,9 @@ class FieldReader {
     return value;
   }
 
-  // A finite number > 0.
-  std::optional<double> positive(std::string_view key, bool required) {
+  // A finite number > 0, within `range` when one is given (spec/limits.hpp).
+  std::optional<double> positive(std::string_view key, bool required,
+                                 std::optional<Range> range = std::nullopt) {
     const Node* node = find(key);
     if (node == nullptr) {
       if (required) fail(fmt::format("{}: missing (a number > 0)", name(key)));
@@ -219,6 +221,11 @@ class FieldReader {
     }
     if (!std::isfinite(*value) || *value <= 0.0) {
       fail(fmt::format("{}: {} must be a finite number > 0", name(key), *value));
+      return std::nullopt;
+    }
+    if (range && !range->contains(*value)) {
+      fail(fmt::format("{}: {} is outside the accepted {:g} to {:g}", name(key), *value, range->lo,
+                       range->hi));
       return std::nullopt;
     }
     return value;

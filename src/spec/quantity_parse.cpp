@@ -8,6 +8,7 @@
 #include <string>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb {
 namespace {
@@ -29,11 +30,13 @@ bool parse_double(std::string_view s, double& out) {
 
 }  // namespace
 
-double parse_count(std::string_view text, std::string_view field) {
+double parse_count(std::string_view text, std::string_view field, Range range) {
   const std::string_view s = trim(text);
   const auto fail = [&](std::string_view why) -> double {
-    throw InvalidRequest(std::string{field}, fmt::format("'{}' {}", text, why),
-                         "a positive count such as 7e9, 7B, 70b, 1.5T, 125M or 32k");
+    throw InvalidRequest(std::string{field}, fmt::format("'{}' {}", excerpt(text), why),
+                         fmt::format("a count from {:g} to {:g} such as 7e9, 7B, 70b, 1.5T, 125M "
+                                     "or 32k",
+                                     range.lo, range.hi));
   };
   if (s.empty()) return fail("is empty");
   double scale = 1.0;
@@ -66,6 +69,8 @@ double parse_count(std::string_view text, std::string_view field) {
   value *= scale;
   if (!std::isfinite(value)) return fail("is not finite");
   if (value <= 0.0) return fail("must be greater than zero");
+  if (value < range.lo) return fail(fmt::format("is less than {:g}", range.lo));
+  if (value > range.hi) return fail(fmt::format("is past {:g}", range.hi));
   return value;
 }
 
@@ -75,11 +80,11 @@ double parse_number_in(std::string_view text, std::string_view field, double lo,
   double value = 0.0;
   const std::string range = fmt::format("{}{}, {}]", lo_inclusive ? "[" : "(", lo, hi);
   if (!parse_double(s, value) || !std::isfinite(value)) {
-    throw InvalidRequest(std::string{field}, fmt::format("'{}' is not a number", text),
+    throw InvalidRequest(std::string{field}, fmt::format("'{}' is not a number", excerpt(text)),
                          "a value in " + range);
   }
   if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
-    throw InvalidRequest(std::string{field}, fmt::format("{} is out of range", text),
+    throw InvalidRequest(std::string{field}, fmt::format("{} is out of range", excerpt(text)),
                          "a value in " + range);
   }
   return value;

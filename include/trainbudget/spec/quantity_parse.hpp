@@ -3,11 +3,13 @@
 
 #include <string_view>
 
+#include "trainbudget/spec/limits.hpp"
+
 namespace tb {
 
-// A positive, finite count. Suffixes k/K (1e3), M/m (1e6), B/b/G (1e9), T/t (1e12); plain
-// numbers in decimal or exponent form. Throws InvalidArgument naming `field` otherwise.
-[[nodiscard]] double parse_count(std::string_view text, std::string_view field);
+// A count in `range`. Suffixes k/K (1e3), M/m (1e6), B/b/G (1e9), T/t (1e12); plain numbers in
+// decimal or exponent form. Throws InvalidRequest naming `field` otherwise.
+[[nodiscard]] double parse_count(std::string_view text, std::string_view field, Range range);
 
 // A finite number in (lo, hi] (or [lo, hi] when lo_inclusive); throws naming `field`.
 [[nodiscard]] double parse_number_in(std::string_view text, std::string_view field, double lo,
