@@ -22,7 +22,7 @@ std::string capacity_text(const Device& d) {
 }
 
 std::string bandwidth_cell(const Device& d) {
-  return d.memory_bandwidth ? fmt::format("{:.0f}", d.memory_bandwidth->value() / kGiga) : "-";
+  return d.memory_bandwidth ? fixed(d.memory_bandwidth->value() / kGiga, 0) : "-";
 }
 
 }  // namespace
@@ -104,8 +104,8 @@ Document device_document(const Device& d) {
     if (d.tdp_watts)
       more.text(fmt::format("power {:.0f} W -- {}", d.tdp_watts->value(), d.power_source));
     if (const auto& p = d.price) {
-      more.text(
-          fmt::format("price ${:.2f}/h ({}) -- {}", p->usd_per_hour.value(), p->date, p->source));
+      more.text(fmt::format("price ${}/h ({}) -- {}", fixed(p->usd_per_hour.value(), 2), p->date,
+                            p->source));
     }
     doc.sections.push_back(std::move(more));
   }

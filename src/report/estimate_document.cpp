@@ -78,7 +78,8 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   if (m.rate.has_value()) {
     time = fmt::format("{} at {} utilization", duration(m.at_utilization), percent(m.utilization));
     if (m.cost_usd)
-      time += fmt::format(", about ${:.0f} at the catalog's hourly price", m.cost_usd->value());
+      time +=
+          fmt::format(", about ${} at the catalog's hourly price", fixed(m.cost_usd->value(), 0));
   } else {
     time = "no compute figure for this device";
   }
@@ -213,8 +214,7 @@ TextTable estimate_rows(const Estimate& e) {
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
                  fmt::format("{:.6g}", m.device.memory_capacity.value()), m.fits ? "true" : "false",
-                 std::string{enum_name(m.fit)},
-                 m.cost_usd ? fmt::format("{:.2f}", m.cost_usd->value()) : ""});
+                 std::string{enum_name(m.fit)}, m.cost_usd ? fixed(m.cost_usd->value(), 2) : ""});
     }
   };
   add(e.primary);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/units/format.hpp"
@@ -21,7 +22,18 @@ std::string counted(std::int64_t n, std::string_view singular, std::string_view 
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
 }
 
-std::string tflops(FlopsPerSecond rate) { return fmt::format("{:.1f}", rate.value() / kTera); }
+std::string fixed(double v, int decimals) {
+  std::string out;
+  detail::format_fixed(std::back_inserter(out), v, decimals);
+  return out;
+}
+
+// A slow device (a measured microcontroller, a typo'd TOML) keeps two significant digits.
+std::string tflops(FlopsPerSecond rate) {
+  const double t = rate.value() / kTera;
+  if (t > 0.0 && t < 0.05) return fmt::format("{:.2g}", t);
+  return fixed(t, 1);
+}
 
 std::string flops(Flops work) { return fmt::format("{}", work); }
 
@@ -38,14 +50,14 @@ std::string grouped(std::int64_t n) {
 }
 
 std::string count(double n) {
-  if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
+  if (n >= 1e12) return fixed(n / 1e12, 2) + " T";
   if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
   if (n >= 1e6) return fmt::format("{:.1f} M", n / 1e6);
   if (n >= 1e3) return fmt::format("{:.1f} k", n / 1e3);
   return fmt::format("{:.0f}", n);
 }
 
-std::string hours_text(Seconds s) { return fmt::format("{:.1f} h", hours(s)); }
+std::string hours_text(Seconds s) { return fixed(hours(s), 1) + " h"; }
 
 std::string duration(Seconds s) {
   const double secs = s.count();
@@ -59,7 +71,7 @@ std::string duration(Seconds s) {
   if (secs < 2.0 * kDay) return fmt::format("{:.1f} hours", secs / kHour);
   if (secs < 3.0 * kWeek) return fmt::format("{:.1f} days", secs / kDay);
   if (secs < kYear) return fmt::format("{:.1f} weeks", secs / kWeek);
-  return fmt::format("{:.1f} years", secs / kYear);
+  return fixed(secs / kYear, 1) + " years";
 }
 
 std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100.0); }

@@ -2,7 +2,9 @@
 #include "trainbudget/report/json_output.hpp"
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "json_dump.hpp"
 #include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
@@ -195,16 +197,16 @@ std::string estimate_json(const Estimate& e) {
   root["lora_alternative"] =
       e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
   add_setup_json(e, root);
-  return root.dump(2) + "\n";
+  return dump_json(std::move(root));
 }
 
 std::string devices_json(const std::vector<Device>& devices) {
   ordered_json arr = ordered_json::array();
   for (const Device& d : devices) arr.push_back(device_object(d));
-  return arr.dump(2) + "\n";
+  return dump_json(std::move(arr));
 }
 
-std::string device_json(const Device& device) { return device_object(device).dump(2) + "\n"; }
+std::string device_json(const Device& device) { return dump_json(device_object(device)); }
 
 std::string recipes_json(double params) {
   ordered_json arr = ordered_json::array();
@@ -223,7 +225,7 @@ std::string recipes_json(double params) {
                    {"source", b.recipe->source}});
   }
   ordered_json root{{"schema_version", kJsonSchemaVersion}, {"recipes", arr}};
-  return root.dump(2) + "\n";
+  return dump_json(std::move(root));
 }
 
 }  // namespace tb::report

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "json_dump.hpp"
 #include "trainbudget/report/measurement_report.hpp"
 #include "trainbudget/report/view.hpp"
 
@@ -165,7 +167,7 @@ std::string measurement_json(const Measurement& m) {
       {"theoretical_peak", peak},
       {"theoretical_peak_basis", peak_basis},
       {"memory_bandwidth", triad != nullptr ? json(triad->median_rate.value()) : json(nullptr)}};
-  return doc.dump(2) + "\n";
+  return dump_json(std::move(doc));
 }
 
 }  // namespace tb::report

@@ -27,7 +27,9 @@ namespace tb::report {
 // "table" | "json" | "csv" | "markdown"; throws InvalidArgument naming --format.
 [[nodiscard]] Format parse_format(std::string_view text);
 
-[[nodiscard]] std::string gb(Bytes bytes);              // "112.0 GB"
+[[nodiscard]] std::string gb(Bytes bytes);  // "112.0 GB"
+// `v` to `decimals` places, or "1.67e+19" past 7 integer digits (units/format.hpp).
+[[nodiscard]] std::string fixed(double v, int decimals);
 [[nodiscard]] std::string tflops(FlopsPerSecond rate);  // "989.5"
 [[nodiscard]] std::string flops(Flops work);            // "42.0 EFLOP"
 [[nodiscard]] std::string grouped(std::int64_t n);      // "8,030,261,248": exact counts

@@ -21,10 +21,18 @@
 
 namespace tb::detail {
 
+// `v` with `decimals` decimals while it has at most 7 integer digits, else three significant
+// digits in e-notation ("1.67e+19"): a table cell stays narrow whatever the input.
+template <class Out>
+Out format_fixed(Out out, double v, int decimals) {
+  if (std::fabs(v) < 1e7) return fmt::format_to(out, "{:.{}f}", v, decimals);
+  return fmt::format_to(out, "{:.3g}", v);
+}
+
 // A count with a decimal prefix word: "7.00 B", "125.0 M", "2.0 k", "512".
 template <class Out>
 Out format_count(Out out, double n, std::string_view noun) {
-  if (n >= 1e12) return fmt::format_to(out, "{:.2f} T {}", n / 1e12, noun);
+  if (n >= 1e12) return fmt::format_to(format_fixed(out, n / 1e12, 2), " T {}", noun);
   if (n >= 1e9) return fmt::format_to(out, "{:.2f} B {}", n / 1e9, noun);
   if (n >= 1e6) return fmt::format_to(out, "{:.1f} M {}", n / 1e6, noun);
   if (n >= 1e3) return fmt::format_to(out, "{:.1f} k {}", n / 1e3, noun);
@@ -34,6 +42,7 @@ Out format_count(Out out, double n, std::string_view noun) {
 // FLOPs with the prefix that keeps one decimal meaningful, then `suffix` ("", "/token").
 template <class Out>
 Out format_flops(Out out, double v, std::string_view suffix) {
+  if (v >= 1e30) return fmt::format_to(out, "{:.3g} FLOP{}", v, suffix);
   if (v >= 1e24) return fmt::format_to(out, "{:.1f} YFLOP{}", v / 1e24, suffix);
   if (v >= 1e21) return fmt::format_to(out, "{:.1f} ZFLOP{}", v / 1e21, suffix);
   if (v >= kExa) return fmt::format_to(out, "{:.1f} EFLOP{}", v / kExa, suffix);
@@ -59,7 +68,8 @@ struct fmt::formatter<tb::Bytes> : tb::detail::UnitFormatter {
   template <class Ctx>
   auto format(tb::Bytes b, Ctx& ctx) const {
     const double v = b.value() / tb::kGiga;
-    if (v >= 1000.0) return fmt::format_to(ctx.out(), "{:.2f} TB", v / 1000.0);
+    if (v >= 1000.0)
+      return fmt::format_to(tb::detail::format_fixed(ctx.out(), v / 1000.0, 2), " TB");
     if (v >= 0.1) return fmt::format_to(ctx.out(), "{:.1f} GB", v);
     return fmt::format_to(ctx.out(), "{:.1f} MB", b.value() / tb::kMega);
   }
@@ -127,7 +137,7 @@ template <>
 struct fmt::formatter<tb::Dollars> : tb::detail::UnitFormatter {
   template <class Ctx>
   auto format(tb::Dollars d, Ctx& ctx) const {
-    return fmt::format_to(ctx.out(), "${:.2f}", d.value());
+    return tb::detail::format_fixed(fmt::format_to(ctx.out(), "$"), d.value(), 2);
   }
 };
 
