@@ -12,7 +12,8 @@
 namespace tb::io {
 namespace fs = std::filesystem;
 
-std::string shown(const fs::path& path) { return printable(path.native()); }
+// Past PATH_MAX (4,096 on Linux) a "path" is not one; a message quotes its start.
+std::string shown(const fs::path& path) { return excerpt(path.native(), 4096); }
 
 std::string_view kind_of(const fs::file_status& status) {
   switch (status.type()) {

@@ -134,12 +134,17 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
   CheckpointSummary s;
   std::map<std::string, std::int64_t> by_dtype;
   std::vector<std::string> problems;
+  // Missing shards: the first few by name, the rest counted in a tenth problem (a DataError
+  // lists ten).
+  constexpr std::size_t kListedMissing = 9;
+  std::size_t missing = 0;
   for (const std::string& f : files) {
     const fs::path path = dir / f;
     if (!fs::exists(fs::symlink_status(path, ec))) {
-      problems.push_back(
-          fmt::format("weight_map names {}, which is not in the folder", excerpt(f)));
-      if (problems.size() >= 10) break;
+      if (++missing <= kListedMissing) {
+        problems.push_back(
+            fmt::format("weight_map names {}, which is not in the folder", excerpt(f)));
+      }
       continue;
     }
     const SafetensorsHeader h = read_safetensors_header(path);
@@ -155,8 +160,12 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
     }
     add_header(s, h, by_dtype);
   }
+  if (missing > kListedMissing) {
+    problems.push_back(
+        fmt::format("and {} more files it names are not in the folder", missing - kListedMissing));
+  }
   for (const auto& [tensor, file] : weight_map) {
-    if (problems.size() >= 10) break;
+    if (problems.size() >= 10 || missing > 0) break;
     problems.push_back(fmt::format("weight_map places tensor \"{}\" in {}, whose header lacks it",
                                    excerpt(tensor), excerpt(file)));
   }
@@ -233,7 +242,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   const fs::path path{spec};
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
+  // A name too long for a path is not a file: it may still be a preset id (it is not).
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::filename_too_long) {
     throw DataError(shown(path), {fmt::format("cannot be read: {}", ec.message())});
   }
   if (status.type() == fs::file_type::directory) {

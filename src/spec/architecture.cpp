@@ -16,6 +16,8 @@ namespace {
 constexpr std::int64_t kMaxDimension = 10'000'000;
 constexpr std::int64_t kMaxLayers = 100'000;
 constexpr std::int64_t kMaxExperts = 100'000;
+// Context lengths: Llama 4 Scout's 10,485,760 is the longest published; 2^30 leaves room.
+constexpr std::int64_t kMaxContext = std::int64_t{1} << 30;
 
 class Checker {
  public:
@@ -134,7 +136,12 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
   c.positive("hidden_size", arch.hidden);
   c.positive("num_hidden_layers", arch.num_layers, kMaxLayers);
   c.positive("vocab_size", arch.vocab);
-  if (arch.learned_positions) c.positive("max_position_embeddings", arch.max_positions);
+  // A context length; 0 where the family has no learned table and the config leaves it out.
+  if (arch.learned_positions) {
+    c.positive("max_position_embeddings", arch.max_positions, kMaxContext);
+  } else {
+    c.non_negative("max_position_embeddings", arch.max_positions, kMaxContext);
+  }
   if (arch.norms_per_layer < 0 || arch.norms_per_layer > 8) {
     c.fail(fmt::format("norms_per_layer: {} must be between 0 and 8", arch.norms_per_layer));
   }

@@ -19,6 +19,10 @@ if [[ $expected_exit == nonzero ]]; then
 else
   [[ $code -eq $expected_exit ]] || fail "expected exit $expected_exit"
 fi
+# Whatever the test, what reaches a terminal is printable and short: no raw control character
+# (an escape sequence from a file), no line past 2,100 bytes (one_line() caps a message at 2,000).
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$err"; then fail "stderr holds a raw control character"; fi
+if LC_ALL=C awk 'length($0) > 2100 { found = 1 } END { exit !found }' "$err"; then fail "a stderr line is longer than 2,100 bytes"; fi
 if [[ -n $stderr_regex ]]; then
   grep -Eq -- "$stderr_regex" "$err" || fail "stderr does not match /$stderr_regex/"
   [[ $(wc -l <"$err") -le 1 ]] || fail "stderr must be one line"
