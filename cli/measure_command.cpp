@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/profile.hpp"
 #include "trainbudget/measure/runner.hpp"
@@ -23,14 +24,16 @@ std::function<void(std::string_view)> stderr_progress() {
   return [](std::string_view line) { std::cerr << line << '\n' << std::flush; };
 }
 
-// The user hardware directory; `flag` names the option that needs it in the error.
-std::filesystem::path profile_dir(std::string_view flag) {
+// The user hardware directory, created and checked writable before anything is measured;
+// `field` names the option that needs it in the error.
+std::filesystem::path profile_dir(std::string_view field) {
   const auto dir = io::user_hardware_dir();
   if (!dir) {
-    throw InvalidArgument(fmt::format(
-        "{}: no user hardware directory to save to (neither XDG_CONFIG_HOME nor HOME is set)",
-        flag));
+    throw InvalidRequest(std::string{field},
+                         "no user hardware directory to save to (neither XDG_CONFIG_HOME (an "
+                         "absolute path) nor HOME is set)");
   }
+  io::prepare_save_dir(*dir, field);
   return *dir;
 }
 
@@ -98,7 +101,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   if (o.save) {
     measure::validate_profile_id(*o.save);
     check_not_builtin(*o.save);
-    dir = profile_dir("--save");
+    dir = profile_dir("save");
   }
   options.progress = stderr_progress();
 
@@ -126,7 +129,7 @@ void ensure_local_profile(std::string_view machine_list, const CommonOptions& co
   constexpr std::string_view kLocal = "local";
   if (!machine_list_names(machine_list, kLocal)) return;
   if (load_catalog(common).find(kLocal) != nullptr) return;
-  const std::filesystem::path dir = profile_dir("--machine local");
+  const std::filesystem::path dir = profile_dir("machine");
   std::cerr << "trainbudget: no machine 'local' yet; measuring this machine (measure --quick, "
                "about 15 s)\n"
             << std::flush;

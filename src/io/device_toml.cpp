@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "field_reader.hpp"
+#include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/limits.hpp"
@@ -387,6 +388,7 @@ fs::path save_device(const Device& device, const fs::path& dir) {
     throw InvalidRequest("save", fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   }
   const fs::path file = dir / (device.id + ".toml");
+  (void)remove_stale_temporaries(dir);
   write_file_atomically(file, text);
   return file;
 }
