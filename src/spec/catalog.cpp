@@ -8,6 +8,7 @@
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb {
 
@@ -44,7 +45,7 @@ const Device& HardwareCatalog::at(std::string_view id, std::string_view field) c
   throw InvalidRequest(std::string{field},
                        fmt::format("unknown machine '{}'; closest known: {} (see 'trainbudget "
                                    "hardware list')",
-                                   id, fmt::join(near, ", ")));
+                                   excerpt(id), fmt::join(near, ", ")));
 }
 
 std::vector<MachineChoice> parse_machine_list(std::string_view text,
@@ -63,11 +64,18 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
       const std::string_view dtype_text = item.substr(colon + 1);
       choice.dtype = enum_from_name<DType>(dtype_text);
       if (!choice.dtype) {
-        throw InvalidRequest("machine", fmt::format("unknown dtype '{}' in '{}'", dtype_text, item),
-                             std::string{enum_choices<DType>()});
+        throw InvalidRequest(
+            "machine",
+            fmt::format("unknown dtype '{}' in '{}'", excerpt(dtype_text), excerpt(item)),
+            std::string{enum_choices<DType>()});
       }
     }
-    out.push_back(choice);
+    // A machine named twice is estimated once (a list of 100,000 repeats is one row, not a
+    // 100,000-row table).
+    const bool repeated = std::any_of(out.begin(), out.end(), [&](const MachineChoice& c) {
+      return c.device == choice.device && c.dtype == choice.dtype;
+    });
+    if (!repeated) out.push_back(choice);
   }
   return out;
 }

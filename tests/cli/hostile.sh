@@ -93,6 +93,10 @@ import json; print(json.dumps({'weight_map': {f't{i}': f'model-{i:06d}.safetenso
       >m/model.safetensors.index.json
     expect 1 "model.safetensors.index.json: 10 problems: \[weight_map names model-000000.safetensors, which is not in the folder\].* \[and 99991 more files it names are not in the folder\]$" empty \
       --model m ;;
+  many_machines)
+    # 100,000 repeats of one machine (through a request: too long for one argument) are one row.
+    python3 -c "import json; print(json.dumps({'machine': ','.join(['h100-sxm'] * 100000), 'format': 'json'}))" >request.json
+    expect 0 "" "jq:.machines | length == 1" estimate --request request.json ;;
   fifo_index)
     mkdir m && llama >m/config.json && mkfifo m/model.safetensors.index.json
     expect 1 "model.safetensors.index.json: is a FIFO, not a regular file$" empty --model m ;;
