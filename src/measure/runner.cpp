@@ -20,6 +20,7 @@
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/statistics.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
@@ -235,7 +236,7 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
        split_comma_list(text, "dtype", fmt::format("{}|all", fmt::join(names, "|")))) {
     const auto dtype = enum_from_name<DType>(name);
     if (!dtype || std::find(known.begin(), known.end(), *dtype) == known.end()) {
-      throw InvalidRequest("dtype", fmt::format("unknown dtype '{}'", name),
+      throw InvalidRequest("dtype", fmt::format("unknown dtype '{}'", excerpt(name)),
                            fmt::format("{}|all", fmt::join(names, "|")));
     }
     if (std::find(out.begin(), out.end(), *dtype) == out.end()) out.push_back(*dtype);
@@ -255,19 +256,36 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
       const auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), v);
       if (p.empty() || ec != std::errc{} || ptr != p.data() + p.size() || v < 1 || v > kMax) {
         throw InvalidRequest(
-            "sizes", fmt::format("'{}' is not a size", entry),
+            "sizes", fmt::format("'{}' is not a size", excerpt(entry)),
             fmt::format("N or MxNxK, whole numbers in [1, {}], comma-separated", kMax));
       }
       dims.push_back(v);
     }
-    if (dims.size() == 1) {
+    if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+    // A, B and C at the widest dtype (fp64): past 8 GB a size is a typo or a swap storm, not a
+    // measurement (8192^3 needs 1.6 GB).
+    constexpr double kMaxMatrixBytes = 8e9;
+    if (dims.size() == 3) {
+      const double m = static_cast<double>(dims[0]);
+      const double n = static_cast<double>(dims[1]);
+      const double k = static_cast<double>(dims[2]);
+      const double bytes = (m * k + k * n + m * n) * 8.0;
+      if (bytes > kMaxMatrixBytes) {
+        throw InvalidRequest("sizes",
+                             fmt::format("'{}' needs {:.1f} GB of fp64 matrices, past the {:.0f} GB "
+                                         "accepted",
+                                         excerpt(entry), bytes / 1e9, kMaxMatrixBytes / 1e9),
+                             "sizes whose A, B and C fit in 8 GB at fp64 (square: up to 18,257)");
+      }
+    }
+    if (dims.size() == 3 && parts.size() == 1) {
       out.push_back({{dims[0], dims[0], dims[0]}, "square", {}});
     } else if (dims.size() == 3) {
       out.push_back({{dims[0], dims[1], dims[2]},
                      dims[0] == dims[1] && dims[1] == dims[2] ? "square" : "M x N x K",
                      {}});
     } else {
-      throw InvalidRequest("sizes", fmt::format("'{}' is not a size", entry),
+      throw InvalidRequest("sizes", fmt::format("'{}' is not a size", excerpt(entry)),
                            "N or MxNxK, comma-separated");
     }
   }
