@@ -114,6 +114,14 @@ FieldMap field_map_from_json(std::string_view json_text) {
   if (!doc.is_object()) {
     throw InvalidRequest("request", "must be one JSON object of field keys and values");
   }
+  // A request has one key per field; thousands are not a request (and each unknown one costs
+  // a suggestion search).
+  constexpr std::size_t kMaxKeys = 256;
+  if (doc.size() > kMaxKeys) {
+    throw InvalidRequest("request", fmt::format("holds {} keys; a request has at most {} (one per "
+                                                "field, docs/fields.md)",
+                                                doc.size(), kMaxKeys));
+  }
   FieldMap out;
   std::vector<Problem> problems;
   for (const auto& [key, value] : doc.items()) {

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "field_reader.hpp"
+#include "toml_text.hpp"
 #include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
@@ -279,15 +280,7 @@ std::string system_error(const std::string& what, const fs::path& path) {
 }  // namespace
 
 Device parse_device_toml(std::string_view text, const std::string& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    throw DataError(origin, {fmt::format("TOML syntax error at line {}, column {}: {}", where.line,
-                                         where.column, e.description())});
-  }
-  return build_device(root, origin);
+  return build_device(parse_toml_text(text, origin), origin);
 }
 
 std::string device_toml(const Device& d) {

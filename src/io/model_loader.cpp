@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "toml_text.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
@@ -176,13 +177,7 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
 }
 
 ModelPreset parse_model_preset(std::string_view text, const std::string& origin, std::string id) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw DataError(origin, {fmt::format("TOML syntax error at line {}: {}", e.source().begin.line,
-                                         e.description())});
-  }
+  const toml::table root = parse_toml_text(text, origin);
   std::vector<std::string> problems;
   ModelPreset p;
   p.id = std::move(id);

@@ -33,8 +33,22 @@ std::string join_requests(const std::vector<Problem>& problems) {
 
 }  // namespace
 
+namespace {
+// A request with hundreds of problems shows the first ten and how many more.
+std::vector<Problem> first_problems(std::vector<Problem> problems) {
+  if (problems.size() > kListedProblems) {
+    const std::size_t more = problems.size() - kListedProblems;
+    problems.resize(kListedProblems);
+    problems.push_back({"", fmt::format("and {} more problems", more), ""});
+  }
+  return problems;
+}
+}  // namespace
+
+// The list is cut before the base is built, so what() and problems() agree.
 InvalidRequest::InvalidRequest(std::vector<Problem> problems)
-    : InvalidArgument(join_requests(problems)), problems_(std::move(problems)) {}
+    : InvalidArgument(join_requests(problems = first_problems(std::move(problems)))),
+      problems_(std::move(problems)) {}
 
 InvalidRequest::InvalidRequest(std::string field, std::string message, std::string accepted)
     : InvalidRequest(

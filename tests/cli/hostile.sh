@@ -48,6 +48,23 @@ sys.stdout.write('{\"model_type\": \"gemma3\", \"text_config\": ' + '{\"a\": '*n
     printf '{"model": %s}' "$(nested 100000)" >request.json
     expect 1 "^trainbudget: error: --request: nested 100001 levels deep, past the 64 accepted$" empty \
       estimate --request request.json ;;
+  deep_toml_header)
+    # toml++ walks a table header's parts recursively; the pre-scan refuses it first.
+    mkdir -p config/trainbudget/hardware
+    python3 -c "import sys; sys.stdout.write('[' + '.'.join(['t'] * 22000) + ']\n')" >config/trainbudget/hardware/deep.toml
+    expect 1 "deep.toml: TOML refused at line 1: keys nested more than 32 levels deep$" empty ;;
+  toml_unicode_whitespace)
+    mkdir -p config/trainbudget/hardware && printf '\xc5\xa9' >config/trainbudget/hardware/u.toml
+    expect 1 "u.toml: TOML refused at line 1: a non-ASCII character outside a string or comment$" empty ;;
+  request_many_keys)
+    python3 -c "import json; print(json.dumps({f'k{i}': 1 for i in range(50000)}))" >request.json
+    expect 1 "^trainbudget: error: --request: holds 50000 keys; a request has at most 256" empty \
+      estimate --request request.json ;;
+  request_many_problems)
+    python3 -c "import json; print(json.dumps({f'micro_bach{i}': 1 for i in range(200)}))" >request.json
+    run 1 "" empty -- timeout 20 "$tb" estimate --request request.json &&
+      [[ $("$tb" estimate --request request.json 2>&1 | wc -l) -eq 11 ]] &&
+      "$tb" estimate --request request.json 2>&1 | tail -1 | grep -q "^trainbudget: error: and 190 more problems$" ;;
   # --- silent integer overflow ------------------------------------------------------------------
   mla_overflow)
     # Each dimension is in range, and the MLA query path's q_lora_rank x heads x head width

@@ -39,8 +39,8 @@ void check(bool ok) {
 void parse(std::uint8_t which, std::string_view text) {
   switch (which % 9) {
     case 0: {
-      const double v = tb::parse_count(text, "params");
-      check(std::isfinite(v) && v > 0);
+      const double v = tb::parse_count(text, "params", tb::kParamsRange);
+      check(std::isfinite(v) && tb::kParamsRange.contains(v));
       break;
     }
     case 1: {

@@ -39,6 +39,7 @@ class InvalidRequest : public InvalidArgument {
  public:
   explicit InvalidRequest(std::vector<Problem> problems);
   InvalidRequest(std::string field, std::string message, std::string accepted = {});
+  // At most ten problems and, past them, one saying how many more.
   [[nodiscard]] const std::vector<Problem>& problems() const { return problems_; }
 
  private:
