@@ -20,9 +20,9 @@
 #include "trainbudget/measure/cpu_info.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
 #include "trainbudget/measure/statistics.hpp"
-#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::measure {
@@ -271,11 +271,12 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
       const double k = static_cast<double>(dims[2]);
       const double bytes = (m * k + k * n + m * n) * 8.0;
       if (bytes > kMaxMatrixBytes) {
-        throw InvalidRequest("sizes",
-                             fmt::format("'{}' needs {:.1f} GB of fp64 matrices, past the {:.0f} GB "
-                                         "accepted",
-                                         excerpt(entry), bytes / 1e9, kMaxMatrixBytes / 1e9),
-                             "sizes whose A, B and C fit in 8 GB at fp64 (square: up to 18,257)");
+        throw InvalidRequest(
+            "sizes",
+            fmt::format("'{}' needs {:.1f} GB of fp64 matrices, past the {:.0f} GB "
+                        "accepted",
+                        excerpt(entry), bytes / 1e9, kMaxMatrixBytes / 1e9),
+            "sizes whose A, B and C fit in 8 GB at fp64 (square: up to 18,257)");
       }
     }
     if (dims.size() == 3 && parts.size() == 1) {
