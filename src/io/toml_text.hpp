@@ -4,7 +4,8 @@
 // fails on some non-ASCII bytes outside strings (U+0169 as whitespace, U+FFFB in a header:
 // undefined behaviour and an assertion; found by tests/fuzz). TOML 1.0 allows non-ASCII only in
 // strings and comments, so a linear pre-scan refuses it elsewhere, and refuses keys deeper than
-// any schema here, before toml++ sees the text. Private to the io library.
+// any schema here, before toml++ sees the text; toml++ also asserts on a comment inside a table
+// header ("[# x"), which the pre-scan refuses too. Private to the io library.
 #pragma once
 
 #include <fmt/format.h>
@@ -28,6 +29,8 @@ inline std::string toml_prescan_problem(std::string_view text) {
   State state = State::kCode;
   std::size_t line = 1;
   std::size_t key_dots = 0;  // dots between key parts on this line (not inside a number)
+  bool line_start = true;    // only whitespace so far on this line
+  bool in_header = false;    // inside a "[table]" header that opened this line
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -35,6 +38,8 @@ inline std::string toml_prescan_problem(std::string_view text) {
     if (c == '\n') {
       ++line;
       key_dots = 0;
+      line_start = true;
+      in_header = false;
       if (state == State::kComment || state == State::kBasic || state == State::kLiteral) {
         state = State::kCode;  // a single-line string cannot span lines: toml++ reports it
       }
@@ -44,6 +49,12 @@ inline std::string toml_prescan_problem(std::string_view text) {
       case State::kCode:
         if (static_cast<unsigned char>(c) >= 0x80) {
           return fmt::format("line {}: a non-ASCII character outside a string or comment", line);
+        }
+        if (line_start && c == '[') in_header = true;
+        if (c != ' ' && c != '\t' && c != '\r') line_start = false;
+        if (c == ']') in_header = false;
+        if (c == '#' && in_header) {
+          return fmt::format("line {}: a comment inside a table header", line);
         }
         if (c == '#') {
           state = State::kComment;
