@@ -4,8 +4,10 @@
 // fails on some non-ASCII bytes outside strings (U+0169 as whitespace, U+FFFB in a header:
 // undefined behaviour and an assertion; found by tests/fuzz). TOML 1.0 allows non-ASCII only in
 // strings and comments, so a linear pre-scan refuses it elsewhere, and refuses keys deeper than
-// any schema here, before toml++ sees the text; toml++ also asserts on a comment inside a table
-// header ("[# x"), which the pre-scan refuses too. Private to the io library.
+// any schema here, before toml++ sees the text. toml++ also asserts (parser.inl, parse_key) on
+// any character in a table header that is not a key's ("[# x", "[*a", a NUL): inside a header
+// the pre-scan allows only bare-key characters (A-Za-z0-9_-), dots, blanks, brackets and quoted
+// keys. Private to the io library.
 #pragma once
 
 #include <fmt/format.h>
@@ -32,6 +34,13 @@ inline std::string toml_prescan_problem(std::string_view text) {
   bool line_start = true;    // only whitespace so far on this line
   bool in_header = false;    // inside a "[table]" header that opened this line
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  // TOML 1.0 bare keys (A-Za-z0-9_-), the dots and blanks between them, the header's own
+  // brackets, and the quotes that open a quoted key.
+  const auto is_header_character = [&](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
+           c == '-' || c == '.' || c == ' ' || c == '\t' || c == '[' || c == ']' || c == '"' ||
+           c == '\'';
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const std::string_view rest = text.substr(i);
@@ -53,8 +62,8 @@ inline std::string toml_prescan_problem(std::string_view text) {
         if (line_start && c == '[') in_header = true;
         if (c != ' ' && c != '\t' && c != '\r') line_start = false;
         if (c == ']') in_header = false;
-        if (c == '#' && in_header) {
-          return fmt::format("line {}: a comment inside a table header", line);
+        if (in_header && !is_header_character(c)) {
+          return fmt::format("line {}: a table header holds a character no key may hold", line);
         }
         if (c == '#') {
           state = State::kComment;
