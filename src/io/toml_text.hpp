@@ -5,9 +5,9 @@
 // undefined behaviour and an assertion; found by tests/fuzz). TOML 1.0 allows non-ASCII only in
 // strings and comments, so a linear pre-scan refuses it elsewhere, and refuses keys deeper than
 // any schema here, before toml++ sees the text. toml++ also asserts (parser.inl, parse_key) on
-// any character in a table header that is not a key's ("[# x", "[*a", a NUL): inside a header
-// the pre-scan allows only bare-key characters (A-Za-z0-9_-), dots, blanks, brackets and quoted
-// keys. Private to the io library.
+// a table header that does not start with a key ("[# x", "[*a", "[]", "[" then a newline): the
+// pre-scan reads every header itself and refuses one that is not [key.key] on one line.
+// Private to the io library.
 #pragma once
 
 #include <fmt/format.h>
@@ -25,6 +25,50 @@ namespace tb::io {
 // "[config.text_config]").
 inline constexpr std::size_t kMaxTomlKeyDepth = 32;
 
+// Where the table header starting at text[open] ('[') ends (one past its last ']'), or npos
+// when it is not "[key(.key)*]" / "[[key(.key)*]]" on one line with at most kMaxTomlKeyDepth
+// parts: keys bare (A-Za-z0-9_-) or quoted ("..." with escapes, '...'), blanks around dots.
+inline std::size_t toml_header_end(std::string_view text, std::size_t open) {
+  const auto at = [&](std::size_t k) { return k < text.size() ? text[k] : '\n'; };
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  const auto bare = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  };
+  std::size_t k = open + 1;
+  const bool array = at(k) == '[';
+  if (array) ++k;
+  for (std::size_t parts = 1;; ++parts) {
+    if (parts > kMaxTomlKeyDepth) return std::string_view::npos;
+    while (blank(at(k))) ++k;
+    if (bare(at(k))) {
+      while (bare(at(k))) ++k;
+    } else if (at(k) == '"' || at(k) == '\'') {
+      const char quote = at(k++);
+      while (at(k) != quote) {
+        if (at(k) == '\n' || k >= text.size()) return std::string_view::npos;
+        if (quote == '"' && at(k) == '\\') ++k;
+        ++k;
+      }
+      ++k;
+    } else {
+      return std::string_view::npos;  // an empty part: "[]", "[a.]", "[.a]"
+    }
+    while (blank(at(k))) ++k;
+    if (at(k) == '.') {
+      ++k;
+      continue;
+    }
+    if (at(k) != ']') return std::string_view::npos;
+    ++k;
+    if (array) {
+      if (at(k) != ']') return std::string_view::npos;
+      ++k;
+    }
+    return k;
+  }
+}
+
 // The first problem of the pre-scan, or an empty string.
 inline std::string toml_prescan_problem(std::string_view text) {
   enum class State { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral };
@@ -32,15 +76,7 @@ inline std::string toml_prescan_problem(std::string_view text) {
   std::size_t line = 1;
   std::size_t key_dots = 0;  // dots between key parts on this line (not inside a number)
   bool line_start = true;    // only whitespace so far on this line
-  bool in_header = false;    // inside a "[table]" header that opened this line
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
-  // TOML 1.0 bare keys (A-Za-z0-9_-), the dots and blanks between them, the header's own
-  // brackets, and the quotes that open a quoted key.
-  const auto is_header_character = [&](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
-           c == '-' || c == '.' || c == ' ' || c == '\t' || c == '[' || c == ']' || c == '"' ||
-           c == '\'';
-  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const std::string_view rest = text.substr(i);
@@ -48,7 +84,6 @@ inline std::string toml_prescan_problem(std::string_view text) {
       ++line;
       key_dots = 0;
       line_start = true;
-      in_header = false;
       if (state == State::kComment || state == State::kBasic || state == State::kLiteral) {
         state = State::kCode;  // a single-line string cannot span lines: toml++ reports it
       }
@@ -59,12 +94,19 @@ inline std::string toml_prescan_problem(std::string_view text) {
         if (static_cast<unsigned char>(c) >= 0x80) {
           return fmt::format("line {}: a non-ASCII character outside a string or comment", line);
         }
-        if (line_start && c == '[') in_header = true;
-        if (c != ' ' && c != '\t' && c != '\r') line_start = false;
-        if (c == ']') in_header = false;
-        if (in_header && !is_header_character(c)) {
-          return fmt::format("line {}: a table header holds a character no key may hold", line);
+        if (line_start && c == '[') {
+          const std::size_t end = toml_header_end(text, i);
+          if (end == std::string_view::npos) {
+            return fmt::format(
+                "line {}: a table header that is not [a.b] or [[a.b]] (at most "
+                "{} keys) on one line",
+                line, kMaxTomlKeyDepth);
+          }
+          i = end - 1;  // the closing bracket; the loop steps past it
+          line_start = false;
+          continue;
         }
+        if (c != ' ' && c != '\t' && c != '\r') line_start = false;
         if (c == '#') {
           state = State::kComment;
         } else if (rest.starts_with("\"\"\"")) {

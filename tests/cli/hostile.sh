@@ -52,7 +52,9 @@ sys.stdout.write('{\"model_type\": \"gemma3\", \"text_config\": ' + '{\"a\": '*n
     # toml++ walks a table header's parts recursively; the pre-scan refuses it first.
     mkdir -p config/trainbudget/hardware
     python3 -c "import sys; sys.stdout.write('[' + '.'.join(['t'] * 22000) + ']\n')" >config/trainbudget/hardware/deep.toml
-    expect 1 "deep.toml: TOML refused at line 1: keys nested more than 32 levels deep$" empty ;;
+    expect 1 "deep.toml: TOML refused at line 1: a table header that is not \[a.b\] or \[\[a.b\]\] \(at most 32 keys\) on one line$" empty &&
+      python3 -c "import sys; sys.stdout.write('.'.join(['t'] * 22000) + ' = 1\\n')" >config/trainbudget/hardware/deep.toml &&
+      expect 1 "deep.toml: TOML refused at line 1: keys nested more than 32 levels deep$" empty ;;
   toml_unicode_whitespace)
     mkdir -p config/trainbudget/hardware && printf '\xc5\xa9' >config/trainbudget/hardware/u.toml
     expect 1 "u.toml: TOML refused at line 1: a non-ASCII character outside a string or comment$" empty ;;
