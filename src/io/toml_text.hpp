@@ -69,8 +69,48 @@ inline std::size_t toml_header_end(std::string_view text, std::size_t open) {
   }
 }
 
-// The first problem of the pre-scan, or an empty string.
-inline std::string toml_prescan_problem(std::string_view text) {
+// The code point of the valid UTF-8 sequence at text[i] and its length, or length 0.
+inline std::size_t utf8_code_point(std::string_view text, std::size_t i, char32_t& cp) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = b(i);
+  std::size_t n = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    n = 2;
+    cp = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    cp = b0 & 0x0Fu;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    cp = b0 & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0u) != 0x80u) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3Fu);
+  }
+  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+// The first problem of the pre-scan, or an empty string. With `ascii`, also the text toml++ is
+// given: the same document in ASCII only -- non-ASCII characters in basic strings as their
+// \uXXXX / \UXXXXXXXX escapes (TOML 1.0: the same string), in comments as '?' (ignored) --
+// so that toml++'s non-ASCII code (is_non_ascii_horizontal_whitespace reaches
+// __builtin_unreachable for U+00A1..U+0499) never runs, even where a broken document makes its
+// reading of strings differ from ours. Non-ASCII in a literal string, which has no escapes, is
+// a problem.
+inline std::string toml_prescan_problem(std::string_view text, std::string* ascii = nullptr) {
+  // Replacements for the non-ASCII sequences: (offset, length, text).
+  struct Replacement {
+    std::size_t at;
+    std::size_t length;
+    std::string text;
+  };
+  std::vector<Replacement> replacements;
   enum class State { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral };
   State state = State::kCode;
   std::size_t line = 1;
@@ -128,10 +168,21 @@ inline std::string toml_prescan_problem(std::string_view text) {
         }
         break;
       case State::kComment:
+        if (static_cast<unsigned char>(c) >= 0x80) replacements.push_back({i, 1, "?"});
         break;
       case State::kBasic:
       case State::kMultiBasic:
-        if (c == '\\') {
+        if (static_cast<unsigned char>(c) >= 0x80) {
+          char32_t cp = 0;
+          const std::size_t n = utf8_code_point(text, i, cp);
+          if (n == 0)
+            return fmt::format("line {}: a string holding bytes that are not UTF-8", line);
+          const auto code = static_cast<std::uint32_t>(cp);
+          replacements.push_back(
+              {i, n,
+               cp > 0xFFFF ? fmt::format("\\U{:08X}", code) : fmt::format("\\u{:04X}", code)});
+          i += n - 1;
+        } else if (c == '\\') {
           ++i;  // the escaped character, whatever it is (a newline is counted on the next pass)
           if (i < text.size() && text[i] == '\n') ++line;
         } else if (state == State::kBasic && c == '"') {
@@ -142,25 +193,43 @@ inline std::string toml_prescan_problem(std::string_view text) {
         }
         break;
       case State::kLiteral:
-        if (c == '\'') state = State::kCode;
-        break;
       case State::kMultiLiteral:
-        if (rest.starts_with("'''")) {
+        if (static_cast<unsigned char>(c) >= 0x80) {
+          return fmt::format(
+              "line {}: a non-ASCII character in a 'literal string' (write it in a \"basic "
+              "string\", where it can be escaped)",
+              line);
+        }
+        if (state == State::kLiteral && c == '\'') {
+          state = State::kCode;
+        } else if (state == State::kMultiLiteral && rest.starts_with("'''")) {
           state = State::kCode;
           i += 2;
         }
         break;
     }
   }
+  if (ascii != nullptr) {
+    ascii->clear();
+    ascii->reserve(text.size());
+    std::size_t from = 0;
+    for (const Replacement& r : replacements) {
+      ascii->append(text.substr(from, r.at - from));
+      ascii->append(r.text);
+      from = r.at + r.length;
+    }
+    ascii->append(text.substr(from));
+  }
   return {};
 }
 
 inline toml::table parse_toml_text(std::string_view text, const std::string& origin) {
-  if (const std::string problem = toml_prescan_problem(text); !problem.empty()) {
+  std::string ascii;
+  if (const std::string problem = toml_prescan_problem(text, &ascii); !problem.empty()) {
     throw DataError(origin, {fmt::format("TOML refused at {}", problem)});
   }
   try {
-    return toml::parse(text, origin);
+    return toml::parse(ascii, origin);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw DataError(origin, {fmt::format("TOML syntax error at line {}, column {}: {}", where.line,

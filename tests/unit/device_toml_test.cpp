@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
 namespace {
@@ -86,6 +87,70 @@ TEST(DeviceToml, CapacityIsWrittenInItsOwnUnit) {
   text = device_toml(d);
   EXPECT_NE(text.find("\ncapacity_gb = 25.275\n"), std::string::npos) << text;
   EXPECT_DOUBLE_EQ(parse_device_toml(text, "box.toml").memory_capacity.value(), 25.275e9);
+}
+
+}  // namespace
+}  // namespace tb::io
+
+namespace tb::io {
+namespace {
+
+// A device whose text holds non-ASCII in a comment and in basic strings: toml++ is given the
+// same document in ASCII (io/toml_text.hpp), and the strings come back as written.
+constexpr std::string_view kNonAscii = R"(# Messgerät «µ»
+id = "box"
+name = "Box × 2 — µ-arch 😀"
+vendor = "other"
+category = "workstation-gpu"
+[memory]
+capacity_gb = 48
+source = "spec sheet §3"
+[compute.bf16]
+dense_tflops = 100
+kind = "spec"
+source = "Ä"
+)";
+
+TEST(DeviceTomlText, NonAsciiInStringsAndCommentsReadsBackAsWritten) {
+  const Device d = parse_device_toml(kNonAscii, "box.toml");
+  EXPECT_EQ(d.name, "Box \u00D7 2 \u2014 \u00B5-arch \U0001F600");
+  EXPECT_EQ(d.memory_source,
+            "spec sheet \u00A7"
+            "3");
+  EXPECT_EQ(d.rate(DType::kBf16)->source, "\u00C4");
+}
+
+TEST(DeviceTomlText, NonAsciiOutsideStringsOrInLiteralStringsIsRefusedByLine) {
+  EXPECT_THROW((void)parse_device_toml("id = \"box\"\nname = 'Bö'\n", "box.toml"), DataError);
+  try {
+    (void)parse_device_toml("id = 918\"\"\"\xC5\xA9\n", "box.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const DataError& e) {
+    // Our reading: a string opened after the number; toml++ is given "\u0169", plain ASCII.
+    EXPECT_NE(std::string(e.what()).find("box.toml: TOML syntax error at line 1"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)parse_device_toml("[a]\n\xC5\xA9 = 1\n", "box.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const DataError& e) {
+    EXPECT_STREQ(e.what(),
+                 "box.toml: TOML refused at line 2: a non-ASCII character outside a string or "
+                 "comment");
+  }
+}
+
+TEST(DeviceTomlText, TableHeadersMustBeKeysOnOneLine) {
+  for (const char* bad : {"[]\n", "[\n]\n", "[# x]\n", "[*a]\n", "[a.]\n", "[a..b]\n"}) {
+    try {
+      (void)parse_device_toml(bad, "box.toml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("a table header that is not [a.b]"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace
