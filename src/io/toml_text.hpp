@@ -69,6 +69,58 @@ inline std::size_t toml_header_end(std::string_view text, std::size_t open) {
   }
 }
 
+// One non-blank character outside strings and comments, checked against where values must
+// start: returns what is wrong, or an empty string, and updates the value state.
+inline std::string toml_value_step(char c, bool& expect_value, std::vector<char>& open) {
+  const bool in_array = !open.empty() && open.back() == '[';
+  if (expect_value) {
+    switch (c) {
+      case '#':
+        if (in_array) return {};
+        return "a comment where a value must be";
+      case ']':
+        if (!in_array) return "']' where a value must be";
+        open.pop_back();
+        expect_value = false;
+        return {};
+      case '[':
+        open.push_back('[');
+        return {};
+      case '{':
+        open.push_back('{');
+        expect_value = false;
+        return {};
+      default:
+        break;
+    }
+    constexpr std::string_view kValueStarts = "\"'+-0123456789tfin";
+    if (kValueStarts.find(c) == std::string_view::npos) {
+      return fmt::format("'{}' where a value must be", c);
+    }
+    expect_value = false;
+    return {};
+  }
+  switch (c) {
+    case '=':
+      expect_value = true;
+      return {};
+    case ',':
+      if (open.empty()) return "',' outside an array or inline table";
+      if (in_array) expect_value = true;
+      return {};
+    case ']':
+      if (!in_array) return "']' that closes nothing";
+      open.pop_back();
+      return {};
+    case '}':
+      if (open.empty() || open.back() != '{') return "'}' that closes nothing";
+      open.pop_back();
+      return {};
+    default:
+      return {};
+  }
+}
+
 // The code point of the valid UTF-8 sequence at text[i] and its length, or length 0.
 inline std::size_t utf8_code_point(std::string_view text, std::size_t i, char32_t& cp) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
@@ -116,11 +168,22 @@ inline std::string toml_prescan_problem(std::string_view text, std::string* asci
   std::size_t line = 1;
   std::size_t key_dots = 0;  // dots between key parts on this line (not inside a number)
   bool line_start = true;    // only whitespace so far on this line
+  // Where a value must come (after '=', '[' of an array, ',' in an array) and the arrays and
+  // inline tables open around it: toml++ asserts (parse_value: !is_value_terminator) and, in
+  // a release build, assumes that a value starts there -- "a = [}" is undefined behaviour.
+  bool expect_value = false;
+  std::vector<char> open;
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const std::string_view rest = text.substr(i);
     if (c == '\n') {
+      if (state == State::kCode || state == State::kComment) {
+        if (expect_value && open.empty()) return fmt::format("line {}: a key with no value", line);
+        if (!open.empty() && open.back() == '{') {
+          return fmt::format("line {}: an inline table must close on its line", line);
+        }
+      }
       ++line;
       key_dots = 0;
       line_start = true;
@@ -134,7 +197,7 @@ inline std::string toml_prescan_problem(std::string_view text, std::string* asci
         if (static_cast<unsigned char>(c) >= 0x80) {
           return fmt::format("line {}: a non-ASCII character outside a string or comment", line);
         }
-        if (line_start && c == '[') {
+        if (line_start && c == '[' && open.empty() && !expect_value) {
           const std::size_t end = toml_header_end(text, i);
           if (end == std::string_view::npos) {
             return fmt::format(
@@ -146,7 +209,11 @@ inline std::string toml_prescan_problem(std::string_view text, std::string* asci
           line_start = false;
           continue;
         }
-        if (c != ' ' && c != '\t' && c != '\r') line_start = false;
+        if (c == ' ' || c == '\t' || c == '\r') break;
+        line_start = false;
+        if (const std::string problem = toml_value_step(c, expect_value, open); !problem.empty()) {
+          return fmt::format("line {}: {}", line, problem);
+        }
         if (c == '#') {
           state = State::kComment;
         } else if (rest.starts_with("\"\"\"")) {
@@ -208,6 +275,9 @@ inline std::string toml_prescan_problem(std::string_view text, std::string* asci
         }
         break;
     }
+  }
+  if (expect_value && open.empty() && state == State::kCode) {
+    return fmt::format("line {}: a key with no value", line);
   }
   if (ascii != nullptr) {
     ascii->clear();

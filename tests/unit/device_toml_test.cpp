@@ -141,6 +141,30 @@ TEST(DeviceTomlText, NonAsciiOutsideStringsOrInLiteralStringsIsRefusedByLine) {
   }
 }
 
+TEST(DeviceTomlText, AValueMustStartWhereTomlxxAssumesOne) {
+  // toml++ asserts, and in a release build assumes, that a value starts after '=', '[' and
+  // ',' in an array; each of these is refused by the pre-scan instead.
+  for (const char* bad : {"a = [}\n", "a =\n", "a = ,\n", "a = [1 ,, 2]\n", "a = }\n",
+                          "a = {b = 1,\nc = 2}\n", "a = 1]\n"}) {
+    try {
+      (void)parse_device_toml(bad, "box.toml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("box.toml: TOML refused at line"), std::string::npos)
+          << e.what();
+    }
+  }
+  // What TOML allows still reaches toml++ (and then the schema's own checks).
+  for (const char* good : {"a = []\n", "a = [1, 2,]\n", "a = [\n  1, # one\n  [2],\n]\n",
+                           "a = {}\n", "a = {b = [{c = 1}]}\n", "a = -inf\n"}) {
+    try {
+      (void)parse_device_toml(good, "box.toml");
+    } catch (const DataError& e) {
+      EXPECT_EQ(std::string(e.what()).find("TOML"), std::string::npos) << good << e.what();
+    }
+  }
+}
+
 TEST(DeviceTomlText, TableHeadersMustBeKeysOnOneLine) {
   for (const char* bad : {"[]\n", "[\n]\n", "[# x]\n", "[*a]\n", "[a.]\n", "[a..b]\n"}) {
     try {
