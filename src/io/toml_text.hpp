@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::io {
 
@@ -121,33 +122,6 @@ inline std::string toml_value_step(char c, bool& expect_value, std::vector<char>
   }
 }
 
-// The code point of the valid UTF-8 sequence at text[i] and its length, or length 0.
-inline std::size_t utf8_code_point(std::string_view text, std::size_t i, char32_t& cp) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = b(i);
-  std::size_t n = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2;
-    cp = b0 & 0x1Fu;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    cp = b0 & 0x0Fu;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    cp = b0 & 0x07u;
-  } else {
-    return 0;
-  }
-  if (i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xC0u) != 0x80u) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3Fu);
-  }
-  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
 // The first problem of the pre-scan, or an empty string. With `ascii`, also the text toml++ is
 // given: the same document in ASCII only -- non-ASCII characters in basic strings as their
 // \uXXXX / \UXXXXXXXX escapes (TOML 1.0: the same string), in comments as '?' (ignored) --
@@ -241,7 +215,7 @@ inline std::string toml_prescan_problem(std::string_view text, std::string* asci
       case State::kMultiBasic:
         if (static_cast<unsigned char>(c) >= 0x80) {
           char32_t cp = 0;
-          const std::size_t n = utf8_code_point(text, i, cp);
+          const std::size_t n = utf8_sequence(text, i, cp);
           if (n == 0)
             return fmt::format("line {}: a string holding bytes that are not UTF-8", line);
           const auto code = static_cast<std::uint32_t>(cp);

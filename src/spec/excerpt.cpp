@@ -8,35 +8,6 @@
 namespace tb {
 namespace {
 
-// Length of the valid UTF-8 sequence at text[i] (RFC 3629 sec. 4: no overlongs, no surrogates,
-// at most U+10FFFF), or 0 when the bytes there are not one.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  std::size_t n = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return n;
-}
-
 // Appends text[i..] escaped, stopping before `limit` input bytes; returns where it stopped.
 std::size_t append_escaped(std::string& out, std::string_view text, std::size_t limit,
                            bool double_backslashes = true) {
@@ -44,7 +15,8 @@ std::size_t append_escaped(std::string& out, std::string_view text, std::size_t 
   while (i < text.size() && i < limit) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      const std::size_t n = utf8_length(text, i);
+      char32_t code_point = 0;
+      const std::size_t n = utf8_sequence(text, i, code_point);
       if (n == 0) {
         out += fmt::format("\\x{:02X}", c);
         ++i;
@@ -81,6 +53,37 @@ std::size_t append_escaped(std::string& out, std::string_view text, std::size_t 
 }
 
 }  // namespace
+
+std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code_point) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  std::size_t n = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    n = 2;
+    code_point = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    code_point = b0 & 0x0Fu;
+    if (b0 == 0xE0) lo = 0xA0;  // no overlong 3-byte forms
+    if (b0 == 0xED) hi = 0x9F;  // no UTF-16 surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    code_point = b0 & 0x07u;
+    if (b0 == 0xF0) lo = 0x90;  // no overlong 4-byte forms
+    if (b0 == 0xF4) hi = 0x8F;  // at most U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+    code_point = (code_point << 6) | (byte(i + k) & 0x3Fu);
+  }
+  return n;
+}
 
 std::string excerpt(std::string_view text, std::size_t max_bytes) {
   std::string out;

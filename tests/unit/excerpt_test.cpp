@@ -46,3 +46,21 @@ TEST(JsonNestingDepth, CountsBracketsOutsideStrings) {
 
 }  // namespace
 }  // namespace tb
+
+namespace tb {
+namespace {
+
+TEST(Utf8Sequence, DecodesValidSequencesAndRefusesTheRest) {
+  char32_t cp = 0;
+  EXPECT_EQ(utf8_sequence("\xC5\xA9", 0, cp), 2U);
+  EXPECT_EQ(cp, U'\u0169');
+  EXPECT_EQ(utf8_sequence("\xF0\x9F\x98\x80", 0, cp), 4U);
+  EXPECT_EQ(cp, U'\U0001F600');
+  EXPECT_EQ(utf8_sequence("\xE0\x80\xAF", 0, cp), 0U);      // overlong '/'
+  EXPECT_EQ(utf8_sequence("\xED\xA0\x80", 0, cp), 0U);      // surrogate
+  EXPECT_EQ(utf8_sequence("\xF4\x90\x80\x80", 0, cp), 0U);  // past U+10FFFF
+  EXPECT_EQ(utf8_sequence("\xC5", 0, cp), 0U);              // cut short
+}
+
+}  // namespace
+}  // namespace tb

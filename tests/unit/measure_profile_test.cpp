@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "scratch_dir.hpp"
 #include "trainbudget/io/device_toml.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/measure/profile.hpp"
@@ -22,24 +23,7 @@ namespace tb::measure {
 namespace {
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string path = (fs::temp_directory_path() / "tb-profile-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = path;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = tb::test_support::ScratchDir;
 
 GemmRun ok_run(const std::string& backend, DType dtype, GemmShape shape, double seconds) {
   GemmRun r;

@@ -2,12 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <fstream>
-#include <stdexcept>
 #include <string>
 
+#include "scratch_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::io {
@@ -15,24 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string path = (fs::temp_directory_path() / "tb-save-dir-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = path;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using ScratchDir = tb::test_support::ScratchDir;
 
 void touch(const fs::path& file, std::chrono::seconds age) {
   std::ofstream(file) << "x";

@@ -26,6 +26,10 @@ inline constexpr std::size_t kExcerptBytes = 160;
 // `max_bytes`. The last guard before a terminal, whatever a message was built from.
 [[nodiscard]] std::string one_line(std::string_view text, std::size_t max_bytes = 2000);
 
+// The length of the valid UTF-8 sequence at text[i] (RFC 3629 sec. 4: no overlongs, no
+// surrogates, at most U+10FFFF), with its code point; 0 when the bytes there are not one.
+[[nodiscard]] std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code_point);
+
 // The deepest nesting of [ and { in JSON text, not counting brackets inside strings; a linear
 // scan that needs no parse, so that a hostile depth is refused before any DOM is built.
 [[nodiscard]] std::size_t json_nesting_depth(std::string_view text);
