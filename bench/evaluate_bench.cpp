@@ -21,7 +21,10 @@ void evaluate_preset(benchmark::State& state, const char* id) {
   const tb::ModelProfile profile = tb::make_profile(job, tb::find_recipe(job.recipe_id));
   tb::Layout layout;
   layout.seq_len = 4096;
-  const tb::ClusterProfile h100{tb::Bytes{80.0 * tb::kGibi}, tb::FlopsPerSecond{989.5e12}, 0.4};
+  tb::ClusterProfile h100;
+  h100.capacity = tb::Bytes{80.0 * tb::kGibi};
+  h100.rate = tb::FlopsPerSecond{989.5e12};
+  h100.gemm_efficiency = 0.803;
   std::int64_t b = 1;
   for (auto _ : state) {
     layout.micro_batch = b;  // a new point each time, as the planner walks a space

@@ -12,6 +12,7 @@
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/limits.hpp"
+#include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
@@ -77,6 +78,19 @@ std::string activation_dtypes() { return "bf16|fp16|fp32"; }
 std::string probability() { return "[0, 1)"; }
 std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
 std::string formats() { return "table|json|csv|markdown"; }
+std::string degrees() { return fmt::format("1..{}", kMaxDegree); }
+std::string virtual_stage_counts() { return fmt::format("1..{}", kMaxVirtualStages); }
+std::string offloads() { return "none|optimizer|params"; }
+std::string systems() { return "a system id from data/systems (trainbudget hardware systems)"; }
+std::string prices() {
+  return fmt::format("{:g}..{:g} USD per device-hour", kUsdPerHourRange.lo, kUsdPerHourRange.hi);
+}
+std::string pues() { return "1..3"; }
+std::string shares() { return "[0, 1]"; }
+std::string efficiencies() { return "(0, 1]"; }
+
+int degree(V v, const char* key) { return static_cast<int>(whole(v, key, kMaxDegree)); }
+double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
 
 const std::array kEstimateFields{
@@ -108,9 +122,10 @@ const std::array kEstimateFields{
     Field{"recipe", FieldType::kChoice, "ID", "", "amp-adam",
           "Bytes-per-parameter convention (docs/recipes.md)", recipes,
           [](V v, R r) { r.job.recipe_id = std::string{find_recipe(v).id}; }, "job"},
-    Field{"utilization", FieldType::kNumber, "FRACTION", "of the dense peak", "0.4",
-          "Model-FLOPs utilization (MFU) for the realistic column; published large runs reach "
-          "38-56 %",
+    Field{"utilization", FieldType::kNumber, "FRACTION", "of the dense peak", "",
+          "Model-FLOPs utilization (MFU) that replaces the step-time model (hours = model FLOPs "
+          "/ (devices x peak x MFU)); default: modeled from GEMM efficiency, communication and "
+          "the pipeline bubble (docs/scale.md)",
           utilizations,
           [](V v, R r) {
             r.job.utilization =
@@ -128,11 +143,12 @@ const std::array kEstimateFields{
           },
           "job"},
     Field{"devices", FieldType::kInteger, "N", "devices", "1",
-          "Devices per machine, ideal data-parallel scaling (no communication cost)", devices_range,
+          "Devices in all: dp x tp x pp x cp (data-parallel replicas are what tp, pp and cp leave)",
+          devices_range,
           [](V v, R r) { r.job.devices = static_cast<int>(whole(v, "devices", 1e6)); }, "job"},
     Field{"zero", FieldType::kChoice, "STAGE", "", "0",
-          "ZeRO stage over {devices}: 0 (a full replica each), 1 (optimizer states partitioned), "
-          "2 (+ gradients), 3 (+ weights; FSDP FULL_SHARD)",
+          "ZeRO stage over the data-parallel ranks: 0 (a full replica each), 1 (optimizer states "
+          "partitioned), 2 (+ gradients; FSDP SHARD_GRAD_OP), 3 (+ weights; FSDP FULL_SHARD)",
           zero_stages,
           [](V v, R r) {
             if (v != "0" && v != "1" && v != "2" && v != "3") {
@@ -141,6 +157,84 @@ const std::array kEstimateFields{
             r.job.zero_stage = v[0] - '0';
           },
           "job"},
+    Field{"tp", FieldType::kInteger, "N", "devices", "1",
+          "Tensor-parallel degree (Megatron-LM): weights, heads and the MLP split over N devices "
+          "of a node (needs {model}; divides the heads and KV heads)",
+          degrees, [](V v, R r) { r.job.parallel.tp = degree(v, "tp"); }, "layout"},
+    Field{"pp", FieldType::kInteger, "N", "stages", "1",
+          "Pipeline-parallel stages: the decoder layers split evenly, 1F1B schedule (needs "
+          "{model}; pp x virtual_stages divides the layers)",
+          degrees, [](V v, R r) { r.job.parallel.pp = degree(v, "pp"); }, "layout"},
+    Field{"virtual_stages", FieldType::kInteger, "V", "chunks per device", "1",
+          "Interleaved pipeline: V model chunks per device, bubble / V (Narayanan et al. 2021); "
+          "needs {pp} > 1 and {grad_accum} a multiple of pp",
+          virtual_stage_counts,
+          [](V v, R r) {
+            r.job.parallel.virtual_stages =
+                static_cast<int>(whole(v, "virtual_stages", kMaxVirtualStages));
+          },
+          "layout"},
+    Field{"cp", FieldType::kInteger, "N", "devices", "1",
+          "Context-parallel degree: the sequence split over N devices, ring attention (needs "
+          "{model}, flash attention, seq_len a multiple of 2N)",
+          degrees, [](V v, R r) { r.job.parallel.cp = degree(v, "cp"); }, "layout"},
+    Field{"ep", FieldType::kInteger, "N", "devices", "1",
+          "Expert-parallel degree for MoE models: routed experts split over N of the dp x cp "
+          "ranks, all-to-all dispatch and combine",
+          degrees, [](V v, R r) { r.job.parallel.ep = degree(v, "ep"); }, "layout"},
+    Field{"sequence_parallel", FieldType::kFlag, "", "", "",
+          "Megatron-LM sequence parallelism: norm and dropout activations split over {tp} too",
+          flags, [](V v, R r) { r.job.parallel.sequence_parallel = flag(v, "sequence_parallel"); },
+          "layout"},
+    Field{"offload", FieldType::kChoice, "WHAT", "", "none",
+          "CPU offload: none | optimizer (ZeRO-Offload: gradients, optimizer states, master "
+          "weights and the step on the host) | params (+ weights, ZeRO-Infinity; needs {zero} 3)",
+          offloads, [](V v, R r) { r.job.parallel.offload = parse_offload(v); }, "layout"},
+    Field{"system", FieldType::kText, "ID", "", "",
+          "Node shape and fabric (data/systems): devices per node, scale-up and scale-out links; "
+          "default: the first system built from the machine's device",
+          systems, [](V v, R r) { r.job.system = text(v, "system", "a system id"); }, "cluster"},
+    Field{"price", FieldType::kNumber, "USD", "per device-hour", "",
+          "Price per device-hour replacing the catalog's dated price (cost = devices x hours x "
+          "price)",
+          prices,
+          [](V v, R r) {
+            r.job.price_usd_per_hour =
+                parse_number_in(v, "price", kUsdPerHourRange.lo, kUsdPerHourRange.hi, true);
+          },
+          "cluster"},
+    Field{"pue", FieldType::kNumber, "X", "", "1",
+          "Power usage effectiveness for energy (kWh = devices x TDP x hours x PUE); 1 counts the "
+          "devices' own draw only",
+          pues, [](V v, R r) { r.job.pue = parse_number_in(v, "pue", 1.0, 3.0, true); }, "cluster"},
+    Field{"gemm_efficiency", FieldType::kNumber, "FRACTION", "of the dense peak", "",
+          "Share of the peak a large GEMM reaches, replacing the catalog's measured matmul "
+          "ceiling (MAMF) or its default",
+          efficiencies,
+          [](V v, R r) {
+            r.job.gemm_efficiency = parse_number_in(v, "gemm_efficiency", 0.0, 1.0, false);
+          },
+          "cluster"},
+    Field{"overlap_dp", FieldType::kNumber, "FRACTION", "", "1",
+          "Share of the data-parallel gradient reduction (and ZeRO-3 gathers) hidden behind "
+          "backward",
+          shares, [](V v, R r) { r.job.overlap.dp = share(v, "overlap_dp"); }, "cluster"},
+    Field{"overlap_tp", FieldType::kNumber, "FRACTION", "", "0",
+          "Share of the tensor-parallel all-reduces hidden behind compute (Megatron-LM's "
+          "tp-comm-overlap option)",
+          shares, [](V v, R r) { r.job.overlap.tp = share(v, "overlap_tp"); }, "cluster"},
+    Field{"overlap_pp", FieldType::kNumber, "FRACTION", "", "1",
+          "Share of the pipeline's point-to-point sends hidden behind compute", shares,
+          [](V v, R r) { r.job.overlap.pp = share(v, "overlap_pp"); }, "cluster"},
+    Field{"overlap_cp", FieldType::kNumber, "FRACTION", "", "1",
+          "Share of ring attention's K/V exchange hidden behind attention compute", shares,
+          [](V v, R r) { r.job.overlap.cp = share(v, "overlap_cp"); }, "cluster"},
+    Field{"overlap_ep", FieldType::kNumber, "FRACTION", "", "0",
+          "Share of the MoE all-to-all hidden behind compute", shares,
+          [](V v, R r) { r.job.overlap.ep = share(v, "overlap_ep"); }, "cluster"},
+    Field{"overlap_offload", FieldType::kNumber, "FRACTION", "", "0",
+          "Share of offload's host transfers hidden behind compute", shares,
+          [](V v, R r) { r.job.overlap.offload = share(v, "overlap_offload"); }, "cluster"},
     Field{"lora_rank", FieldType::kInteger, "R", "", "16",
           "LoRA/QLoRA rank r (needs {model}): r x (in + out) parameters per adapted matrix", ranks,
           [](V v, R r) { r.job.lora.rank = whole(v, "lora_rank", 65536.0); }, "job"},

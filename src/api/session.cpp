@@ -50,6 +50,24 @@ void solve_rank(EstimateRequest& r, EstimateResult& out) {
 
 }  // namespace
 
+void attach_systems(const TrainingJob& job, const HardwareCatalog& catalog,
+                    std::vector<MachineChoice>& machines) {
+  const System* given = job.system.empty() ? nullptr : &catalog.system_at(job.system, "system");
+  for (MachineChoice& m : machines) {
+    if (given == nullptr) {
+      m.system = catalog.system_for(m.device->id);
+      continue;
+    }
+    if (given->device != m.device->id) {
+      throw InvalidRequest("system",
+                           fmt::format("{} is built from {}, not the machine {}", given->id,
+                                       given->device, m.device->id),
+                           fmt::format("a system of {} or no {{system}}", m.device->id));
+    }
+    m.system = given;
+  }
+}
+
 Session::Session(const Sources& sources)
     : models_dir_{sources.data_dir / "models"},
       catalog_{io::load_catalog(catalog_sources(sources))} {}
@@ -71,7 +89,8 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
            ""});
     }
   }
-  const std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
+  std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
+  attach_systems(r.job, catalog_, machines);
   out.estimate = tb::estimate(r.job, machines);
   if (r.fit) add_fits(out.estimate);
   const auto words = [&](Scenario& s) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/model/lora.hpp"
 
 namespace tb {
@@ -17,7 +18,7 @@ Bytes MemoryEstimate::by_key(std::string_view key) const {
 
 Bytes MemoryEstimate::replica_total() const {
   Bytes sum{0.0};
-  for (const MemoryComponent& c : components) sum += c.bytes * static_cast<double>(c.sharded_over);
+  for (const MemoryComponent& c : components) sum += c.replica;
   return sum;
 }
 
@@ -27,6 +28,7 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   const TrainingSetup s = resolved_setup(job.setup, max_positions);
   Layout l;
   l.devices = job.devices;
+  l.parallel = job.parallel;
   l.zero_stage = job.zero_stage;
   l.micro_batch = s.micro_batch;
   l.grad_accum = s.grad_accumulation;
@@ -39,16 +41,85 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   return l;
 }
 
-MemoryEstimate states_view(const ModelProfile& p, const Layout& l) {
+MemoryEstimate states_view(const ModelProfile& p, const Layout& l, int stage) {
   MemoryEstimate out;
+  out.stage = stage;
+  const StageSpan span = stage_span(p, l, stage > 0);
   for (const StateTerm& t : p.states) {
-    const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
-    const Bytes bytes = t.bytes / static_cast<double>(sharded);
+    const StateOnDevice on = state_on_device(p, l, t, span);
     out.components.push_back({std::string{enum_name(t.key)}, t.label, t.bytes_per_param.value(),
-                              t.params.value(), bytes, sharded});
-    out.total += bytes;
+                              t.params.value(), on.device, on.zero_shards, t.bytes, on.host});
+    out.total += on.device;
+    out.host_total += on.host;
   }
   return out;
+}
+
+GemmEfficiency gemm_efficiency_of(const ComputeRate& rate, std::optional<double> given) {
+  if (given) return {*given, "given (the gemm_efficiency field)"};
+  if (rate.kind == RateKind::kMeasured) {
+    return {1.0, "the rate is a measured matmul rate (used as measured)"};
+  }
+  if (rate.matmul) {
+    return {
+        *rate.matmul / rate.dense,
+        fmt::format("measured matmul ceiling {:.1f} of {:.1f} TFLOP/s: {}",
+                    rate.matmul->value() / kTera, rate.dense.value() / kTera, rate.matmul_source)};
+  }
+  return {kDefaultGemmEfficiency,
+          "default: the median bf16 efficiency of ml-engineering's MAMF table (no measured "
+          "ceiling for this device)"};
+}
+
+ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
+                          const ComputeRate* rate, std::vector<std::string>* assumptions) {
+  const Device& d = *choice.device;
+  ClusterProfile c;
+  c.capacity = d.memory_capacity;
+  if (rate != nullptr) {
+    c.rate = rate->dense;
+    c.gemm_efficiency = gemm_efficiency_of(*rate, job.gemm_efficiency).value;
+  }
+  c.utilization = job.utilization.value_or(0.0);
+  c.overlap = job.overlap;
+  c.pue = job.pue;
+  if (d.tdp_watts) c.power = *d.tdp_watts;
+  if (job.price_usd_per_hour) {
+    c.price = DollarsPerHour{*job.price_usd_per_hour};
+  } else if (d.price) {
+    c.price = d.price->usd_per_hour;
+  }
+  const auto note = [&](std::string text) {
+    if (assumptions != nullptr) assumptions->push_back(std::move(text));
+  };
+  if (choice.system != nullptr) {
+    c.fabric = choice.system->fabric;
+    if (job.devices > c.fabric.devices_per_node && c.fabric.scale_out.bandwidth.value() <= 0.0) {
+      note(
+          fmt::format("{} states no scale-out link: communication between its nodes is not "
+                      "modeled",
+                      choice.system->id));
+    }
+  } else if (job.devices > 1) {
+    // No node shape: every device on the device's own interconnect, stated as such.
+    if (d.interconnect) {
+      c.fabric.scale_up.bandwidth = d.interconnect->bidirectional ? d.interconnect->bandwidth / 2.0
+                                                                  : d.interconnect->bandwidth;
+      note(fmt::format(
+          "no system for {}: all {} devices assumed on one {} fabric at {:.0f} GB/s "
+          "per direction, no latency (name a system for nodes and NICs)",
+          d.id, job.devices, d.interconnect->name, c.fabric.scale_up.bandwidth.value() / kGiga));
+    } else {
+      note(
+          fmt::format("no system and no interconnect figure for {}: communication between its "
+                      "{} devices is not modeled (name a system)",
+                      d.id, job.devices));
+    }
+  }
+  if (job.parallel.offload != Offload::kNone && c.fabric.host.bandwidth.value() <= 0.0) {
+    note("no host link figure: offload's transfers are not timed (name a system)");
+  }
+  return c;
 }
 
 namespace {
@@ -117,16 +188,24 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.layout = layout_of(job, recipe);
   s.params_trainable = s.profile.trainable.value();
   // Memory and compute do not depend on the device; evaluate once for the rows.
+  if (std::vector<Problem> bad = layout_problems(s.profile, s.layout); !bad.empty()) {
+    throw InvalidRequest(std::move(bad));
+  }
   const StepCost base = evaluate(s.profile, s.layout, ClusterProfile{});
-  s.memory = states_view(s.profile, s.layout);
+  s.memory = states_view(s.profile, s.layout, base.stage);
   s.memory.total = base.memory;
+  s.comm_buffers = base.comm_buffers;
+  s.host_per_device = base.host;
   s.compute.flops_per_token = base.flops_per_token.value();
   s.compute.flops_per_token_6n = base.reference_6n.value();
   s.compute.total = base.total;
   s.compute.formula = compute_formula(job.method);
   if (s.profile.has_architecture) {
     StepAnalysis step = step_view(job, s.profile, s.layout, base);
-    s.memory.components.push_back({"activations", activation_label(step), 0.0, 0.0, base.saved, 1});
+    Bytes states_replica{0.0};
+    for (const StateTerm& t : s.profile.states) states_replica += t.bytes;
+    s.memory.components.push_back({"activations", activation_label(step), 0.0, 0.0, base.saved, 1,
+                                   base.replica - states_replica, Bytes{0.0}});
     s.memory.activations_included = true;
     if (job.method != Method::kFreeze) s.compute.formula = arch_flops_formula(job.method, s.layout);
     s.step = std::move(step);
@@ -138,19 +217,31 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.dtype_overridden = choice.dtype.has_value();
     m.recipe_dtype = recipe.compute_dtype;
     const ComputeRate* rate = select_rate(*choice.device, m.wanted);
-    const StepCost cost = evaluate(s.profile, s.layout,
-                                   {choice.device->memory_capacity,
-                                    rate ? rate->dense : FlopsPerSecond{0.0}, job.utilization});
+    const ClusterProfile cluster = cluster_of(job, choice, rate, &m.assumptions);
+    const StepCost cost = evaluate(s.profile, s.layout, cluster);
+    if (choice.system != nullptr) {
+      m.system_id = choice.system->id;
+      m.system_name = choice.system->name;
+    }
     if (rate != nullptr) {
       m.rate = *rate;
       m.dtype = rate->dtype;
-      if (choice.device->price) {
+      const GemmEfficiency eff = gemm_efficiency_of(*rate, job.gemm_efficiency);
+      m.gemm_efficiency = eff.value;
+      m.gemm_source = eff.source;
+      m.time = cost.time;
+      if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.
-        m.cost_usd = Dollars{hours(cost.at_utilization) * job.devices *
-                             choice.device->price->usd_per_hour.value()};
+        m.cost_usd = Dollars{hours(cost.at_utilization) * job.devices * cluster.price.value()};
+        m.price_given = job.price_usd_per_hour.has_value();
+      }
+      if (cluster.power.value() > 0.0) {
+        // devices x TDP x hours x PUE, in kWh.
+        m.energy_kwh =
+            job.devices * cluster.power.value() * hours(cost.at_utilization) * cluster.pue / 1000.0;
       }
     }
-    m.utilization = job.utilization;
+    m.utilization = rate != nullptr ? cost.time.mfu : 0.0;
     m.devices = job.devices;
     m.at_peak = cost.at_peak;
     m.at_utilization = cost.at_utilization;

@@ -1,6 +1,7 @@
 // The evaluator: arithmetic over the profile's numbers and the term tables, nothing else.
 #include "trainbudget/eval/evaluate.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
@@ -11,27 +12,148 @@ PhaseCost moment(Bytes resident, Bytes gradients, Bytes activations, Bytes trans
           resident + gradients + activations + transient};
 }
 
-// The optimizer step's temporary under torch.optim's default single-tensor Adam.
-Bytes optimizer_transient(const ModelProfile& p) {
-  return optimizer_step_transient(OptimizerKernel::kPerTensor, p.largest_trainable_tensor,
-                                  p.trainable.value());
+// DeepSpeed's ZeRO-1/2 bucket defaults (deepspeed/runtime/zero/config.py: reduce_bucket_size
+// and allgather_bucket_size, 5e8 elements each): the gradients reduce-scattered in one bucket
+// during backward, the updated weights all-gathered in one bucket after the optimizer step.
+constexpr double kZeroBucketElements = 5e8;
+
+// The optimizer step's temporary under torch.optim's default single-tensor Adam, split like the
+// optimizer states it works on (ZeRO >= 1 updates only its partition); on the host when the
+// optimizer is offloaded.
+Bytes optimizer_transient(const ModelProfile& p, const Layout& l) {
+  if (l.parallel.offload != Offload::kNone) return Bytes{0.0};
+  const Bytes full = optimizer_step_transient(OptimizerKernel::kPerTensor,
+                                              p.largest_trainable_tensor, p.trainable.value());
+  const double shards = l.zero_stage >= 1 ? static_cast<double>(l.dense_shards()) : 1.0;
+  return full / (shards * l.parallel.tp);
 }
 
-// Activations and the peak over phases (docs/activations.md, "Peak over phases"): the end of
-// forward; backward from the loss down through the LM head, every decoder layer top to bottom
-// and the embedding (activations released, gradients produced); the optimizer step. Ties go to
-// the earlier moment.
-void step_memory(const ModelProfile& p, const Layout& l, StepCost& out) {
-  const StepDims dense = step_dims(p, l, false);
+// The activation widths on one device (Korthikanti et al. 2022, sec. 4.2): tensor parallelism
+// splits the heads, the MLP and expert widths and the vocabulary (Megatron-LM's vocab-parallel
+// cross entropy); sequence parallelism also the h-wide rows (norm inputs, dropout masks,
+// residual), every row being linear in h; context parallelism the sequence.
+StepDims on_device(StepDims d, const Parallelism& x) {
+  const double t = x.tp;
+  d.a /= t;
+  d.a_kv /= t;
+  d.i /= t;
+  d.i_e /= t;
+  d.i_s /= t;
+  d.V /= t;
+  if (x.sequence_parallel) d.h /= t;
+  d.s /= static_cast<double>(x.cp);
+  return d;
+}
+
+bool is_trainable_row(const StateTerm& t) { return t.key != StateKey::kFrozenWeights; }
+
+bool offloaded(Offload o, StateKey key) {
+  if (o == Offload::kNone) return false;
+  const bool optimizer = key == StateKey::kOptimizerStates || key == StateKey::kMasterWeights ||
+                         key == StateKey::kGradients;
+  if (o == Offload::kOptimizer) return optimizer;
+  return optimizer || key == StateKey::kWeights || key == StateKey::kFrozenWeights;
+}
+
+// The stage's share of the model's parameters (dense, expert), or of the adapters.
+struct Share {
+  double dense{1.0};
+  double expert{0.0};
+};
+
+Share stage_share(const ModelProfile& p, const Layout& l, const StageSpan& st, bool adapters) {
+  Share out;
+  if (!p.has_architecture) return out;
+  const auto layers = static_cast<double>(p.layer_is_moe.size());
+  if (adapters) {
+    out.dense = static_cast<double>(st.end - st.begin) / layers;
+    return out;
+  }
+  double expert = 0.0;
+  double total = 0.0;
+  for (std::int64_t i = st.begin; i < st.end; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    total += p.layer_param_share[idx];
+    expert += p.layer_expert_share[idx];
+  }
+  out.expert = expert;
+  // One stage holds everything: the whole replica, whatever count_params puts outside the
+  // decoder layers (vision towers) included, so that pp = 1 keeps the exact totals.
+  if (l.parallel.pp == 1) {
+    out.dense = 1.0 - expert;
+    return out;
+  }
+  if (st.embedding) total += p.embedding_param_share;
+  if (st.head) total += p.head_param_share + (p.tied_embeddings ? p.embedding_param_share : 0.0);
+  out.dense = total - expert;
+  return out;
+}
+
+// Activations and the peak over phases of one pipeline stage (docs/activations.md, "Peak over
+// phases"; docs/scale.md, "Pipeline stages"): the end of forward; backward from the loss down
+// through the LM head, every decoder layer of the stage top to bottom and the embedding
+// (activations released, gradients produced); the optimizer step. Ties go to the earlier moment.
+// Under a pipeline the first stage also holds the activations of the micro-batches in flight.
+void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, StepCost& out) {
+  const Parallelism& x = l.parallel;
+  const StepDims dense = on_device(step_dims(p, l, false), x);
   if (p.dense_layers > 0) out.dense = layer_kind_bytes(dense, l.recompute);
-  if (p.moe_layers > 0) out.moe = layer_kind_bytes(step_dims(p, l, true), l.recompute);
+  if (p.moe_layers > 0) {
+    out.moe = layer_kind_bytes(on_device(step_dims(p, l, true), x), l.recompute);
+  }
   Bytes layers{0.0};
-  if (p.dense_layers > 0) layers += out.dense.per_layer * static_cast<double>(p.dense_layers);
-  if (p.moe_layers > 0) layers += out.moe.per_layer * static_cast<double>(p.moe_layers);
-  out.layers_saved = layers;
-  out.head_saved = head_bytes(dense);
+  std::int64_t stage_dense = 0;
+  for (std::int64_t i = st.begin; i < st.end; ++i) {
+    stage_dense += p.layer_is_moe[static_cast<std::size_t>(i)] != 0 ? 0 : 1;
+  }
+  const std::int64_t stage_moe = (st.end - st.begin) - stage_dense;
+  if (stage_dense > 0) layers += out.dense.per_layer * static_cast<double>(stage_dense);
+  if (stage_moe > 0) layers += out.moe.per_layer * static_cast<double>(stage_moe);
+  // Korthikanti et al. 2022, sec. 4.2.3: under 1F1B the first stage holds pp micro-batches (at
+  // most the step's); interleaving adds the factor 1 + (pp - 1) / (pp x v).
+  double in_flight = 1.0;
+  if (x.pp > 1 && st.index == 0) {
+    in_flight = static_cast<double>(std::min<std::int64_t>(x.pp, l.grad_accum));
+    if (x.virtual_stages > 1) {
+      in_flight *=
+          1.0 + static_cast<double>(x.pp - 1) / (static_cast<double>(x.pp) * x.virtual_stages);
+    }
+  }
+  const Bytes others = layers * (in_flight - 1.0);  // earlier micro-batches still waiting
+  out.layers_saved = layers * in_flight;
+  out.head_saved = st.head ? head_bytes(dense) : Bytes{0.0};
   out.saved = out.layers_saved + out.head_saved;
-  out.logits_gradient = logits_gradient_bytes(dense);
+  out.logits_gradient = st.head ? logits_gradient_bytes(dense) : Bytes{0.0};
+
+  // ZeRO's buffers (docs/scale.md, "Buffers"). ZeRO-3 gathers a layer's weights before using
+  // it and prefetches the next one (FSDP's default BACKWARD_PRE, DeepSpeed's prefetch bucket):
+  // two layers' weights unsharded; backward also holds the layer's unsharded gradient until it
+  // is reduce-scattered. ZeRO-1/2 reduce gradients and gather weights through one bucket each.
+  Bytes gathered{0.0};
+  Bytes reducing{0.0};
+  Bytes gathering{0.0};
+  if (l.dense_shards() > 1 && p.has_architecture) {
+    const double layer = p.largest_layer_params / p.params.value();
+    Bytes weights{0.0};
+    Bytes grads{0.0};
+    for (const StateTerm& t : p.states) {
+      if (t.key == StateKey::kWeights || t.key == StateKey::kFrozenWeights) weights += t.bytes;
+      if (t.key == StateKey::kGradients) grads += t.bytes;
+    }
+    if (l.zero_stage == 3) {
+      gathered = weights * (2.0 * layer / x.tp);
+      reducing = p.adapters_only ? grads / static_cast<double>(p.layer_is_moe.size()) / x.tp
+                                 : grads * (layer / x.tp);
+    } else if (l.zero_stage >= 1) {
+      const double trainable = p.trainable.value() / x.tp;
+      const double bucket = std::min(kZeroBucketElements, trainable) / trainable;
+      for (const StateTerm& t : p.states) {
+        if (t.key == StateKey::kGradients) reducing += t.bytes * (bucket / x.tp);
+        if (t.key == StateKey::kWeights) gathering += t.bytes * (bucket / x.tp);
+      }
+    }
+  }
+  out.comm_buffers = gathered + reducing;
 
   const Bytes resident = out.states - out.gradients;
   const Bytes all = out.gradients;
@@ -39,36 +161,50 @@ void step_memory(const ModelProfile& p, const Layout& l, StepCost& out) {
   const auto held = [&](Bytes so_far) { return persist ? all : so_far; };
 
   auto& forward = out.phases[static_cast<std::size_t>(Phase::kForwardEnd)];
-  forward = moment(resident, persist ? all : Bytes{0.0}, out.saved, Bytes{0.0});
+  forward = moment(resident, persist ? all : Bytes{0.0}, out.saved, gathered);
 
-  const auto layer_count = static_cast<std::int64_t>(p.layer_is_moe.size());
-  Bytes produced = p.adapters_only ? Bytes{0.0} : all * p.head_gradient_share;
-  PhaseCost worst = moment(resident, held(produced), out.saved, out.logits_gradient);
+  // Shares of the stage's gradients: normalized to the stage under a pipeline.
+  double norm = 1.0;
+  if (x.pp > 1 && !p.adapters_only) {
+    double total = 0.0;
+    for (std::int64_t i = st.begin; i < st.end; ++i) {
+      total += p.layer_gradient_share[static_cast<std::size_t>(i)];
+    }
+    if (st.head) total += p.head_gradient_share;
+    if (st.embedding) total += p.embedding_gradient_share;
+    norm = total > 0.0 ? 1.0 / total : 1.0;
+  }
+  const double stage_layers = static_cast<double>(st.end - st.begin);
+  Bytes produced =
+      (p.adapters_only || !st.head) ? Bytes{0.0} : all * (p.head_gradient_share * norm);
+  PhaseCost worst = moment(resident, held(produced), out.saved, out.logits_gradient + gathered);
   std::int64_t worst_at = kBackwardAtHead;
-  Bytes layer_acts = out.layers_saved;
-  for (std::int64_t i = layer_count - 1; i >= 0; --i) {
+  Bytes layer_acts = layers;
+  for (std::int64_t i = st.end - 1; i >= st.begin; --i) {
     const auto idx = static_cast<std::size_t>(i);
     const LayerKindBytes& kind = p.layer_is_moe[idx] != 0 ? out.moe : out.dense;
-    produced += p.adapters_only ? all / static_cast<double>(layer_count)
-                                : all * p.layer_gradient_share[idx];
-    const PhaseCost m = moment(resident, held(produced), layer_acts,
-                               kind.recompute_transient + kind.backward_workspace);
+    produced += p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share[idx] * norm);
+    const PhaseCost m =
+        moment(resident, held(produced), layer_acts + others,
+               kind.recompute_transient + kind.backward_workspace + gathered + reducing);
     if (m.total > worst.total) {
       worst = m;
       worst_at = i;
     }
     layer_acts = layer_acts - kind.per_layer;
   }
-  produced += p.adapters_only ? Bytes{0.0} : all * p.embedding_gradient_share;
-  const PhaseCost embedding = moment(resident, held(produced), Bytes{0.0}, Bytes{0.0});
-  if (embedding.total > worst.total) {
-    worst = embedding;
-    worst_at = kBackwardAtEmbedding;
+  if (st.embedding) {
+    produced += p.adapters_only ? Bytes{0.0} : all * (p.embedding_gradient_share * norm);
+    const PhaseCost embedding = moment(resident, held(produced), others, Bytes{0.0});
+    if (embedding.total > worst.total) {
+      worst = embedding;
+      worst_at = kBackwardAtEmbedding;
+    }
   }
   out.phases[static_cast<std::size_t>(Phase::kBackward)] = worst;
   out.backward_at = worst_at;
   out.phases[static_cast<std::size_t>(Phase::kOptimizerStep)] =
-      moment(resident, all, Bytes{0.0}, optimizer_transient(p));
+      moment(resident, all, Bytes{0.0}, optimizer_transient(p, l) + gathering);
 
   Bytes peak{0.0};
   for (std::size_t i = 0; i < out.phases.size(); ++i) {
@@ -78,18 +214,34 @@ void step_memory(const ModelProfile& p, const Layout& l, StepCost& out) {
     }
   }
   out.memory = peak;
-  out.replica += out.saved * 1.0;  // activations are never partitioned by ZeRO
 }
 
-// The model states per device after ZeRO partitioning, their gradient rows, and a replica.
-void add_states(const ModelProfile& p, const Layout& l, StepCost& out) {
+// The model states per device of one stage after pipeline, tensor and expert parallelism, ZeRO
+// partitioning and offload, and their gradient rows.
+void add_states(const ModelProfile& p, const Layout& l, const StageSpan& st, StepCost& out) {
   for (const StateTerm& t : p.states) {
-    const int sharded = zero_partition(l.zero_stage, t.shard_stage, l.devices);
-    const Bytes bytes = t.bytes / static_cast<double>(sharded);
-    out.states += bytes;
-    if (t.key == StateKey::kGradients) out.gradients += bytes;
-    out.replica += bytes * static_cast<double>(sharded);
+    const StateOnDevice on = state_on_device(p, l, t, st);
+    out.states += on.device;
+    out.host += on.host;
+    if (t.key == StateKey::kGradients) out.gradients += on.device;
   }
+}
+
+// A full replica of the states and, with an architecture, of one micro-batch's activations:
+// what one device would hold alone (devices_to_fit's numerator).
+Bytes replica_of(const ModelProfile& p, const Layout& l) {
+  Bytes out{0.0};
+  for (const StateTerm& t : p.states) out += t.bytes;
+  if (!p.has_architecture) return out;
+  const StepDims dense = step_dims(p, l, false);
+  if (p.dense_layers > 0) {
+    out += layer_kind_bytes(dense, l.recompute).per_layer * static_cast<double>(p.dense_layers);
+  }
+  if (p.moe_layers > 0) {
+    out += layer_kind_bytes(step_dims(p, l, true), l.recompute).per_layer *
+           static_cast<double>(p.moe_layers);
+  }
+  return out + head_bytes(dense);
 }
 
 void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
@@ -136,27 +288,84 @@ StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_l
                    layout.attention, layout.dropout, moe_layer);
 }
 
+StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last) noexcept {
+  StageSpan out;
+  const auto layers = static_cast<std::int64_t>(profile.layer_is_moe.size());
+  const int pp = std::max(1, layout.parallel.pp);
+  // Layers that do not divide evenly go to the first stages (ceil), the rest get the floor:
+  // the first stage is the most loaded, the last the least (Llama 3 trains 126 layers on 16
+  // stages that way round, one layer fewer on the edge stages for the embedding and head).
+  const std::int64_t big = (layers + pp - 1) / pp;
+  const std::int64_t small = layers / pp;
+  out.index = last ? pp - 1 : 0;
+  if (last && pp > 1) {
+    out.end = layers;
+    out.begin = layers - small;
+  } else {
+    out.begin = 0;
+    out.end = pp == 1 ? layers : big;
+  }
+  out.embedding = out.index == 0;
+  out.head = out.index == pp - 1;
+  return out;
+}
+
+StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const StateTerm& t,
+                              const StageSpan& st) noexcept {
+  const Parallelism& x = l.parallel;
+  const Share share = stage_share(p, l, st, p.adapters_only && is_trainable_row(t));
+  const int dense_z = zero_partition(l.zero_stage, t.shard_stage, l.dense_shards());
+  const int expert_z = zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards()));
+  const double tp = x.tp;
+  const Bytes bytes =
+      t.bytes * (share.dense / (tp * dense_z)) + t.bytes * (share.expert / (tp * x.ep * expert_z));
+  StateOnDevice out;
+  out.zero_shards = dense_z;
+  out.split = bytes.value() > 0.0 ? t.bytes / bytes : 1.0;
+  if (offloaded(x.offload, t.key)) {
+    out.host = bytes;
+  } else {
+    out.device = bytes;
+  }
+  return out;
+}
+
 Status precheck(const ModelProfile& profile, const Layout& layout,
                 const ClusterProfile& cluster) noexcept {
   StepCost states;
-  add_states(profile, layout, states);
+  add_states(profile, layout, stage_span(profile, layout, false), states);
   return states.states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
 }
 
-StepCost evaluate(const ModelProfile& profile, const Layout& layout,
-                  const ClusterProfile& cluster) noexcept {
+StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+                  const CommModel& comm) noexcept {
   StepCost out;
-  add_states(profile, layout, out);
+  const StageSpan first = stage_span(profile, layout, false);
+  add_states(profile, layout, first, out);
   out.memory = out.states;
-  if (profile.has_architecture) step_memory(profile, layout, out);
+  if (profile.has_architecture) step_memory(profile, layout, first, out);
+  if (layout.parallel.pp > 1) {
+    // The last stage holds the head, its logits and their gradient: often the larger one.
+    StepCost last;
+    const StageSpan end = stage_span(profile, layout, true);
+    add_states(profile, layout, end, last);
+    last.memory = last.states;
+    if (profile.has_architecture) step_memory(profile, layout, end, last);
+    if (last.memory > out.memory) {
+      out = last;
+      out.stage = end.index;
+    }
+  }
+  out.replica = replica_of(profile, layout);
   step_flops(profile, layout, out);
   out.total = out.flops_per_token * profile.tokens;
 
   if (cluster.rate.value() > 0.0) {
-    // Ideal data-parallel scaling: N devices finish N times sooner (no communication cost).
+    // The ideal: every device at its peak, nothing else (the "at peak" column).
     const FlopsPerSecond aggregate = cluster.rate * static_cast<double>(layout.devices);
     out.at_peak = out.total / aggregate;
-    out.at_utilization = out.total / (aggregate * cluster.utilization);
+    add_step_time(profile, layout, cluster, comm, out);
+    out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
   }
   out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
   if (cluster.capacity.value() > 0.0) {

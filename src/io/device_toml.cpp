@@ -44,6 +44,8 @@ constexpr std::string_view kBandwidthGbPerS = "bandwidth_gb_per_s";
 constexpr std::string_view kSource = "source";
 constexpr std::string_view kDenseTflops = "dense_tflops";
 constexpr std::string_view kSparseTflops = "sparse_tflops";
+constexpr std::string_view kMatmulTflops = "matmul_tflops";
+constexpr std::string_view kMatmulSource = "matmul_source";
 constexpr std::string_view kKind = "kind";
 constexpr std::string_view kNote = "note";
 constexpr std::string_view kMeasuredBy = "measured_by";
@@ -81,12 +83,20 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
                std::vector<std::string>& problems) {
   const std::string prefix = fmt::format("compute.{}", enum_name(dtype));
   Reader r(t, prefix, problems);
-  r.allow_only(
-      {"dense_tflops", "sparse_tflops", "kind", "source", "note", "measured_by", "method", "date"});
+  r.allow_only({key::kDenseTflops, key::kSparseTflops, key::kMatmulTflops, key::kMatmulSource,
+                key::kKind, key::kSource, key::kNote, key::kMeasuredBy, key::kMethod, key::kDate});
   ComputeRate rate;
   rate.dtype = dtype;
   const auto dense = r.positive(key::kDenseTflops, true, kTflopsRange);
   const auto sparse = r.positive(key::kSparseTflops, false, kTflopsRange);
+  const auto matmul = r.positive(key::kMatmulTflops, false, kTflopsRange);
+  rate.matmul_source = r.string(key::kMatmulSource, matmul.has_value());
+  if (dense && matmul && *matmul > *dense) {
+    problems.push_back(fmt::format(
+        "{}: matmul_tflops {} is above dense_tflops {} (a measured ceiling cannot beat the peak)",
+        prefix, *matmul, *dense));
+  }
+  if (matmul) rate.matmul = FlopsPerSecond{*matmul * kTera};
   const std::string kind = r.string(key::kKind, true);
   rate.source = r.string(key::kSource, true);
   rate.note = r.string(key::kNote, false);
@@ -307,6 +317,10 @@ std::string device_toml(const Device& d) {
     out += fmt::format("\n[{}.{}]\n", key::kCompute, enum_name(r.dtype));
     put(out, key::kDenseTflops, number(r.dense.value() / kTera));
     if (r.sparse) put(out, key::kSparseTflops, number(r.sparse->value() / kTera));
+    if (r.matmul) {
+      put(out, key::kMatmulTflops, number(r.matmul->value() / kTera));
+      put_string(out, key::kMatmulSource, r.matmul_source, true);
+    }
     put_string(out, key::kKind, r.kind == RateKind::kMeasured ? kMeasured : kSpec, true);
     put_string(out, key::kSource, r.source, true);
     put_string(out, key::kMeasuredBy, r.measured_by, r.kind == RateKind::kMeasured);

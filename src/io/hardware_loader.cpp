@@ -10,7 +10,9 @@
 
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/io/file_read.hpp"
+#include "trainbudget/io/system_toml.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::io {
 namespace fs = std::filesystem;
@@ -103,6 +105,20 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
                       {fmt::format("is {}, not a folder of device TOML files", kind_of(status))});
     }
     for (Device& d : load_device_dir(dir)) catalog.put(std::move(d));
+  }
+  // Systems (node shapes) sit beside the devices: data/systems.
+  const fs::path systems = sources.builtin_dir.parent_path() / "systems";
+  if (fs::is_directory(systems, ec)) {
+    for (const fs::path& file : toml_files_in(systems)) {
+      System s = load_system_file(file);
+      if (catalog.find(s.device) == nullptr) {
+        const std::vector<std::string> near = catalog.closest(s.device, 3);
+        throw DataError(shown(file), {fmt::format("device: '{}' is not in the hardware catalog; "
+                                                  "closest: {}",
+                                                  excerpt(s.device), fmt::join(near, ", "))});
+      }
+      catalog.put(std::move(s));
+    }
   }
   return catalog;
 }

@@ -98,6 +98,31 @@ void gradient_shares(const ModelArchitecture& arch, ModelProfile& p) {
   }
 }
 
+// Where the base parameters sit (count_params' formulas), for the parallel layouts.
+void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
+  const ParamCounts counts = count_params(arch);
+  const double total = static_cast<double>(counts.total);
+  const double experts = arch.moe ? static_cast<double>(arch.moe->num_experts) *
+                                        static_cast<double>(expert_params(arch))
+                                  : 0.0;
+  p.layer_param_share.reserve(static_cast<std::size_t>(arch.num_layers));
+  p.layer_expert_share.reserve(static_cast<std::size_t>(arch.num_layers));
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) {
+    const bool moe = is_moe_layer(arch, i);
+    const auto layer = static_cast<double>(decoder_layer_params(arch, moe));
+    p.layer_param_share.push_back(layer / total);
+    p.layer_expert_share.push_back(moe ? experts / total : 0.0);
+    p.largest_layer_params = std::max(p.largest_layer_params, layer);
+  }
+  const double final_norm = static_cast<double>(norm_params(arch));
+  p.tied_embeddings = arch.tie_embeddings;
+  p.embedding_param_share = static_cast<double>(counts.input_embedding) / total;
+  p.head_param_share = (static_cast<double>(counts.lm_head) + final_norm) / total;
+  p.experts = arch.moe ? arch.moe->num_experts : 0;
+  p.heads = arch.attention.num_heads;
+  p.kv_heads = arch.attention.latent ? arch.attention.num_heads : arch.attention.num_kv_heads;
+}
+
 void add_architecture(const TrainingJob& job, ModelProfile& p) {
   const ModelArchitecture& arch = *job.model.architecture;
   p.has_architecture = true;
@@ -113,6 +138,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   gradient_shares(arch, p);
+  parameter_layout(arch, p);
   p.largest_trainable_tensor = largest_trainable(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
 }

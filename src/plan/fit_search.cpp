@@ -74,7 +74,8 @@ FitResult longest_sequence(const Layout& base, Bytes capacity, const PeakOfLayou
 }
 
 MachineFit fit_on(const ModelProfile& profile, const Layout& layout, Bytes capacity) {
-  const ClusterProfile cluster{capacity, FlopsPerSecond{0.0}, 1.0};
+  ClusterProfile cluster;
+  cluster.capacity = capacity;
   const PeakOfLayout peak_of = [&](const Layout& l) {
     return evaluate(profile, l, cluster).memory;
   };

@@ -1,6 +1,8 @@
 // The estimate as sections: model and job, memory, compute, time and fit, LoRA, verdict.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "step_document.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
@@ -34,13 +36,15 @@ std::string dtype_cell(const MachineEstimate& m) {
   return cell;
 }
 
-TextTable machines_table(const Scenario& s, double utilization) {
+TextTable machines_table(const Scenario& s, const std::optional<double>& utilization) {
   TextTable t({{"machine"},
                {"dtype"},
                {"TFLOP/s", Align::kRight},
                {"rate"},
                {"at 100 %", Align::kRight},
-               {fmt::format("at {}", percent(utilization)), Align::kRight},
+               {utilization ? fmt::format("at {}", percent(*utilization)) : std::string{"modeled"},
+                Align::kRight},
+               {"MFU", Align::kRight},
                {"memory", Align::kRight},
                {"fit"}});
   for (const MachineEstimate& m : s.machines) {
@@ -54,10 +58,75 @@ TextTable machines_table(const Scenario& s, double utilization) {
     t.add_row({machine_label(m), dtype_cell(m), has_rate ? tflops(m.rate->dense) : "-",
                has_rate ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec, dense") : "-",
                has_rate ? hours_text(m.at_peak) : "-", at_util,
+               has_rate ? percent(m.utilization) : "-",
                fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
                m.fits ? "fits" : "does not fit"});
   }
   return t;
+}
+
+std::string seconds_text(Seconds t) {
+  if (t.count() >= 1.0) return fmt::format("{:.3g} s", t.count());
+  if (t.count() >= 1e-3) return fmt::format("{:.3g} ms", t.count() * 1e3);
+  if (t.count() > 0.0) return fmt::format("{:.3g} us", t.count() * 1e6);
+  return "0";
+}
+
+// One optimizer step per machine: what the step-time model adds up (docs/scale.md).
+TextTable step_table(const Scenario& s) {
+  TextTable t({{"machine"},
+               {"step", Align::kRight},
+               {"compute", Align::kRight},
+               {"bubble", Align::kRight},
+               {"comm", Align::kRight},
+               {"exposed", Align::kRight},
+               {"tokens/s", Align::kRight},
+               {"bound"},
+               {"cost", Align::kRight},
+               {"energy", Align::kRight}});
+  for (const MachineEstimate& m : s.machines) {
+    if (!m.rate) continue;
+    const StepTime& st = m.time;
+    t.add_row({machine_label(m), seconds_text(st.step), seconds_text(st.compute),
+               seconds_text(st.bubble), seconds_text(st.comm_total),
+               seconds_text(st.exposed_comm +
+                            st.comm[static_cast<std::size_t>(CommKind::kOffload)].exposed),
+               count(st.tokens_per_second),
+               st.modeled ? std::string{enum_name(st.bound)} : "given MFU",
+               m.cost_usd ? fmt::format("${}", fixed(m.cost_usd->value(), 0)) : "-",
+               m.energy_kwh ? fmt::format("{} kWh", fixed(*m.energy_kwh, 0)) : "-"});
+  }
+  return t;
+}
+
+// Each communicator of the first machine: bytes, link, total and exposed time per step.
+TextTable comm_table(const MachineEstimate& m) {
+  TextTable t({{"traffic"},
+               {"per step", Align::kRight},
+               {"link", Align::kRight},
+               {"time", Align::kRight},
+               {"exposed", Align::kRight}});
+  for (std::size_t k = 0; k < kCommKinds; ++k) {
+    const CommTerm& c = m.time.comm[k];
+    if (c.total.count() <= 0.0) continue;
+    t.add_row({std::string{enum_name(static_cast<CommKind>(k))}, gb(c.bytes),
+               fmt::format("{:.0f} GB/s", c.link.bandwidth.value() / kGiga), seconds_text(c.total),
+               seconds_text(c.exposed)});
+  }
+  return t;
+}
+
+std::string layout_line(const TrainingJob& job) {
+  const Parallelism& x = job.parallel;
+  const int dp = job.devices / std::max(1, x.tp * x.pp * x.cp);
+  std::string line = fmt::format("layout    {} devices = dp {} x tp {} x pp {} x cp {}",
+                                 job.devices, dp, x.tp, x.pp, x.cp);
+  if (x.ep > 1) line += fmt::format(", ep {}", x.ep);
+  if (x.virtual_stages > 1) line += fmt::format(", {} virtual stages", x.virtual_stages);
+  if (x.sequence_parallel) line += ", sequence parallel";
+  if (job.zero_stage > 0) line += fmt::format(", ZeRO-{}", job.zero_stage);
+  if (x.offload != Offload::kNone) line += fmt::format(", offload {}", enum_name(x.offload));
+  return line;
 }
 
 }  // namespace
@@ -76,10 +145,12 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   const Bytes capacity = m.device.memory_capacity;
   std::string time;
   if (m.rate.has_value()) {
-    time = fmt::format("{} at {} utilization", duration(m.at_utilization), percent(m.utilization));
+    time = fmt::format("{} at {} MFU{}", duration(m.at_utilization), percent(m.utilization),
+                       m.time.modeled ? fmt::format(" ({}-bound)", enum_name(m.time.bound))
+                                      : std::string{" (given)"});
     if (m.cost_usd)
-      time +=
-          fmt::format(", about ${} at the catalog's hourly price", fixed(m.cost_usd->value(), 0));
+      time += fmt::format(", about ${} at {} hourly price", fixed(m.cost_usd->value(), 0),
+                          m.price_given ? "the given" : "the catalog's");
   } else {
     time = "no compute figure for this device";
   }
@@ -113,9 +184,9 @@ Document estimate_document(const Estimate& e) {
   Section job_section;
   job_section.title = "Job";
   for (std::string& line : model_lines(job)) job_section.text(std::move(line));
-  job_section.text(fmt::format("training  {} tokens, {}, {} (ideal data-parallel scaling)",
-                               count(job.tokens), e.primary.label,
+  job_section.text(fmt::format("training  {} tokens, {}, {}", count(job.tokens), e.primary.label,
                                counted(job.devices, "device", "devices")));
+  if (job.devices > 1) job_section.text(layout_line(job));
   job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe.id, e.recipe.title,
                                enum_name(e.recipe.compute_dtype)));
   job_section.text(fmt::format("          source: {}", e.recipe.source));
@@ -126,9 +197,22 @@ Document estimate_document(const Estimate& e) {
       "Memory {}{} -- {} ({} B per trainable parameter{})", job.devices > 1 ? "per device " : "",
       e.primary.step ? "with activations" : "before activations", e.primary.label,
       bytes_per_param(e.recipe.bytes_per_trainable_param()),
-      job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} devices", job.zero_stage, job.devices)
+      job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} data-parallel ranks", job.zero_stage,
+                                       e.primary.layout.dense_shards())
                          : std::string{});
   memory.table(memory_table(e.primary.memory));
+  if (job.parallel.pp > 1) {
+    memory.text(fmt::format("pipeline stage {} of {} (the most loaded)", e.primary.memory.stage,
+                            job.parallel.pp));
+  }
+  if (e.primary.comm_buffers.value() > 0.0) {
+    memory.text(fmt::format("of the peak, {} are ZeRO's buffers (gathered layers, buckets)",
+                            gb(e.primary.comm_buffers)));
+  }
+  if (e.primary.memory.host_total.value() > 0.0) {
+    memory.text(
+        fmt::format("offloaded to host memory: {} per device", gb(e.primary.memory.host_total)));
+  }
   if (!e.primary.step) {
     memory.text(
         "Activations are not included: they depend on the architecture, micro-batch and "
@@ -152,13 +236,42 @@ Document estimate_document(const Estimate& e) {
   Section time;
   time.title = fmt::format("Time and fit -- {}", e.primary.label);
   time.table(machines_table(e.primary, job.utilization));
-  time.text(fmt::format(
-      "at 100 %: the dense peak rate, which no real run reaches; at {}: {} (published large runs "
-      "report 38-56 % MFU; {{utilization}} sets it). * = dtype chosen with ID:dtype instead of the "
-      "recipe's {}.",
-      percent(job.utilization),
-      job.utilization == kDefaultUtilization ? "the default utilization" : "the given utilization",
-      enum_name(e.recipe.compute_dtype)));
+  if (job.utilization) {
+    time.text(fmt::format(
+        "at 100 %: the dense peak rate, which no real run reaches; at {}: the given utilization, "
+        "which replaces the step-time model. * = dtype chosen with ID:dtype instead of the "
+        "recipe's {}.",
+        percent(*job.utilization), enum_name(e.recipe.compute_dtype)));
+  } else {
+    time.text(fmt::format(
+        "at 100 %: the dense peak rate, which no real run reaches; modeled: GEMMs at the device's "
+        "measured matmul efficiency, plus exposed communication and the pipeline bubble "
+        "(docs/scale.md; {{utilization}} replaces it). * = dtype chosen with ID:dtype instead of "
+        "the recipe's {}.",
+        enum_name(e.recipe.compute_dtype)));
+  }
+  time.table(step_table(e.primary));
+  if (!e.primary.machines.empty() && e.primary.machines.front().time.comm_total.count() > 0.0) {
+    time.text(
+        fmt::format("communication of one step on {}:", machine_label(e.primary.machines.front())));
+    time.table(comm_table(e.primary.machines.front()));
+  }
+  std::vector<std::string> said;  // a device named twice (two dtypes) is described once per line
+  const auto once = [&](std::string line) {
+    if (std::find(said.begin(), said.end(), line) != said.end()) return;
+    said.push_back(line);
+    time.text(std::move(line));
+  };
+  for (const MachineEstimate& m : e.primary.machines) {
+    if (m.rate) {
+      once(fmt::format("{} {}: GEMM efficiency {} ({})", m.device.id, enum_name(m.dtype),
+                       percent(m.gemm_efficiency), m.gemm_source));
+    }
+    if (!m.system_id.empty()) {
+      once(fmt::format("{}: system {} ({})", m.device.id, m.system_id, m.system_name));
+    }
+    for (const std::string& a : m.assumptions) once(fmt::format("{}: {}", m.device.id, a));
+  }
   doc.sections.push_back(std::move(time));
 
   if (e.lora_alternative) {
@@ -201,20 +314,37 @@ TextTable estimate_rows(const Estimate& e) {
                {"memory_capacity_bytes"},
                {"fits"},
                {"verdict"},
-               {"cost_usd"}});
+               {"cost_usd"},
+               {"step_seconds"},
+               {"mfu"},
+               {"bound"},
+               {"exposed_comm_seconds"},
+               {"energy_kwh"}});
   const auto add = [&](const Scenario& s) {
     for (const MachineEstimate& m : s.machines) {
       const bool r = m.rate.has_value();
-      t.add_row({s.label, std::string{enum_name(s.method)}, m.device.id, machine_label(m),
-                 r ? std::string{enum_name(m.dtype)} : "", std::string{enum_name(m.wanted)},
+      t.add_row({s.label,
+                 std::string{enum_name(s.method)},
+                 m.device.id,
+                 machine_label(m),
+                 r ? std::string{enum_name(m.dtype)} : "",
+                 std::string{enum_name(m.wanted)},
                  r ? fmt::format("{:.6g}", m.rate->dense.value()) : "",
                  r ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : "",
-                 fmt::format("{:g}", m.utilization), fmt::format("{}", m.devices),
+                 fmt::format("{:g}", m.utilization),
+                 fmt::format("{}", m.devices),
                  r ? fmt::format("{:.6g}", hours(m.at_peak)) : "",
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
-                 fmt::format("{:.6g}", m.device.memory_capacity.value()), m.fits ? "true" : "false",
-                 std::string{enum_name(m.fit)}, m.cost_usd ? fixed(m.cost_usd->value(), 2) : ""});
+                 fmt::format("{:.6g}", m.device.memory_capacity.value()),
+                 m.fits ? "true" : "false",
+                 std::string{enum_name(m.fit)},
+                 m.cost_usd ? fixed(m.cost_usd->value(), 2) : "",
+                 r ? fmt::format("{:.6g}", m.time.step.count()) : "",
+                 r ? fmt::format("{:.6g}", m.time.mfu) : "",
+                 r ? std::string{enum_name(m.time.bound)} : "",
+                 r ? fmt::format("{:.6g}", m.time.exposed_comm.count()) : "",
+                 m.energy_kwh ? fmt::format("{:.6g}", *m.energy_kwh) : ""});
     }
   };
   add(e.primary);

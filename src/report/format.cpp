@@ -74,7 +74,8 @@ std::string duration(Seconds s) {
   return fixed(secs / kYear, 1) + " years";
 }
 
-std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100.0); }
+// Three significant digits at most: 40 %, 80.3 %, 0.781 %.
+std::string percent(double fraction) { return fmt::format("{:.3g} %", fraction * 100.0); }
 
 std::string bytes_per_param(double b) {
   if (std::abs(b - std::round(b)) < 1e-9) return fmt::format("{:.0f}", b);

@@ -35,10 +35,61 @@ ordered_json memory_json(const MemoryEstimate& m) {
                     {"sharded_over", c.sharded_over}});
   }
   return {{"total_bytes", m.total.value()},
+          {"per_device_bytes", m.total.value()},
+          {"host_bytes_per_device", m.host_total.value()},
+          {"pipeline_stage", m.stage},
           {"replica_total_bytes", m.replica_total().value()},
           {"activations_included", m.activations_included},
           {"components", components},
           {"rows", rows}};
+}
+
+ordered_json time_json(const MachineEstimate& m) {
+  if (!m.rate) return nullptr;
+  const StepTime& t = m.time;
+  ordered_json comm = ordered_json::object();
+  for (std::size_t k = 0; k < kCommKinds; ++k) {
+    const CommTerm& c = t.comm[k];
+    comm[std::string{enum_name(static_cast<CommKind>(k))}] = {
+        {"seconds", c.total.count()},
+        {"exposed_seconds", c.exposed.count()},
+        {"bytes", c.bytes.value()},
+        {"link_bytes_per_s", c.link.bandwidth.value()},
+        {"link_latency_seconds", c.link.latency.count()}};
+  }
+  return {{"modeled", t.modeled},
+          {"step_seconds", t.step.count()},
+          {"total_hours", hours(m.at_utilization)},
+          {"mfu", t.mfu},
+          {"hfu", t.hfu},
+          {"compute_seconds", t.compute.count()},
+          {"micro_batch_seconds", t.micro_batch.count()},
+          {"bubble_seconds", t.bubble.count()},
+          {"comm_seconds", t.comm_total.count()},
+          {"exposed_comm_seconds", t.exposed_comm.count()},
+          {"bound", enum_name(t.bound)},
+          {"tokens_per_step", t.tokens_per_step},
+          {"steps", t.steps},
+          {"tokens_per_second", t.tokens_per_second},
+          {"gemm_efficiency", m.gemm_efficiency},
+          {"gemm_efficiency_source", m.gemm_source},
+          {"comm", comm}};
+}
+
+ordered_json cost_json(const MachineEstimate& m) {
+  if (!m.cost_usd) return {{"usd", nullptr}, {"usd_per_device_hour", nullptr}, {"source", nullptr}};
+  const double per_hour = m.price_given || !m.device.price
+                              ? m.cost_usd->value() / (hours(m.at_utilization) * m.devices)
+                              : m.device.price->usd_per_hour.value();
+  return {{"usd", m.cost_usd->value()},
+          {"usd_per_device_hour", per_hour},
+          {"source", m.price_given ? "given (the price field)"
+                                   : m.device.price->source + " (" + m.device.price->date + ")"}};
+}
+
+ordered_json energy_json(const MachineEstimate& m) {
+  if (!m.energy_kwh) return {{"kwh", nullptr}, {"tdp_watts", nullptr}};
+  return {{"kwh", *m.energy_kwh}, {"tdp_watts", m.device.tdp_watts->value()}};
 }
 
 ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
@@ -64,6 +115,11 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"verdict", enum_name(m.fit)},
       {"devices_to_fit", m.devices_to_fit},
       {"cost_usd", m.cost_usd ? json(m.cost_usd->value()) : json(nullptr)},
+      {"system", m.system_id.empty() ? json(nullptr) : json(m.system_id)},
+      {"time", time_json(m)},
+      {"cost", cost_json(m)},
+      {"energy", energy_json(m)},
+      {"assumptions", m.assumptions},
       {"summary", verdict_sentence(m, s, lora)}};
   return j;
 }
@@ -186,14 +242,32 @@ std::string estimate_json(const Estimate& e) {
         {"compute_dtype", enum_name(e.recipe.compute_dtype)},
         {"bytes_per_trainable_param", e.recipe.bytes_per_trainable_param()},
         {"source", e.recipe.source}}},
-      {"utilization", job.utilization},
+      {"utilization", job.utilization ? json(*job.utilization) : json(nullptr)},
       {"devices", job.devices},
       {"zero_stage", job.zero_stage},
   };
+  const Layout& l = e.primary.layout;
+  root["parallel"] = {{"dp", l.dp()},
+                      {"tp", l.parallel.tp},
+                      {"pp", l.parallel.pp},
+                      {"cp", l.parallel.cp},
+                      {"ep", l.parallel.ep},
+                      {"virtual_stages", l.parallel.virtual_stages},
+                      {"sequence_parallel", l.parallel.sequence_parallel},
+                      {"zero", l.zero_stage},
+                      {"offload", enum_name(l.parallel.offload)},
+                      {"micro_batch", l.micro_batch},
+                      {"grad_accum", l.grad_accum},
+                      {"recompute", enum_name(l.recompute)}};
   const ordered_json primary = scenario_json(e.primary, e.lora_alternative);
   root["memory"] = primary["memory"];
   root["compute"] = primary["compute"];
   root["machines"] = primary["machines"];
+  // The first machine's time, cost and energy, at the top for scripts that ask about one.
+  const bool first = !primary["machines"].empty();
+  root["time"] = first ? primary["machines"][0]["time"] : ordered_json(nullptr);
+  root["cost"] = first ? primary["machines"][0]["cost"] : ordered_json(nullptr);
+  root["energy"] = first ? primary["machines"][0]["energy"] : ordered_json(nullptr);
   root["lora_alternative"] =
       e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
   add_setup_json(e, root);

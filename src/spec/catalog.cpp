@@ -48,6 +48,40 @@ const Device& HardwareCatalog::at(std::string_view id, std::string_view field) c
                                    excerpt(id), fmt::join(near, ", ")));
 }
 
+void HardwareCatalog::put(System system) {
+  auto it = std::lower_bound(systems_.begin(), systems_.end(), system.id,
+                             [](const System& s, const std::string& id) { return s.id < id; });
+  if (it != systems_.end() && it->id == system.id) {
+    *it = std::move(system);
+  } else {
+    systems_.insert(it, std::move(system));
+  }
+}
+
+const System* HardwareCatalog::find_system(std::string_view id) const {
+  auto it = std::lower_bound(systems_.begin(), systems_.end(), id,
+                             [](const System& s, std::string_view key) { return s.id < key; });
+  return it != systems_.end() && it->id == id ? &*it : nullptr;
+}
+
+const System& HardwareCatalog::system_at(std::string_view id, std::string_view field) const {
+  if (const System* s = find_system(id)) return *s;
+  std::vector<std::string> ids;
+  for (const System& s : systems_) ids.push_back(s.id);
+  const std::vector<std::string> near = closest_names(id, ids, 3);
+  throw InvalidRequest(std::string{field},
+                       fmt::format("unknown system '{}'; closest known: {} (see 'trainbudget "
+                                   "hardware systems')",
+                                   excerpt(id), fmt::join(near, ", ")));
+}
+
+const System* HardwareCatalog::system_for(std::string_view device_id) const {
+  for (const System& s : systems_) {
+    if (s.device == device_id) return &s;
+  }
+  return nullptr;
+}
+
 std::vector<MachineChoice> parse_machine_list(std::string_view text,
                                               const HardwareCatalog& catalog) {
   std::vector<MachineChoice> out;

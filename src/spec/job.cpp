@@ -28,8 +28,9 @@ void validate(const TrainingJob& job) {
     throw InvalidRequest("trainable_fraction",
                          fmt::format("{} is out of range", job.trainable_fraction), "(0, 1]");
   }
-  if (!std::isfinite(job.utilization) || job.utilization <= 0.0 || job.utilization > 1.0) {
-    throw InvalidRequest("utilization", fmt::format("{} is out of range", job.utilization),
+  if (job.utilization &&
+      (!std::isfinite(*job.utilization) || *job.utilization <= 0.0 || *job.utilization > 1.0)) {
+    throw InvalidRequest("utilization", fmt::format("{} is out of range", *job.utilization),
                          "(0, 1]");
   }
   if (job.devices < 1) {

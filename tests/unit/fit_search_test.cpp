@@ -99,7 +99,8 @@ TEST(Precheck, RejectsOnlyWhatEvaluateRejects) {
         l.devices = 8;
         l.zero_stage = zero;
         l.micro_batch = b;
-        const ClusterProfile c{Bytes{gib * kGibi}, FlopsPerSecond{0.0}, 0.4};
+        ClusterProfile c;
+        c.capacity = Bytes{gib * kGibi};
         if (precheck(profile, l, c) == Status::kOutOfMemory) {
           ++rejected;
           EXPECT_EQ(evaluate(profile, l, c).status, Status::kOutOfMemory) << gib << " " << zero;

@@ -82,8 +82,20 @@ TEST(JsonView, HasTheDocumentedKeysInBaseUnits) {
   ASSERT_EQ(j["machines"].size(), 1U);
   EXPECT_EQ(j["machines"][0]["id"], "h100-sxm");
   EXPECT_EQ(j["machines"][0]["rate_flops_per_s"], 989.5e12);
-  EXPECT_EQ(j["machines"][0]["utilization"], 0.4);
-  EXPECT_NEAR(j["machines"][0]["hours"].get<double>(), 42e18 / (0.4 * 989.5e12) / 3600, 1e-9);
+  // One device, no communication: the modeled MFU is the GEMM efficiency (the default one: the
+  // test device has no measured matmul ceiling).
+  EXPECT_NEAR(j["machines"][0]["utilization"].get<double>(), kDefaultGemmEfficiency, 1e-12);
+  EXPECT_NEAR(j["machines"][0]["hours"].get<double>(),
+              42e18 / (kDefaultGemmEfficiency * 989.5e12) / 3600, 1e-9);
+  EXPECT_EQ(j["memory"]["per_device_bytes"], 112e9);
+  EXPECT_EQ(j["parallel"]["dp"], 1);
+  EXPECT_EQ(j["parallel"]["tp"], 1);
+  EXPECT_EQ(j["time"]["bound"], "compute");
+  EXPECT_EQ(j["time"]["exposed_comm_seconds"], 0.0);
+  EXPECT_NEAR(j["time"]["total_hours"].get<double>(), j["machines"][0]["hours"].get<double>(),
+              1e-12);
+  EXPECT_TRUE(j["cost"]["usd"].is_null());  // the test device has no price
+  EXPECT_TRUE(j["energy"]["kwh"].is_null());
   EXPECT_EQ(j["machines"][0]["fits"], false);
   EXPECT_EQ(j["machines"][0]["verdict"], "needs_lora");
   EXPECT_EQ(j["lora_alternative"]["machines"][0]["fits"], true);
@@ -96,7 +108,7 @@ TEST(CsvView, OneRowPerScenarioAndMachine) {
   write(e, Format::kCsv, out);
   const std::string csv = out.str();
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + full + LoRA
-  EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,0.4,1"),
+  EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,0.781,1"),
             std::string::npos)
       << csv;
 }

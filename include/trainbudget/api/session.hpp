@@ -30,6 +30,11 @@ struct EstimateResult {
   std::vector<Problem> notes;  // how a value was resolved (a rank solved from a fraction)
 };
 
+// Each machine's system: the one the job names (which must be built from that machine's
+// device), else the first system of its device. Throws InvalidRequest naming system.
+void attach_systems(const TrainingJob& job, const HardwareCatalog& catalog,
+                    std::vector<MachineChoice>& machines);
+
 class Session {
  public:
   explicit Session(const Sources& sources);

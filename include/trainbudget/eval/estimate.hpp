@@ -25,8 +25,10 @@ struct MemoryComponent {
   std::string label;  // human label with dtype
   double bytes_per_param{0.0};
   double params{0.0};   // how many parameters this component is kept for
-  Bytes bytes;          // per device
-  int sharded_over{1};  // devices it is partitioned over (ZeRO), 1 = replicated
+  Bytes bytes;          // per device (the most loaded pipeline stage)
+  int sharded_over{1};  // data-parallel ranks ZeRO partitions it over, 1 = replicated
+  Bytes replica;        // a full replica: no partitioning of any kind
+  Bytes host;           // moved to host memory by offload (per device)
 };
 
 struct MemoryEstimate {
@@ -36,8 +38,10 @@ struct MemoryEstimate {
 
   // Sum of the components with this key (a recipe may split one kind over two rows).
   [[nodiscard]] Bytes by_key(std::string_view key) const;
-  // What one device would hold without ZeRO partitioning (a full replica).
+  // What one device would hold without any partitioning (a full replica).
   [[nodiscard]] Bytes replica_total() const;
+  int stage{0};      // the pipeline stage the rows are for
+  Bytes host_total;  // per device, in host memory (offload)
 };
 
 struct ComputeEstimate {
@@ -75,8 +79,18 @@ struct MachineEstimate {
   Seconds at_utilization{0.0};  // at `utilization`
   bool fits{false};
   Fit fit{Fit::kFits};
-  int devices_to_fit{1};            // devices needed if model states are fully sharded (ZeRO-3)
-  std::optional<Dollars> cost_usd;  // at_utilization x devices x price, where a price is known
+  int devices_to_fit{1};             // devices needed if model states are fully sharded (ZeRO-3)
+  std::optional<Dollars> cost_usd;   // at_utilization x devices x price, where a price is known
+  bool price_given{false};           // --price replaced the catalog's
+  std::optional<double> energy_kwh;  // devices x TDP x at_utilization x PUE, where a TDP is known
+  // The step-time model: its terms, the GEMM efficiency it ran at and where that came from, the
+  // system (node shape) it communicated over, and what it had to assume.
+  StepTime time;
+  double gemm_efficiency{1.0};
+  std::string gemm_source;
+  std::string system_id;  // empty: no system, the device's interconnect alone
+  std::string system_name;
+  std::vector<std::string> assumptions;
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };
@@ -92,6 +106,8 @@ struct Scenario {
   std::optional<StepAnalysis> step;  // with an architecture: activations, peak, arch FLOPs
   ModelProfile profile;              // what was evaluated, kept for queries over layouts (plan/)
   Layout layout;
+  Bytes comm_buffers;  // ZeRO buffers inside the peak
+  Bytes host_per_device;
 };
 
 struct Estimate {
@@ -105,9 +121,31 @@ struct Estimate {
 // resolved (the sequence length capped by the model's context, the recipe's activation dtype).
 [[nodiscard]] Layout layout_of(const TrainingJob& job, const Recipe& recipe);
 
-// The model states per device under the layout's ZeRO stage, one row per state term, with their
-// labels (no activations).
-[[nodiscard]] MemoryEstimate states_view(const ModelProfile& profile, const Layout& layout);
+// The model states per device of a pipeline stage under the layout, one row per state term, with
+// their labels (no activations).
+[[nodiscard]] MemoryEstimate states_view(const ModelProfile& profile, const Layout& layout,
+                                         int stage = 0);
+
+// The GEMM efficiency a machine computes at, and its source: the user's, 1 for a measured rate,
+// the catalog's measured matmul ceiling over the peak, or kDefaultGemmEfficiency.
+struct GemmEfficiency {
+  double value{1.0};
+  std::string source;
+};
+[[nodiscard]] GemmEfficiency gemm_efficiency_of(const ComputeRate& rate,
+                                                std::optional<double> given);
+
+// The median bf16 efficiency of the 12 accelerators in ml-engineering's "Maximum Achievable
+// Matmul FLOPS" table (stas00/ml-engineering, compute/accelerator/README.md at 744d01e: from
+// MI300X 51.4 % to Gaudi 2 96.9 %; the middle two are B200 77.6 % and B300 78.6 %): the GEMM
+// efficiency of a device with no measured ceiling of its own.
+inline constexpr double kDefaultGemmEfficiency = 0.781;
+
+// The cluster one machine of the job runs on: its device's capacity and rate, the system's
+// fabric (or the device's interconnect), the job's overlap, power, PUE and price.
+[[nodiscard]] ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
+                                        const ComputeRate* rate,
+                                        std::vector<std::string>* assumptions = nullptr);
 
 // The whole budget for the job on the given machines (validated first).
 [[nodiscard]] Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "trainbudget/eval/activation_terms.hpp"
+#include "trainbudget/eval/comm.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
 #include "trainbudget/eval/phase.hpp"
 #include "trainbudget/model/profile.hpp"
@@ -20,6 +21,59 @@ namespace tb {
 enum class Status : std::uint8_t {
   kFits,         // the peak fits the device's memory
   kOutOfMemory,  // the peak is larger than the device's memory
+};
+
+// What sets a step's time (docs/scale.md, "Bound"): the largest of the GEMM time, the exposed
+// communication, the pipeline bubble and the host transfers of offload.
+enum class Bound : std::uint8_t { kCompute, kCommunication, kPipeline, kMemory };
+
+template <>
+struct EnumNames<Bound> {
+  static constexpr std::array<std::pair<Bound, std::string_view>, 4> kNames{
+      {{Bound::kCompute, "compute"},
+       {Bound::kCommunication, "communication"},
+       {Bound::kPipeline, "pipeline"},
+       {Bound::kMemory, "memory"}}};
+};
+
+// The communicators of a step, in StepTime::comm order.
+enum class CommKind : std::uint8_t { kData, kTensor, kPipeline, kContext, kExpert, kOffload };
+inline constexpr std::size_t kCommKinds = 6;
+
+template <>
+struct EnumNames<CommKind> {
+  static constexpr std::array<std::pair<CommKind, std::string_view>, kCommKinds> kNames{
+      {{CommKind::kData, "dp"},
+       {CommKind::kTensor, "tp"},
+       {CommKind::kPipeline, "pp"},
+       {CommKind::kContext, "cp"},
+       {CommKind::kExpert, "ep"},
+       {CommKind::kOffload, "offload"}}};
+};
+
+struct CommTerm {
+  Seconds total{0.0};    // all of this kind's traffic in one optimizer step
+  Seconds exposed{0.0};  // what overlap leaves on the critical path
+  Bytes bytes;           // sent per device per step (the collectives' buffers)
+  Link link;             // the link it runs at
+};
+
+// One optimizer step's time (docs/scale.md, "Step time").
+struct StepTime {
+  bool modeled{false};          // false: the user's utilization replaced the model (or no rate)
+  double tokens_per_step{0.0};  // dp x micro_batch x grad_accum x seq_len
+  double steps{0.0};            // tokens / tokens_per_step
+  Seconds micro_batch{0.0};     // one micro-batch's forward + backward on one device
+  Seconds compute{0.0};         // grad_accum micro-batches
+  Seconds bubble{0.0};          // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
+  std::array<CommTerm, kCommKinds> comm{};
+  Seconds comm_total{0.0};
+  Seconds exposed_comm{0.0};  // without offload's host transfers
+  Seconds step{0.0};
+  double mfu{0.0};  // model FLOPs per step / (step x devices x peak)
+  double hfu{0.0};  // with recomputation
+  double tokens_per_second{0.0};
+  Bound bound{Bound::kCompute};
 };
 
 struct PhaseCost {
@@ -47,7 +101,10 @@ struct StepCost {
   std::array<PhaseCost, 3> phases{};  // indexed by Phase
   std::int64_t backward_at{kBackwardAtHead};
   Phase peak_phase{Phase::kForwardEnd};
-  Bytes memory;  // per device: the peak with an architecture, the states without
+  Bytes memory;        // per device: the peak with an architecture, the states without
+  int stage{0};        // the pipeline stage `memory` is for: the most loaded one
+  Bytes comm_buffers;  // ZeRO's gathered layers and buckets, in the peak's transient
+  Bytes host;          // per device, in host memory (offload)
   // Compute.
   FlopCounts flop_terms;             // with an architecture
   FlopsPerToken flops_per_token;     // model FLOPs (MFU)
@@ -57,6 +114,7 @@ struct StepCost {
   Seconds at_peak{0.0};         // 100 % utilization, ideal scaling over the devices
   Seconds at_utilization{0.0};  // at the cluster's utilization
   int devices_to_fit{1};        // the ZeRO-3 lower bound: replica / capacity, rounded up
+  StepTime time;
 };
 
 // Kaplan et al. 2020, sec. 2.1: C = 6N per token (forward 2N, backward 4N).
@@ -74,12 +132,43 @@ struct StepCost {
   return layout_stage >= component_stage ? devices : 1;
 }
 
+// The decoder layers one pipeline stage runs and what else it holds.
+struct StageSpan {
+  int index{0};
+  std::int64_t begin{0}, end{0};  // decoder layers [begin, end)
+  bool embedding{true};
+  bool head{true};
+};
+
+// Stage 0 (embedding) or the last (head) of the layout's pipeline; the whole model for pp = 1.
+[[nodiscard]] StageSpan stage_span(const ModelProfile& profile, const Layout& layout,
+                                   bool last) noexcept;
+
+// One state row on one device of a stage: its bytes there (after pipeline, tensor and expert
+// parallelism and ZeRO), what offload moved to the host, and the data-parallel partition.
+struct StateOnDevice {
+  Bytes device;
+  Bytes host;
+  int zero_shards{1};  // ZeRO's partition of the row's dense part (1: replicated)
+  double split{1.0};   // replica bytes / (device + host) bytes
+};
+[[nodiscard]] StateOnDevice state_on_device(const ModelProfile& profile, const Layout& layout,
+                                            const StateTerm& term, const StageSpan& stage) noexcept;
+
 // The step's dims: the profile's widths with the layout's b, s, e, p and switches.
 [[nodiscard]] StepDims step_dims(const ModelProfile& profile, const Layout& layout,
                                  bool moe_layer) noexcept;
 
 [[nodiscard]] StepCost evaluate(const ModelProfile& profile, const Layout& layout,
-                                const ClusterProfile& cluster) noexcept;
+                                const ClusterProfile& cluster, const CommModel& comm) noexcept;
+[[nodiscard]] inline StepCost evaluate(const ModelProfile& profile, const Layout& layout,
+                                       const ClusterProfile& cluster) noexcept {
+  return evaluate(profile, layout, cluster, default_comm_model());
+}
+
+// The step's time on the cluster from an evaluated memory and FLOP count (step_time.cpp).
+void add_step_time(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+                   const CommModel& comm, StepCost& cost) noexcept;
 
 // The cheap check before evaluate() (timeloop's PreEvaluationCheck): the model states per device
 // alone, a lower bound of the peak (every phase holds them), against the capacity. kOutOfMemory

@@ -62,6 +62,18 @@ struct ModelProfile {
   double head_gradient_share{0.0};
   double embedding_gradient_share{0.0};
   double largest_trainable_tensor{0.0};  // parameters; sizes the per-tensor optimizer temporary
+  // Where the base model's parameters sit, for pipeline stages, expert parallelism and ZeRO-3's
+  // gathered layers (shares of `params`): per decoder layer, of which routed experts, the input
+  // embedding, and the LM head with the final norm (tied: the norm only; the last pipeline stage
+  // then keeps a copy of the table, as Megatron-LM does).
+  std::vector<double> layer_param_share;
+  std::vector<double> layer_expert_share;
+  double embedding_param_share{0.0};
+  double head_param_share{0.0};
+  bool tied_embeddings{false};
+  double largest_layer_params{0.0};    // the largest decoder layer, parameters
+  std::int64_t experts{0};             // routed experts per MoE layer (0: dense)
+  std::int64_t heads{0}, kv_heads{0};  // what tensor parallelism splits
   FlopShape flops;
   std::vector<AdapterShape> adapters;
 };

@@ -7,6 +7,7 @@
 
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
+#include "trainbudget/spec/system.hpp"
 
 namespace tb {
 
@@ -25,8 +26,18 @@ class HardwareCatalog {
   // Like find(), but throws InvalidArgument naming `field` and the closest ids.
   [[nodiscard]] const Device& at(std::string_view id, std::string_view field) const;
 
+  // Systems (node shapes), by id; a replacement (same id) overrides ours.
+  void put(System system);
+  [[nodiscard]] const std::vector<System>& systems() const { return systems_; }
+  [[nodiscard]] const System* find_system(std::string_view id) const;
+  // Throws InvalidRequest naming `field` with the closest system ids.
+  [[nodiscard]] const System& system_at(std::string_view id, std::string_view field) const;
+  // The first system (by id) built from this device, or nullptr.
+  [[nodiscard]] const System* system_for(std::string_view device_id) const;
+
  private:
   std::vector<Device> devices_;  // sorted by id
+  std::vector<System> systems_;  // sorted by id
 };
 
 // "ID[:dtype][,ID[:dtype]...]" or "all", spaces around entries allowed (split_comma_list).

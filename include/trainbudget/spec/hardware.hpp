@@ -18,6 +18,10 @@ struct ComputeRate {
   DType dtype{DType::kFp32};
   FlopsPerSecond dense;                  // never a 2:4-sparsity figure
   std::optional<FlopsPerSecond> sparse;  // informational only
+  // A measured ceiling of large dense matmuls at this dtype (e.g. ml-engineering's MAMF
+  // finder): what GEMM-bound compute reaches; sets the step-time model's GEMM efficiency.
+  std::optional<FlopsPerSecond> matmul;
+  std::string matmul_source;
   RateKind kind{RateKind::kSpec};
   std::string source;
   std::string note;

@@ -1,12 +1,15 @@
 // What the user wants to train: the inputs of an estimate, validated at construction.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "trainbudget/spec/cluster.hpp"
 #include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/lora_spec.hpp"
 #include "trainbudget/spec/model_source.hpp"
+#include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 
 namespace tb {
@@ -27,12 +30,12 @@ struct EnumNames<Method> {
 // "full" | "lora" | "qlora" | "freeze"; throws InvalidRequest naming the method field otherwise.
 [[nodiscard]] Method parse_method(std::string_view text);
 
-// Utilization (model-FLOPs utilization) assumed when the user gives none. Published large runs
-// report 38-56 % MFU: Llama 3 405B on H100 38-43 % (Dubey et al. 2024, Table 4), Megatron-Core
-// 41-48 % on H100 (Megatron-LM README), PaLM 46.2 % (Chowdhery et al. 2022), Korthikanti et al.
-// 2022 up to 56 %. 0.40 sits at the low end of that range, which single-node fine-tunes rarely
-// beat. It is a choice, not a measurement: --utilization overrides it.
-inline constexpr double kDefaultUtilization = 0.40;
+// Published model-FLOPs utilization of large runs, for the views' words: 38-43 % for Llama 3
+// 405B on H100 (Dubey et al. 2024, Table 4), 41-48 % for Megatron-Core on H100 (Megatron-LM
+// README), 46.2 % for PaLM (Chowdhery et al. 2022). The estimate models its own (docs/scale.md);
+// --utilization replaces the model with the user's figure.
+inline constexpr double kPublishedMfuLow = 0.38;
+inline constexpr double kPublishedMfuHigh = 0.56;
 
 // LoRA's trainable share when only a parameter count is known: the seed document's "2 %".
 inline constexpr double kDefaultTrainableFraction = 0.02;
@@ -49,8 +52,18 @@ struct TrainingJob {
   LoraSpec lora;
   QloraOptions qlora;
   std::string recipe_id{"amp-adam"};
-  double utilization{kDefaultUtilization};
+  // The user's MFU, replacing the step-time model; nullopt: model the step (docs/scale.md).
+  std::optional<double> utilization;
   int devices{1};
+  Parallelism parallel;  // tp, pp, cp, ep, virtual stages, sequence parallel, offload
+  // The cluster's terms that are not the device's: the node shape (a system id; empty: the
+  // device's default system), a price replacing the catalog's, the facility's PUE, a GEMM
+  // efficiency replacing the catalog's measured one, and the overlap of each collective.
+  std::string system;
+  std::optional<double> price_usd_per_hour;
+  double pue{1.0};
+  std::optional<double> gemm_efficiency;
+  Overlap overlap;
   // ZeRO stage over the `devices` data-parallel ranks: 0 = plain data parallelism (a full
   // replica each), 1 = optimizer states, 2 = + gradients, 3 = + weights partitioned (FSDP's
   // FULL_SHARD is stage 3, SHARD_GRAD_OP stage 2).

@@ -1,18 +1,20 @@
 // One point of the planner and the estimate's per-step input: what varies from one evaluation
-// to the next for the same model and recipe. Parallelism dimensions (tensor, pipeline,
-// context, expert) and offload are added as fields here, one row of the api field table each.
+// to the next for the same model and recipe: the devices and how they split the work (data,
+// tensor, pipeline, context, expert parallel; ZeRO; offload) and the step's knobs.
 #pragma once
 
 #include <cstdint>
 
 #include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 
 namespace tb {
 
 struct Layout {
-  int devices{1};  // data-parallel ranks the states are replicated or sharded over
-  // ZeRO stage over the `devices` ranks (Rajbhandari et al. 2020): 0 a full replica each,
+  int devices{1};  // all of them: dp x tp x pp x cp
+  Parallelism parallel;
+  // ZeRO stage over the data-parallel ranks (Rajbhandari et al. 2020): 0 a full replica each,
   // 1 optimizer states partitioned, 2 + gradients, 3 + weights (FSDP FULL_SHARD).
   int zero_stage{0};
   std::int64_t micro_batch{1};  // b: sequences per forward/backward
@@ -23,6 +25,16 @@ struct Layout {
   DType activation_dtype{DType::kBf16};  // resolved: never "the recipe's"
   double dropout{0.0};
   bool causal_flops{false};  // count a causal kernel's (s + 1)/2 keys per query
+
+  // Data-parallel replicas: what is left of the devices after tp, pp and cp.
+  [[nodiscard]] constexpr int dp() const {
+    return devices / (parallel.tp * parallel.pp * parallel.cp);
+  }
+  // Ranks that hold the same dense weights and share their gradients and ZeRO shards: the
+  // data-parallel and context-parallel ones (Megatron-LM's data-parallel-with-CP group).
+  [[nodiscard]] constexpr int dense_shards() const { return dp() * parallel.cp; }
+  // Ranks that hold the same experts: those shards over the expert-parallel degree.
+  [[nodiscard]] constexpr int expert_shards() const { return dense_shards() / parallel.ep; }
 };
 
 }  // namespace tb

@@ -5,6 +5,7 @@
 
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/hardware.hpp"
+#include "trainbudget/spec/system.hpp"
 
 namespace tb {
 
@@ -12,6 +13,7 @@ namespace tb {
 struct MachineChoice {
   const Device* device{nullptr};
   std::optional<DType> dtype;
+  const System* system{nullptr};  // the node shape; nullptr: the device's interconnect alone
 };
 
 }  // namespace tb

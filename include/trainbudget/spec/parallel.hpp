@@ -1,0 +1,50 @@
+// How one training job is laid out over its devices besides data parallelism: tensor, pipeline,
+// context and expert parallel degrees, the pipeline schedule, sequence parallelism and CPU
+// offload. The names are Megatron-LM's (Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti
+// et al. 2022) and DeepSpeed's (ZeRO-Offload, Ren et al. 2021); docs/scale.md defines each.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "trainbudget/spec/enum_names.hpp"
+
+namespace tb {
+
+// What lives in host memory instead of the device's.
+enum class Offload : std::uint8_t {
+  kNone,
+  // ZeRO-Offload (Ren et al. 2021, sec. 4): gradients, optimizer states and master weights on
+  // the host, the optimizer step run by the CPU; weights, forward and backward stay on device.
+  kOptimizer,
+  // ZeRO-Infinity / FSDP CPUOffload(offload_params=True): the weights too, gathered to the
+  // device layer by layer (needs ZeRO-3).
+  kParams,
+};
+
+template <>
+struct EnumNames<Offload> {
+  static constexpr std::array<std::pair<Offload, std::string_view>, 3> kNames{
+      {{Offload::kNone, "none"}, {Offload::kOptimizer, "optimizer"}, {Offload::kParams, "params"}}};
+};
+
+// "none" | "optimizer" | "params"; throws InvalidRequest naming the offload field otherwise.
+[[nodiscard]] Offload parse_offload(std::string_view text);
+
+// Degrees beyond which a value is a typo: 2^16 of any one kind, 2^6 virtual stages per device.
+inline constexpr int kMaxDegree = 1 << 16;
+inline constexpr int kMaxVirtualStages = 64;
+
+struct Parallelism {
+  int tp{1};  // tensor parallel: every weight matrix split over tp devices (Shoeybi et al. 2019)
+  int pp{1};  // pipeline stages, the decoder layers split evenly over them
+  int cp{1};  // context parallel: the sequence split over cp devices (ring attention)
+  int ep{1};  // expert parallel: the routed experts split over ep of the data-parallel ranks
+  // Model chunks per pipeline device: 1 is 1F1B, > 1 the interleaved schedule (Narayanan et
+  // al. 2021, sec. 2.2.2) with that many virtual stages.
+  int virtual_stages{1};
+  bool sequence_parallel{false};  // Korthikanti et al. 2022 sec. 4.2.2; needs tp > 1 to matter
+  Offload offload{Offload::kNone};
+};
+
+}  // namespace tb

@@ -1,0 +1,33 @@
+// A system: how devices of one kind are put together — devices per node, the scale-up link
+// inside a node, the NICs (or cables) between nodes and the host link — each figure sourced.
+// data/systems/*.toml (docs/systems.md); io builds these, the evaluator reads their Fabric.
+#pragma once
+
+#include <string>
+
+#include "trainbudget/spec/cluster.hpp"
+
+namespace tb {
+
+struct LinkInfo {
+  std::string name;      // "NVLink 4 through NVSwitch", "InfiniBand NDR 400 Gb/s, 8x ConnectX-7"
+  std::string topology;  // switched | torus | ring | mesh | pcie | point-to-point
+  std::string source;
+  int nics{0};             // scale-out: NICs (or cables) per node
+  BytesPerSecond per_nic;  // scale-out: one NIC, one direction
+};
+
+struct System {
+  std::string id;
+  std::string name;
+  std::string device;  // a device id of the hardware catalog
+  std::string notes;
+  std::string origin;  // the file it came from
+  Fabric fabric;
+  LinkInfo scale_up;
+  LinkInfo scale_out;
+  std::string host_source;
+  Bytes host_memory;  // per node; 0 unknown
+};
+
+}  // namespace tb

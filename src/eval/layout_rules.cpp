@@ -1,0 +1,157 @@
+// The layout rules, once as numbers and once with words.
+#include "trainbudget/eval/layout_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace tb {
+namespace {
+
+bool divides(std::int64_t d, std::int64_t n) { return d > 0 && n % d == 0; }
+
+// Each rule as a predicate (true: broken), in the order first_violation reports them.
+bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
+  const Parallelism& x = l.parallel;
+  const auto layers = static_cast<std::int64_t>(p.layer_is_moe.size());
+  switch (rule) {
+    case LayoutRule::kOk:
+      return false;
+    case LayoutRule::kNeedsModel:
+      return !p.has_architecture && (x.tp > 1 || x.pp > 1 || x.cp > 1 || x.ep > 1 ||
+                                     x.virtual_stages > 1 || x.sequence_parallel);
+    case LayoutRule::kDevices:
+      return !divides(static_cast<std::int64_t>(x.tp) * x.pp * x.cp, l.devices);
+    case LayoutRule::kHeads:
+      return p.has_architecture && !divides(x.tp, p.heads);
+    case LayoutRule::kKvHeads:
+      return p.has_architecture && p.kv_heads > 0 && !divides(x.tp, p.kv_heads);
+    case LayoutRule::kLayers:
+      return p.has_architecture && static_cast<std::int64_t>(x.pp) * x.virtual_stages > layers;
+    case LayoutRule::kVirtualStages:
+      return x.virtual_stages > 1 && x.pp == 1;
+    case LayoutRule::kInterleavedBatches:
+      return x.virtual_stages > 1 && !divides(x.pp, l.grad_accum);
+    case LayoutRule::kExperts:
+      return x.ep > 1 && (p.experts == 0 || !divides(x.ep, p.experts));
+    case LayoutRule::kExpertRanks:
+      return x.ep > 1 && divides(static_cast<std::int64_t>(x.tp) * x.pp * x.cp, l.devices) &&
+             !divides(x.ep, l.dense_shards());
+    case LayoutRule::kSequence:
+      return x.cp > 1 && !divides(2 * static_cast<std::int64_t>(x.cp), l.seq_len);
+    case LayoutRule::kCpAttention:
+      return x.cp > 1 && l.attention != AttentionImpl::kFlash;
+    case LayoutRule::kSequenceParallel:
+      return x.sequence_parallel && x.tp == 1;
+    case LayoutRule::kOffloadParams:
+      return x.offload == Offload::kParams && l.zero_stage != 3;
+  }
+  return false;
+}
+
+constexpr std::array kRules{
+    LayoutRule::kNeedsModel,
+    LayoutRule::kDevices,
+    LayoutRule::kHeads,
+    LayoutRule::kKvHeads,
+    LayoutRule::kLayers,
+    LayoutRule::kVirtualStages,
+    LayoutRule::kInterleavedBatches,
+    LayoutRule::kExperts,
+    LayoutRule::kExpertRanks,
+    LayoutRule::kSequence,
+    LayoutRule::kCpAttention,
+    LayoutRule::kSequenceParallel,
+    LayoutRule::kOffloadParams,
+};
+
+Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
+  const Parallelism& x = l.parallel;
+  const auto layers = static_cast<std::int64_t>(p.layer_is_moe.size());
+  switch (rule) {
+    case LayoutRule::kOk:
+      break;
+    case LayoutRule::kNeedsModel:
+      return {"tp",
+              "model parallelism ({tp}, {pp}, {cp}, {ep}, {virtual_stages}, "
+              "{sequence_parallel}) needs an architecture ({model}) to split; a bare {params} "
+              "runs data parallel only",
+              "1 without {model}"};
+    case LayoutRule::kDevices:
+      return {"devices",
+              fmt::format("{} is not a multiple of tp x pp x cp = {} x {} x {} = {}", l.devices,
+                          x.tp, x.pp, x.cp, static_cast<std::int64_t>(x.tp) * x.pp * x.cp),
+              "devices = dp x tp x pp x cp"};
+    case LayoutRule::kHeads:
+      return {"tp", fmt::format("{} does not divide the model's {} attention heads", x.tp, p.heads),
+              "a divisor of the attention heads"};
+    case LayoutRule::kKvHeads:
+      return {"tp",
+              fmt::format("{} does not divide the model's {} key/value heads (Megatron-LM "
+                          "requires num_query_groups % tp == 0)",
+                          x.tp, p.kv_heads),
+              "a divisor of the key/value heads"};
+    case LayoutRule::kLayers:
+      return {"pp",
+              fmt::format("pp x virtual_stages = {} x {} chunks is more than the model's {} "
+                          "decoder layers",
+                          x.pp, x.virtual_stages, layers),
+              "at most one chunk per layer"};
+    case LayoutRule::kVirtualStages:
+      return {"virtual_stages", "interleaving needs a pipeline ({pp} > 1)", "1 when pp is 1"};
+    case LayoutRule::kInterleavedBatches:
+      return {"grad_accum",
+              fmt::format("{} micro-batches per step is not a multiple of pp = {}: the "
+                          "interleaved schedule needs that (Narayanan et al. 2021, sec. 2.2.2)",
+                          l.grad_accum, x.pp),
+              "a multiple of pp"};
+    case LayoutRule::kExperts:
+      if (p.experts == 0) return {"ep", "expert parallelism needs an MoE model", "1"};
+      return {"ep",
+              fmt::format("{} does not divide the model's {} routed experts", x.ep, p.experts),
+              "a divisor of the routed experts"};
+    case LayoutRule::kExpertRanks:
+      return {"ep",
+              fmt::format("{} does not divide the {} data-parallel x context-parallel ranks that "
+                          "hold the experts",
+                          x.ep, l.dense_shards()),
+              "a divisor of dp x cp"};
+    case LayoutRule::kSequence:
+      return {"cp",
+              fmt::format("2 x {} chunks do not divide the sequence of {} tokens (causal load "
+                          "balancing splits it into 2 x cp chunks)",
+                          x.cp, l.seq_len),
+              "seq_len a multiple of 2 x cp"};
+    case LayoutRule::kCpAttention:
+      return {"cp",
+              "context parallelism runs ring attention on a flash kernel; {attention} eager "
+              "has none",
+              "attention flash"};
+    case LayoutRule::kSequenceParallel:
+      return {"sequence_parallel", "splits the norm and dropout activations over {tp}; tp is 1",
+              "tp > 1"};
+    case LayoutRule::kOffloadParams:
+      return {"offload", "params offload streams sharded weights from the host: it needs {zero} 3",
+              "optimizer, or zero 3"};
+  }
+  return {"", "", ""};
+}
+
+}  // namespace
+
+LayoutRule first_violation(const ModelProfile& profile, const Layout& layout) noexcept {
+  for (const LayoutRule rule : kRules) {
+    if (broken(rule, profile, layout)) return rule;
+  }
+  return LayoutRule::kOk;
+}
+
+std::vector<Problem> layout_problems(const ModelProfile& profile, const Layout& layout) {
+  std::vector<Problem> out;
+  for (const LayoutRule rule : kRules) {
+    if (broken(rule, profile, layout)) out.push_back(words(rule, profile, layout));
+  }
+  return out;
+}
+
+}  // namespace tb

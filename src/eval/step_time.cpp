@@ -1,0 +1,242 @@
+// One optimizer step's time on a cluster: compute at the device's GEMM rate, the communication
+// of every parallel dimension over the links it runs on, what overlap hides, the pipeline
+// bubble and offload's host transfers. docs/scale.md derives each term.
+#include <algorithm>
+
+#include "trainbudget/eval/evaluate.hpp"
+
+namespace tb {
+namespace {
+
+// Bytes per element of what crosses the wire between layers: the activation dtype.
+double wire_bytes(const Layout& l) { return activation_bytes(l.activation_dtype); }
+
+// Weights and gradients of one device's stage before data-parallel sharding, split into the
+// dense part (shared by dp x cp ranks) and the experts (by dp x cp / ep ranks).
+struct DataParallelBytes {
+  Bytes weights_dense, weights_expert;  // all weights the stage computes with, as stored
+  Bytes grads_dense, grads_expert;      // the trainable rows' gradients
+};
+
+DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l) {
+  DataParallelBytes out;
+  Layout whole = l;  // the row on one device before ZeRO and offload
+  whole.zero_stage = 0;
+  whole.parallel.offload = Offload::kNone;
+  const StageSpan st = stage_span(p, whole, false);
+  for (const StateTerm& t : p.states) {
+    if (t.key != StateKey::kWeights && t.key != StateKey::kFrozenWeights &&
+        t.key != StateKey::kGradients) {
+      continue;
+    }
+    // The device's bytes of the row, split into dense and expert by the stage's expert share.
+    const StateOnDevice on = state_on_device(p, whole, t, st);
+    double expert_share = 0.0;
+    if (p.has_architecture && !(p.adapters_only && t.key != StateKey::kFrozenWeights)) {
+      double e = 0.0;
+      double all = 0.0;
+      for (std::int64_t i = st.begin; i < st.end; ++i) {
+        e += p.layer_expert_share[static_cast<std::size_t>(i)];
+        all += p.layer_param_share[static_cast<std::size_t>(i)];
+      }
+      // Experts sit on ep times fewer devices: their bytes per device over the row's.
+      const double dense = (l.parallel.pp == 1 ? 1.0 : all) - e;
+      const double expert = e / l.parallel.ep;
+      expert_share = dense + expert > 0.0 ? expert / (dense + expert) : 0.0;
+    }
+    const Bytes expert = on.device * expert_share;
+    const Bytes dense = on.device - expert;
+    if (t.key == StateKey::kGradients) {
+      out.grads_dense += dense;
+      out.grads_expert += expert;
+    } else {
+      out.weights_dense += dense;
+      out.weights_expert += expert;
+    }
+  }
+  return out;
+}
+
+// What the step spends on one communicator kind, with the window it may hide behind.
+void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes bytes, Link link) {
+  term.total += total;
+  term.exposed += std::max(Seconds{0.0}, total - window * overlap);
+  term.bytes += bytes;
+  term.link = link;
+}
+
+}  // namespace
+
+void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                   const CommModel& comm, StepCost& out) noexcept {
+  StepTime& t = out.time;
+  const Parallelism& x = l.parallel;
+  const Fabric& f = c.fabric;
+  const double b = static_cast<double>(l.micro_batch);
+  const double s = static_cast<double>(l.seq_len);
+  const double m = static_cast<double>(l.grad_accum);
+  const double v = x.virtual_stages;
+  const int dp = l.dp();
+  t.tokens_per_step = static_cast<double>(dp) * b * m * s;
+  t.steps = p.tokens.value() / t.tokens_per_step;
+
+  // Compute: one micro-batch's hardware FLOPs spread evenly over the tp x cp devices that share
+  // a layer, the pipeline running at its most loaded stage's share of the layers, at the GEMM
+  // rate.
+  const Flops per_micro = out.hardware_per_token * Tokens{b * s};
+  double stage = 1.0 / x.pp;
+  if (p.has_architecture && x.pp > 1) {
+    const StageSpan first = stage_span(p, l, false);
+    stage =
+        static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
+  }
+  const double sharing = static_cast<double>(x.tp) * x.cp;
+  t.micro_batch = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency);
+  t.compute = t.micro_batch * m;
+  // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
+  // interleaving.
+  t.bubble = t.micro_batch * (static_cast<double>(x.pp - 1) / v);
+  // Backward's share of a micro-batch: all but the 2N forward FLOPs per token (Kaplan et al.
+  // 2020), what data-parallel gradient reduction overlaps with.
+  const double forward = 2.0 * p.params_active.value() / out.hardware_per_token.value();
+  const Seconds backward = t.micro_batch * std::max(0.0, 1.0 - forward);
+
+  const auto term = [&](CommKind k) -> CommTerm& { return t.comm[static_cast<std::size_t>(k)]; };
+  const double e = wire_bytes(l);
+  const StepDims d = p.has_architecture ? step_dims(p, l, false) : StepDims{};
+  const double layers = stage * static_cast<double>(p.layer_is_moe.size());
+  const double tokens = b * s / x.cp;  // per device per micro-batch
+
+  // Data parallel (Rajbhandari et al. 2020, sec. 7): ZeRO 0-2 reduce gradients once per step
+  // (all-reduce, or reduce-scatter + all-gather of the updated weights, the same volume),
+  // overlapped with the last micro-batch's backward; ZeRO-3 gathers the weights for forward
+  // and again for backward and reduce-scatters gradients every micro-batch (1.5x), overlapped
+  // with that micro-batch.
+  const DataParallelBytes db = data_parallel_bytes(p, l);
+  const Group dense_group{l.dense_shards(), x.tp};
+  const Group expert_group{std::max(1, l.expert_shards()), x.tp * x.ep};
+  const Link dense_link = group_link(f, dense_group);
+  if (l.dense_shards() > 1) {
+    const auto dp_time = [&](Bytes weights, Bytes grads, Group g) {
+      if (l.zero_stage == 3) {
+        return comm.time(Collective::kAllGather, weights, g, f) * 2.0 +
+               comm.time(Collective::kReduceScatter, grads, g, f);
+      }
+      if (l.zero_stage >= 1) {
+        return comm.time(Collective::kReduceScatter, grads, g, f) +
+               comm.time(Collective::kAllGather, grads, g, f);
+      }
+      return comm.time(Collective::kAllReduce, grads, g, f);
+    };
+    const Seconds once = dp_time(db.weights_dense, db.grads_dense, dense_group) +
+                         dp_time(db.weights_expert, db.grads_expert, expert_group);
+    const Bytes bytes =
+        (l.zero_stage == 3 ? (db.weights_dense + db.weights_expert) * 2.0 : Bytes{0.0}) +
+        db.grads_dense + db.grads_expert;
+    if (l.zero_stage == 3) {
+      CommTerm per;
+      add(per, once, t.micro_batch, c.overlap.dp, bytes, dense_link);
+      CommTerm& dpt = term(CommKind::kData);
+      dpt.total += per.total * m;
+      dpt.exposed += per.exposed * m;
+      dpt.bytes += per.bytes * m;
+      dpt.link = dense_link;
+    } else {
+      add(term(CommKind::kData), once, backward, c.overlap.dp, bytes, dense_link);
+    }
+  }
+
+  // Tensor parallel (Shoeybi et al. 2019, sec. 3; Korthikanti et al. 2022, sec. 4.2.2): per
+  // layer two all-reduces of b x s x h forward and two backward (sequence parallel: the same
+  // volume as all-gather + reduce-scatter), two more when full recomputation reruns forward.
+  if (x.tp > 1 && p.has_architecture) {
+    const Group g{x.tp, 1};
+    const double per_layer = l.recompute == Recompute::kFull ? 6.0 : 4.0;
+    const Bytes msg{tokens * d.h * e};
+    const Seconds once = comm.time(Collective::kAllReduce, msg, g, f) * (per_layer * layers);
+    add(term(CommKind::kTensor), once * m, t.compute, c.overlap.tp, msg * (per_layer * layers * m),
+        group_link(f, g));
+  }
+
+  // Context parallel (ring attention; Megatron-Core's context parallelism): each layer passes
+  // the K and V blocks of the local chunk round the cp ranks, cp - 1 hops forward and twice
+  // that backward (K, V and their gradients), beside the attention compute.
+  if (x.cp > 1 && p.has_architecture) {
+    const Group g{x.cp, x.tp};
+    const Bytes kv{tokens * (d.a_kv / x.tp) * (d.d + d.d_v) * e};
+    const double hops = 3.0 * (x.cp - 1) * layers;
+    const Seconds once = comm.time(Collective::kSendRecv, kv, g, f) * hops;
+    add(term(CommKind::kContext), once * m, t.compute, c.overlap.cp, kv * (hops * m),
+        group_link(f, Group{2, x.tp}));
+  }
+
+  // Expert parallel (Lepikhin et al. 2020, GShard; Megatron-Core MoE): per MoE layer an
+  // all-to-all dispatches each token's top-k copies and another combines them, forward and
+  // again backward.
+  if (x.ep > 1 && p.moe_layers > 0) {
+    const Group g{x.ep, x.tp * x.cp};
+    const double moe_layers = static_cast<double>(p.moe_layers) / x.pp;
+    const Bytes msg{tokens * d.k * d.h * e / x.tp};
+    const Seconds once = comm.time(Collective::kAllToAll, msg, g, f) * (4.0 * moe_layers);
+    add(term(CommKind::kExpert), once * m, t.compute, c.overlap.ep, msg * (4.0 * moe_layers * m),
+        group_link(f, g));
+  }
+
+  // Pipeline (Narayanan et al. 2021, sec. 2.2): each micro-batch's activations go to the next
+  // stage and their gradients come back, v times with interleaving.
+  if (x.pp > 1 && p.has_architecture) {
+    const Group g{2, x.tp * x.cp * dp};
+    const double split = x.sequence_parallel ? x.tp : 1.0;
+    const Bytes msg{tokens * d.h * e / split};
+    const Seconds once = comm.time(Collective::kSendRecv, msg, g, f) * (2.0 * v);
+    add(term(CommKind::kPipeline), once * m, t.compute, c.overlap.pp, msg * (2.0 * v * m),
+        group_link(f, g));
+  }
+
+  // Offload (Ren et al. 2021, sec. 4.1): the gradient partition goes to the host and the
+  // updated 16-bit weights come back each step; with the weights offloaded they also come up for
+  // every micro-batch's forward and backward.
+  if (x.offload != Offload::kNone && f.host.bandwidth.value() > 0.0) {
+    const double shards = l.dense_shards();
+    Bytes moved = (db.grads_dense + db.grads_expert) / shards +
+                  (db.weights_dense + db.weights_expert) / shards;
+    if (x.offload == Offload::kParams) {
+      moved += (db.weights_dense + db.weights_expert) * (2.0 * m / shards);
+    }
+    add(term(CommKind::kOffload), moved / f.host.bandwidth, t.compute, c.overlap.offload, moved,
+        f.host);
+  }
+
+  for (std::size_t k = 0; k < kCommKinds; ++k) {
+    t.comm_total += t.comm[k].total;
+    if (k != static_cast<std::size_t>(CommKind::kOffload)) t.exposed_comm += t.comm[k].exposed;
+  }
+  const Seconds host = term(CommKind::kOffload).exposed;
+  const Flops model_step = out.flops_per_token * Tokens{t.tokens_per_step};
+  const Flops hardware_step = out.hardware_per_token * Tokens{t.tokens_per_step};
+  const FlopsPerSecond peak = c.rate * static_cast<double>(l.devices);
+  if (c.utilization > 0.0) {
+    // The user's MFU replaces the model: the step is the model FLOPs at that share of the peak.
+    t.modeled = false;
+    t.step = model_step / (peak * c.utilization);
+  } else {
+    t.modeled = true;
+    t.step = t.compute + t.bubble + t.exposed_comm + host;
+  }
+  t.mfu = (model_step / peak).count() / t.step.count();
+  t.hfu = (hardware_step / peak).count() / t.step.count();
+  t.tokens_per_second = t.tokens_per_step / t.step.count();
+  t.bound = Bound::kCompute;
+  Seconds largest = t.compute;
+  if (t.exposed_comm > largest) {
+    largest = t.exposed_comm;
+    t.bound = Bound::kCommunication;
+  }
+  if (t.bubble > largest) {
+    largest = t.bubble;
+    t.bound = Bound::kPipeline;
+  }
+  if (host > largest) t.bound = Bound::kMemory;
+}
+
+}  // namespace tb

@@ -1,0 +1,15 @@
+// Parsing the parallel layout's words.
+#include "trainbudget/spec/parallel.hpp"
+
+#include <fmt/format.h>
+
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+
+Offload parse_offload(std::string_view text) {
+  if (const auto o = enum_from_name<Offload>(text)) return *o;
+  throw InvalidRequest("offload", fmt::format("unknown value '{}'", text), enum_choices<Offload>());
+}
+
+}  // namespace tb
