@@ -16,10 +16,8 @@
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::cli {
-namespace {
 
-// The request file's fields; "-" reads standard input.
-api::FieldMap request_file_fields(const std::string& path) {
+api::FieldMap request_fields(const std::string& path) {
   if (path != "-") {
     std::string text;
     try {
@@ -41,8 +39,6 @@ api::FieldMap request_file_fields(const std::string& path) {
   return api::field_map_from_json(text);
 }
 
-}  // namespace
-
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "estimate",
@@ -59,7 +55,7 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
   api::FieldMap values;
-  if (!o.request_file.empty()) values = request_file_fields(o.request_file);
+  if (!o.request_file.empty()) values = request_fields(o.request_file);
   for (auto& [key, value] : given_fields(o.fields)) values[key] = value;
   const api::EstimateRequest request = api::parse_estimate_request(values);
 

@@ -16,6 +16,8 @@ struct EstimateOptions {
 };
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
+// A JSON request file's fields; "-" reads standard input (capped like a file).
+[[nodiscard]] api::FieldMap request_fields(const std::string& path);
 void run_estimate(const EstimateOptions& options, std::ostream& out);
 
 }  // namespace tb::cli

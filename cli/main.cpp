@@ -18,6 +18,7 @@
 #include "fields_command.hpp"
 #include "hardware_command.hpp"
 #include "measure_command.hpp"
+#include "plan_command.hpp"
 #include "recipes_command.hpp"
 #include "suggest.hpp"
 #include "trainbudget/build_info.hpp"
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   CLI::App* recipes = tb::cli::setup_recipes(app, recipes_options);
   tb::cli::MeasureCommandOptions measure_options;
   CLI::App* measure = tb::cli::setup_measure(app, measure_options);
+  tb::cli::PlanCommandOptions plan_options;
+  CLI::App* plan = tb::cli::setup_plan(app, plan_options);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool implicit_estimate = needs_default_command(args);
@@ -92,6 +95,8 @@ int main(int argc, char** argv) {
       tb::cli::run_fields(fields_options, out);
     } else if (recipes->parsed()) {
       tb::cli::run_recipes(recipes_options, out);
+    } else if (plan->parsed()) {
+      tb::cli::run_plan(plan_options, out);
     } else if (measure->parsed()) {
       code = tb::cli::run_measure(measure_options, out);
     }

@@ -20,13 +20,12 @@ std::vector<std::string> keys_of(std::span<const Field> fields) {
   return out;
 }
 
-Problem unknown_key(const std::string& key, std::span<const Field> fields) {
+Problem unknown_key(const std::string& key, std::span<const Field> fields, std::string_view what) {
   const std::vector<std::string> near =
       closest_names(key, keys_of(fields), 1, std::max<std::size_t>(2, key.size() / 3));
-  if (near.empty()) return {excerpt(key), "is not a field of an estimate request", ""};
+  if (near.empty()) return {excerpt(key), fmt::format("is not a field of {}", what), ""};
   return {excerpt(key),
-          fmt::format("is not a field of an estimate request; did you mean {{{}}}?", near.front()),
-          ""};
+          fmt::format("is not a field of {}; did you mean {{{}}}?", what, near.front()), ""};
 }
 
 // Combinations the fields cannot check one by one.
@@ -72,8 +71,10 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
 
 }  // namespace
 
-EstimateRequest parse_estimate_request(const FieldMap& values) {
-  const std::span<const Field> fields = estimate_fields();
+namespace {
+
+EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fields,
+                              std::string_view what) {
   EstimateRequest r;
   std::vector<Problem> problems;
   // Defaults first, from the table (the one place they are written), then the given values.
@@ -83,7 +84,7 @@ EstimateRequest parse_estimate_request(const FieldMap& values) {
   for (const auto& [key, value] : values) {
     const Field* f = find_field(fields, key);
     if (f == nullptr) {
-      problems.push_back(unknown_key(key, fields));
+      problems.push_back(unknown_key(key, fields, what));
       continue;
     }
     // A flag set to false is the same as a flag not given.
@@ -98,6 +99,16 @@ EstimateRequest parse_estimate_request(const FieldMap& values) {
   if (problems.empty()) check_combinations(r, problems);
   if (!problems.empty()) throw InvalidRequest(std::move(problems));
   return r;
+}
+
+}  // namespace
+
+EstimateRequest parse_estimate_request(const FieldMap& values) {
+  return parse_request(values, estimate_fields(), "an estimate request");
+}
+
+EstimateRequest parse_plan_request(const FieldMap& values) {
+  return parse_request(values, plan_fields(), "a plan request");
 }
 
 FieldMap field_map_from_json(std::string_view json_text) {

@@ -72,23 +72,26 @@ Session::Session(const Sources& sources)
     : models_dir_{sources.data_dir / "models"},
       catalog_{io::load_catalog(catalog_sources(sources))} {}
 
+void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
+  if (r.model.empty()) return;
+  r.job.model = io::load_model(r.model, models_dir_);
+  r.job.params = static_cast<double>(r.job.model.counts->total);
+  for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
+  if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);
+  const std::int64_t context = r.job.model.architecture->max_positions;
+  if (r.has("seq_len") && context > 0 && r.job.setup.seq_len > context) {
+    out.warnings.push_back(
+        {"seq_len",
+         fmt::format("{} is longer than the {} positions the model was built for",
+                     r.job.setup.seq_len, context),
+         ""});
+  }
+}
+
 EstimateResult Session::estimate(const EstimateRequest& request) const {
   EstimateRequest r = request;
   EstimateResult out;
-  if (!r.model.empty()) {
-    r.job.model = io::load_model(r.model, models_dir_);
-    r.job.params = static_cast<double>(r.job.model.counts->total);
-    for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
-    if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);
-    const std::int64_t context = r.job.model.architecture->max_positions;
-    if (r.has("seq_len") && context > 0 && r.job.setup.seq_len > context) {
-      out.warnings.push_back(
-          {"seq_len",
-           fmt::format("{} is longer than the {} positions the model was built for",
-                       r.job.setup.seq_len, context),
-           ""});
-    }
-  }
+  resolve_model(r, out);
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
   attach_systems(r.job, catalog_, machines);
   out.estimate = tb::estimate(r.job, machines);

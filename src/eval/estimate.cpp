@@ -80,6 +80,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
     c.rate = rate->dense;
     c.gemm_efficiency = gemm_efficiency_of(*rate, job.gemm_efficiency).value;
   }
+  if (d.memory_bandwidth) c.memory_bandwidth = *d.memory_bandwidth;
   c.utilization = job.utilization.value_or(0.0);
   c.overlap = job.overlap;
   c.pue = job.pue;
@@ -115,6 +116,12 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
                       "{} devices is not modeled (name a system)",
                       d.id, job.devices));
     }
+  }
+  if (!d.memory_bandwidth) {
+    note(
+        fmt::format("no memory bandwidth figure for {}: the memory-bound kernels (norms, "
+                    "activations, softmax, the optimizer step) are not timed",
+                    d.id));
   }
   if (job.parallel.offload != Offload::kNone && c.fabric.host.bandwidth.value() <= 0.0) {
     note("no host link figure: offload's transfers are not timed (name a system)");
@@ -205,7 +212,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     Bytes states_replica{0.0};
     for (const StateTerm& t : s.profile.states) states_replica += t.bytes;
     s.memory.components.push_back({"activations", activation_label(step), 0.0, 0.0, base.saved, 1,
-                                   base.replica - states_replica, Bytes{0.0}});
+                                   replica_bytes(s.profile, s.layout) - states_replica,
+                                   Bytes{0.0}});
     s.memory.activations_included = true;
     if (job.method != Method::kFreeze) s.compute.formula = arch_flops_formula(job.method, s.layout);
     s.step = std::move(step);
@@ -246,7 +254,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.at_peak = cost.at_peak;
     m.at_utilization = cost.at_utilization;
     m.fits = cost.status == Status::kFits;
-    m.devices_to_fit = cost.devices_to_fit;
+    m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (m.fits) {
       m.fit = Fit::kFits;
     } else if (lora_total && *lora_total <= choice.device->memory_capacity) {

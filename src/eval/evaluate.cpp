@@ -69,13 +69,10 @@ Share stage_share(const ModelProfile& p, const Layout& l, const StageSpan& st, b
     out.dense = static_cast<double>(st.end - st.begin) / layers;
     return out;
   }
-  double expert = 0.0;
-  double total = 0.0;
-  for (std::int64_t i = st.begin; i < st.end; ++i) {
-    const auto idx = static_cast<std::size_t>(i);
-    total += p.layer_param_share[idx];
-    expert += p.layer_expert_share[idx];
-  }
+  const auto b = static_cast<std::size_t>(st.begin);
+  const auto e = static_cast<std::size_t>(st.end);
+  const double expert = p.layer_expert_prefix[e] - p.layer_expert_prefix[b];
+  double total = p.layer_param_prefix[e] - p.layer_param_prefix[b];
   out.expert = expert;
   // One stage holds everything: the whole replica, whatever count_params puts outside the
   // decoder layers (vision towers) included, so that pp = 1 keeps the exact totals.
@@ -94,19 +91,33 @@ Share stage_share(const ModelProfile& p, const Layout& l, const StageSpan& st, b
 // through the LM head, every decoder layer of the stage top to bottom and the embedding
 // (activations released, gradients produced); the optimizer step. Ties go to the earlier moment.
 // Under a pipeline the first stage also holds the activations of the micro-batches in flight.
-void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, StepCost& out) {
+EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
+  EvalMemo::Activations a;
   const Parallelism& x = l.parallel;
   const StepDims dense = on_device(step_dims(p, l, false), x);
-  if (p.dense_layers > 0) out.dense = layer_kind_bytes(dense, l.recompute);
-  if (p.moe_layers > 0) {
-    out.moe = layer_kind_bytes(on_device(step_dims(p, l, true), x), l.recompute);
+  if (p.dense_layers > 0) a.dense = layer_kind_bytes(dense, l.recompute);
+  if (p.moe_layers > 0) a.moe = layer_kind_bytes(on_device(step_dims(p, l, true), x), l.recompute);
+  a.head = head_bytes(dense);
+  a.logits_gradient = logits_gradient_bytes(dense);
+  return a;
+}
+
+void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, StepCost& out,
+                 EvalMemo* memo) {
+  const Parallelism& x = l.parallel;
+  const EvalMemo::Activations* cached = memo != nullptr ? memo->activations(p, l) : nullptr;
+  EvalMemo::Activations fresh;
+  if (cached == nullptr) {
+    fresh = activations_of(p, l);
+    if (memo != nullptr) memo->put(p, l, fresh);
+    cached = &fresh;
   }
+  out.dense = cached->dense;
+  out.moe = cached->moe;
   Bytes layers{0.0};
-  std::int64_t stage_dense = 0;
-  for (std::int64_t i = st.begin; i < st.end; ++i) {
-    stage_dense += p.layer_is_moe[static_cast<std::size_t>(i)] != 0 ? 0 : 1;
-  }
-  const std::int64_t stage_moe = (st.end - st.begin) - stage_dense;
+  const std::int64_t stage_moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
+                                 p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
+  const std::int64_t stage_dense = (st.end - st.begin) - stage_moe;
   if (stage_dense > 0) layers += out.dense.per_layer * static_cast<double>(stage_dense);
   if (stage_moe > 0) layers += out.moe.per_layer * static_cast<double>(stage_moe);
   // Korthikanti et al. 2022, sec. 4.2.3: under 1F1B the first stage holds pp micro-batches (at
@@ -121,9 +132,9 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   }
   const Bytes others = layers * (in_flight - 1.0);  // earlier micro-batches still waiting
   out.layers_saved = layers * in_flight;
-  out.head_saved = st.head ? head_bytes(dense) : Bytes{0.0};
+  out.head_saved = st.head ? cached->head : Bytes{0.0};
   out.saved = out.layers_saved + out.head_saved;
-  out.logits_gradient = st.head ? logits_gradient_bytes(dense) : Bytes{0.0};
+  out.logits_gradient = st.head ? cached->logits_gradient : Bytes{0.0};
 
   // ZeRO's buffers (docs/scale.md, "Buffers"). ZeRO-3 gathers a layer's weights before using
   // it and prefetches the next one (FSDP's default BACKWARD_PRE, DeepSpeed's prefetch bucket):
@@ -166,10 +177,8 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   // Shares of the stage's gradients: normalized to the stage under a pipeline.
   double norm = 1.0;
   if (x.pp > 1 && !p.adapters_only) {
-    double total = 0.0;
-    for (std::int64_t i = st.begin; i < st.end; ++i) {
-      total += p.layer_gradient_share[static_cast<std::size_t>(i)];
-    }
+    double total = p.layer_gradient_prefix[static_cast<std::size_t>(st.end)] -
+                   p.layer_gradient_prefix[static_cast<std::size_t>(st.begin)];
     if (st.head) total += p.head_gradient_share;
     if (st.embedding) total += p.embedding_gradient_share;
     norm = total > 0.0 ? 1.0 / total : 1.0;
@@ -180,10 +189,7 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   PhaseCost worst = moment(resident, held(produced), out.saved, out.logits_gradient + gathered);
   std::int64_t worst_at = kBackwardAtHead;
   Bytes layer_acts = layers;
-  for (std::int64_t i = st.end - 1; i >= st.begin; --i) {
-    const auto idx = static_cast<std::size_t>(i);
-    const LayerKindBytes& kind = p.layer_is_moe[idx] != 0 ? out.moe : out.dense;
-    produced += p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share[idx] * norm);
+  const auto at_layer = [&](std::int64_t i, const LayerKindBytes& kind) {
     const PhaseCost m =
         moment(resident, held(produced), layer_acts + others,
                kind.recompute_transient + kind.backward_workspace + gathered + reducing);
@@ -191,7 +197,27 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
       worst = m;
       worst_at = i;
     }
-    layer_acts = layer_acts - kind.per_layer;
+  };
+  if (p.uniform_layers && st.end - st.begin > 2) {
+    // Identical layers: gradients grow and activations shrink by the same amount per layer, so
+    // the total is linear along the walk and its largest value is at one of its two ends.
+    const LayerKindBytes& kind = p.layer_is_moe.front() != 0 ? out.moe : out.dense;
+    const Bytes step =
+        p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share.front() * norm);
+    const auto n = static_cast<double>(st.end - st.begin);
+    produced += step;
+    at_layer(st.end - 1, kind);
+    produced += step * (n - 1.0);
+    layer_acts = layer_acts - kind.per_layer * (n - 1.0);
+    at_layer(st.begin, kind);
+  } else {
+    for (std::int64_t i = st.end - 1; i >= st.begin; --i) {
+      const auto idx = static_cast<std::size_t>(i);
+      const LayerKindBytes& kind = p.layer_is_moe[idx] != 0 ? out.moe : out.dense;
+      produced += p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share[idx] * norm);
+      at_layer(i, kind);
+      layer_acts = layer_acts - kind.per_layer;
+    }
   }
   if (st.embedding) {
     produced += p.adapters_only ? Bytes{0.0} : all * (p.embedding_gradient_share * norm);
@@ -227,24 +253,7 @@ void add_states(const ModelProfile& p, const Layout& l, const StageSpan& st, Ste
   }
 }
 
-// A full replica of the states and, with an architecture, of one micro-batch's activations:
-// what one device would hold alone (devices_to_fit's numerator).
-Bytes replica_of(const ModelProfile& p, const Layout& l) {
-  Bytes out{0.0};
-  for (const StateTerm& t : p.states) out += t.bytes;
-  if (!p.has_architecture) return out;
-  const StepDims dense = step_dims(p, l, false);
-  if (p.dense_layers > 0) {
-    out += layer_kind_bytes(dense, l.recompute).per_layer * static_cast<double>(p.dense_layers);
-  }
-  if (p.moe_layers > 0) {
-    out += layer_kind_bytes(step_dims(p, l, true), l.recompute).per_layer *
-           static_cast<double>(p.moe_layers);
-  }
-  return out + head_bytes(dense);
-}
-
-void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
+void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo* memo) {
   const Params n = p.params_active;
   out.reference_6n = flops_per_token_full(n);
   switch (p.method) {
@@ -261,8 +270,13 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out) {
   }
   out.hardware_per_token = out.flops_per_token;
   if (!p.has_architecture) return;
-  out.flop_terms =
-      count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
+  if (const FlopCounts* cached = memo != nullptr ? memo->flops(p, l) : nullptr) {
+    out.flop_terms = *cached;
+  } else {
+    out.flop_terms =
+        count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
+    if (memo != nullptr) memo->put(p, l, out.flop_terms);
+  }
   // Freeze keeps its parameter formula: the architecture's count assumes every layer trains.
   if (p.method == Method::kFreeze) return;
   out.flops_per_token = FlopsPerToken{out.flop_terms.model_per_token};
@@ -286,6 +300,27 @@ FlopsPerToken flops_per_token_freeze(Params params, Params trained_params) {
 StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_layer) noexcept {
   return with_step(profile.shape, layout.micro_batch, layout.seq_len, layout.activation_dtype,
                    layout.attention, layout.dropout, moe_layer);
+}
+
+Bytes replica_bytes(const ModelProfile& p, const Layout& l) noexcept {
+  Bytes out{0.0};
+  for (const StateTerm& t : p.states) out += t.bytes;
+  if (!p.has_architecture) return out;
+  const StepDims dense = step_dims(p, l, false);
+  if (p.dense_layers > 0) {
+    out += layer_kind_bytes(dense, l.recompute).per_layer * static_cast<double>(p.dense_layers);
+  }
+  if (p.moe_layers > 0) {
+    out += layer_kind_bytes(step_dims(p, l, true), l.recompute).per_layer *
+           static_cast<double>(p.moe_layers);
+  }
+  return out + head_bytes(dense);
+}
+
+int devices_to_fit(Bytes replica, Bytes capacity) noexcept {
+  if (capacity.value() <= 0.0) return 1;
+  const double needed = std::ceil(replica / capacity);
+  return needed < 2e9 ? static_cast<int>(needed) : 2000000000;
 }
 
 StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last) noexcept {
@@ -338,26 +373,25 @@ Status precheck(const ModelProfile& profile, const Layout& layout,
 }
 
 StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
-                  const CommModel& comm) noexcept {
+                  const CommModel& comm, EvalMemo* memo) noexcept {
   StepCost out;
   const StageSpan first = stage_span(profile, layout, false);
   add_states(profile, layout, first, out);
   out.memory = out.states;
-  if (profile.has_architecture) step_memory(profile, layout, first, out);
+  if (profile.has_architecture) step_memory(profile, layout, first, out, memo);
   if (layout.parallel.pp > 1) {
     // The last stage holds the head, its logits and their gradient: often the larger one.
     StepCost last;
     const StageSpan end = stage_span(profile, layout, true);
     add_states(profile, layout, end, last);
     last.memory = last.states;
-    if (profile.has_architecture) step_memory(profile, layout, end, last);
+    if (profile.has_architecture) step_memory(profile, layout, end, last, memo);
     if (last.memory > out.memory) {
       out = last;
       out.stage = end.index;
     }
   }
-  out.replica = replica_of(profile, layout);
-  step_flops(profile, layout, out);
+  step_flops(profile, layout, out, memo);
   out.total = out.flops_per_token * profile.tokens;
 
   if (cluster.rate.value() > 0.0) {
@@ -368,10 +402,6 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
     out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
   }
   out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
-  if (cluster.capacity.value() > 0.0) {
-    const double needed = std::ceil(out.replica / cluster.capacity);
-    out.devices_to_fit = needed < 2e9 ? static_cast<int>(needed) : 2000000000;
-  }
   return out;
 }
 

@@ -33,12 +33,10 @@ DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l) {
     const StateOnDevice on = state_on_device(p, whole, t, st);
     double expert_share = 0.0;
     if (p.has_architecture && !(p.adapters_only && t.key != StateKey::kFrozenWeights)) {
-      double e = 0.0;
-      double all = 0.0;
-      for (std::int64_t i = st.begin; i < st.end; ++i) {
-        e += p.layer_expert_share[static_cast<std::size_t>(i)];
-        all += p.layer_param_share[static_cast<std::size_t>(i)];
-      }
+      const auto b = static_cast<std::size_t>(st.begin);
+      const auto end = static_cast<std::size_t>(st.end);
+      const double e = p.layer_expert_prefix[end] - p.layer_expert_prefix[b];
+      const double all = p.layer_param_prefix[end] - p.layer_param_prefix[b];
       // Experts sit on ep times fewer devices: their bytes per device over the row's.
       const double dense = (l.parallel.pp == 1 ? 1.0 : all) - e;
       const double expert = e / l.parallel.ep;
@@ -63,6 +61,49 @@ void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes by
   term.exposed += std::max(Seconds{0.0}, total - window * overlap);
   term.bytes += bytes;
   term.link = link;
+}
+
+// The memory-bound kernels of one micro-batch on one device (Ivanov et al. 2021, "Data Movement
+// Is All You Need": norms, softmax and element-wise operators are bound by memory traffic, not
+// FLOPs): every saved activation is written once and read once in forward, read again and its
+// gradient written in backward, 4 x the saved bytes, at the memory bandwidth; a recomputed
+// tensor is written and read once more. Over the stage's layers (docs/scale.md, "Step time").
+Seconds memory_bound_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                          const StepCost& cost) {
+  if (!p.has_architecture || c.memory_bandwidth.value() <= 0.0) return Seconds{0.0};
+  const StageSpan st = stage_span(p, l, false);
+  const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
+                           p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
+  const std::int64_t dense = (st.end - st.begin) - moe;
+  const auto traffic = [](const LayerKindBytes& k) {
+    return k.all * 4.0 + (k.all - k.per_layer) * 2.0;
+  };
+  Bytes bytes{0.0};
+  if (dense > 0) bytes += traffic(cost.dense) * static_cast<double>(dense);
+  if (moe > 0) bytes += traffic(cost.moe) * static_cast<double>(moe);
+  // Without recomputation nothing is rebuilt: all == per_layer and the second term is 0.
+  return bytes / c.memory_bandwidth;
+}
+
+// The optimizer step on the device (element-wise over its shard of the states): every state row
+// read once and every row but the gradients written once, at the memory bandwidth. On the host
+// when the optimizer is offloaded (not timed: docs/scale.md, "Not modeled").
+Seconds optimizer_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c) {
+  if (c.memory_bandwidth.value() <= 0.0 || l.parallel.offload != Offload::kNone) {
+    return Seconds{0.0};
+  }
+  Bytes traffic{0.0};
+  const StageSpan st = stage_span(p, l, false);
+  for (const StateTerm& t : p.states) {
+    if (t.key == StateKey::kFrozenWeights) continue;
+    const Bytes on = state_on_device(p, l, t, st).device;
+    // ZeRO-1/2 keep whole weights and gradients but update only their partition.
+    const double shards = l.zero_stage >= 1 && t.shard_stage > l.zero_stage
+                              ? static_cast<double>(l.dense_shards())
+                              : 1.0;
+    traffic += on / shards * (t.key == StateKey::kGradients ? 1.0 : 2.0);
+  }
+  return traffic / c.memory_bandwidth;
 }
 
 }  // namespace
@@ -91,7 +132,9 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
   }
   const double sharing = static_cast<double>(x.tp) * x.cp;
-  t.micro_batch = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency);
+  t.gemm = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency);
+  t.memory_bound = memory_bound_time(p, l, c, out);
+  t.micro_batch = t.gemm + t.memory_bound;
   t.compute = t.micro_batch * m;
   // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
   // interleaving.
@@ -221,7 +264,8 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     t.step = model_step / (peak * c.utilization);
   } else {
     t.modeled = true;
-    t.step = t.compute + t.bubble + t.exposed_comm + host;
+    t.optimizer = optimizer_time(p, l, c);
+    t.step = t.compute + t.bubble + t.exposed_comm + host + t.optimizer;
   }
   t.mfu = (model_step / peak).count() / t.step.count();
   t.hfu = (hardware_step / peak).count() / t.step.count();

@@ -114,6 +114,12 @@ void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
     p.layer_expert_share.push_back(moe ? experts / total : 0.0);
     p.largest_layer_params = std::max(p.largest_layer_params, layer);
   }
+  p.layer_param_prefix.assign(1, 0.0);
+  p.layer_expert_prefix.assign(1, 0.0);
+  for (std::size_t i = 0; i < p.layer_param_share.size(); ++i) {
+    p.layer_param_prefix.push_back(p.layer_param_prefix.back() + p.layer_param_share[i]);
+    p.layer_expert_prefix.push_back(p.layer_expert_prefix.back() + p.layer_expert_share[i]);
+  }
   const double final_norm = static_cast<double>(norm_params(arch));
   p.tied_embeddings = arch.tie_embeddings;
   p.embedding_param_share = static_cast<double>(counts.input_embedding) / total;
@@ -139,6 +145,17 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   gradient_shares(arch, p);
   parameter_layout(arch, p);
+  p.layer_gradient_prefix.assign(1, 0.0);
+  for (const double g : p.layer_gradient_share) {
+    p.layer_gradient_prefix.push_back(p.layer_gradient_prefix.back() + g);
+  }
+  p.moe_layer_prefix.assign(1, 0);
+  for (const std::uint8_t m : p.layer_is_moe)
+    p.moe_layer_prefix.push_back(p.moe_layer_prefix.back() + m);
+  p.uniform_layers = std::all_of(p.layer_is_moe.begin(), p.layer_is_moe.end(),
+                                 [&](std::uint8_t m) { return m == p.layer_is_moe.front(); }) &&
+                     std::all_of(p.layer_gradient_share.begin(), p.layer_gradient_share.end(),
+                                 [&](double g) { return g == p.layer_gradient_share.front(); });
   p.largest_trainable_tensor = largest_trainable(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
 }

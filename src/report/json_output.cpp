@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "estimate_json.hpp"
 #include "json_dump.hpp"
 #include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
@@ -14,13 +15,6 @@ namespace tb::report {
 namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-ordered_json tool_block() {
-  return {{"name", "trainbudget"},
-          {"version", build_info::kVersion},
-          {"commit", build_info::kGitCommit},
-          {"build_type", build_info::kBuildType}};
-}
 
 ordered_json memory_json(const MemoryEstimate& m) {
   ordered_json components = ordered_json::object();
@@ -221,7 +215,7 @@ ordered_json model_json(const Estimate& e) {
 
 }  // namespace
 
-std::string estimate_json(const Estimate& e) {
+ordered_json estimate_object(const Estimate& e) {
   const TrainingJob& job = e.job;
   ordered_json root{
       {"schema_version", kJsonSchemaVersion},
@@ -271,7 +265,16 @@ std::string estimate_json(const Estimate& e) {
   root["lora_alternative"] =
       e.lora_alternative ? scenario_json(*e.lora_alternative, std::nullopt) : ordered_json(nullptr);
   add_setup_json(e, root);
-  return dump_json(std::move(root));
+  return root;
+}
+
+std::string estimate_json(const Estimate& e) { return dump_json(estimate_object(e)); }
+
+ordered_json tool_block() {
+  return {{"name", "trainbudget"},
+          {"version", build_info::kVersion},
+          {"commit", build_info::kGitCommit},
+          {"build_type", build_info::kBuildType}};
 }
 
 std::string devices_json(const std::vector<Device>& devices) {

@@ -3,6 +3,7 @@
 
 #include "trainbudget/report/json_output.hpp"
 #include "trainbudget/report/measurement_report.hpp"
+#include "trainbudget/report/plan_output.hpp"
 #include "trainbudget/spec/error.hpp"
 
 namespace tb::report {
@@ -48,7 +49,10 @@ Document document_of(const measure::Measurement& m) {
   return doc;
 }
 
+Document document_of(const plan::PlanReport& p) { return plan_document(p); }
+
 std::string json_of(const Estimate& e) { return estimate_json(e); }
+std::string json_of(const plan::PlanReport& p) { return plan_json(p); }
 std::string json_of(const DeviceList& list) { return devices_json(list.devices); }
 std::string json_of(const Device& device) { return device_json(device); }
 std::string json_of(const RecipeComparison& r) { return recipes_json(r.params); }

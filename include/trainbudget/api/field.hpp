@@ -40,11 +40,13 @@ struct Field {
   std::string (*accepted)();  // the accepted values, for errors, --help and the docs
   // Checks `value` and writes it into the request; throws InvalidRequest naming `key`.
   void (*apply)(std::string_view value, EstimateRequest& request);
-  std::string_view group;  // job | step | output
+  std::string_view group;  // job | layout | cluster | step | output | plan
 };
 
 // The estimate request's fields, in --help order.
 [[nodiscard]] std::span<const Field> estimate_fields();
+// A plan request's: the estimate's (less fit and explain) and the plan's own.
+[[nodiscard]] std::span<const Field> plan_fields();
 
 // The field with this key, or nullptr.
 [[nodiscard]] const Field* find_field(std::span<const Field> fields, std::string_view key);

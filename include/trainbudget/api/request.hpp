@@ -6,11 +6,25 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/spec/job.hpp"
 
 namespace tb::api {
+
+// The plan query's own inputs (plan_fields()).
+struct PlanOptions {
+  std::string objective{"time"};  // time | cost | energy
+  int top{5};
+  std::optional<double> deadline_days;
+  std::optional<double> budget_usd;
+  std::optional<std::int64_t> global_batch;  // sequences per optimizer step
+  std::vector<Method> methods;               // empty: the job's method only
+  std::vector<std::int64_t> lora_ranks;      // empty: the job's rank
+  std::vector<std::string> recipes;          // empty: the job's recipe
+  int max_devices{4096};
+};
 
 struct EstimateRequest {
   TrainingJob job;
@@ -20,6 +34,7 @@ struct EstimateRequest {
   bool explain{false};   // every term's formula and value
   std::string format{"table"};
   std::optional<std::string> hardware_dir;
+  PlanOptions plan;                          // plan requests only
   std::set<std::string, std::less<>> given;  // the keys the request set
   [[nodiscard]] bool has(std::string_view key) const { return given.contains(key); }
 };
@@ -27,6 +42,8 @@ struct EstimateRequest {
 // The request a map describes, defaults filled from the field table. Unknown keys are problems
 // too, each with the closest known key.
 [[nodiscard]] EstimateRequest parse_estimate_request(const FieldMap& values);
+// The same for a plan query, through plan_fields().
+[[nodiscard]] EstimateRequest parse_plan_request(const FieldMap& values);
 
 // A JSON request file's text as a FieldMap: one object, keys from the field table, values as
 // JSON strings, numbers or booleans (flags). Throws InvalidRequest for the shape of the file.

@@ -11,6 +11,7 @@
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -35,6 +36,12 @@ struct EstimateResult {
 void attach_systems(const TrainingJob& job, const HardwareCatalog& catalog,
                     std::vector<MachineChoice>& machines);
 
+struct PlanResult {
+  plan::PlanReport report;
+  std::vector<Problem> warnings;
+  std::vector<Problem> notes;
+};
+
 class Session {
  public:
   explicit Session(const Sources& sources);
@@ -47,7 +54,14 @@ class Session {
     return estimate(parse_estimate_request(values));
   }
 
+  // The layouts (and, asked for, the methods and recipes) that fit one machine, best first
+  // (plan_session.cpp). Throws InvalidRequest listing every problem.
+  [[nodiscard]] PlanResult plan(const EstimateRequest& request,
+                                const plan::Progress& progress = {}) const;
+
  private:
+  // Loads request.model into the job (counts, warnings, the rank a fraction asks for).
+  void resolve_model(EstimateRequest& request, EstimateResult& out) const;
   std::filesystem::path models_dir_;
   HardwareCatalog catalog_;
 };

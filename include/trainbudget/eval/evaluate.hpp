@@ -9,6 +9,7 @@
 
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/comm.hpp"
+#include "trainbudget/eval/eval_memo.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
 #include "trainbudget/eval/phase.hpp"
 #include "trainbudget/model/profile.hpp"
@@ -64,7 +65,10 @@ struct StepTime {
   double tokens_per_step{0.0};  // dp x micro_batch x grad_accum x seq_len
   double steps{0.0};            // tokens / tokens_per_step
   Seconds micro_batch{0.0};     // one micro-batch's forward + backward on one device
+  Seconds gemm{0.0};            // of which the FLOPs at the GEMM rate
+  Seconds memory_bound{0.0};    // and the memory-bound kernels' traffic at the memory bandwidth
   Seconds compute{0.0};         // grad_accum micro-batches
+  Seconds optimizer{0.0};       // the optimizer step: its states read and written once
   Seconds bubble{0.0};          // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
   std::array<CommTerm, kCommKinds> comm{};
   Seconds comm_total{0.0};
@@ -90,10 +94,9 @@ inline constexpr std::int64_t kBackwardAtEmbedding = -2;
 
 struct StepCost {
   Status status{Status::kFits};
-  // Model states per device after ZeRO partitioning, and what a full replica would hold.
+  // Model states per device after ZeRO partitioning.
   Bytes states;
   Bytes gradients;  // the states' gradient rows
-  Bytes replica;    // full replica of the states (+ saved activations with an architecture)
   // With an architecture: activations and the peak over phases.
   LayerKindBytes dense;  // one dense decoder layer
   LayerKindBytes moe;    // one MoE decoder layer
@@ -113,7 +116,6 @@ struct StepCost {
   Flops total;
   Seconds at_peak{0.0};         // 100 % utilization, ideal scaling over the devices
   Seconds at_utilization{0.0};  // at the cluster's utilization
-  int devices_to_fit{1};        // the ZeRO-3 lower bound: replica / capacity, rounded up
   StepTime time;
 };
 
@@ -159,12 +161,22 @@ struct StateOnDevice {
 [[nodiscard]] StepDims step_dims(const ModelProfile& profile, const Layout& layout,
                                  bool moe_layer) noexcept;
 
+// `memo` (optional, one per thread) keeps the activation rows and FLOP terms of the step shapes
+// seen, for loops over layouts that share them.
 [[nodiscard]] StepCost evaluate(const ModelProfile& profile, const Layout& layout,
-                                const ClusterProfile& cluster, const CommModel& comm) noexcept;
+                                const ClusterProfile& cluster, const CommModel& comm,
+                                EvalMemo* memo = nullptr) noexcept;
 [[nodiscard]] inline StepCost evaluate(const ModelProfile& profile, const Layout& layout,
                                        const ClusterProfile& cluster) noexcept {
   return evaluate(profile, layout, cluster, default_comm_model());
 }
+
+// A full replica of the states and, with an architecture, of one micro-batch's activations on
+// one device: what a device would hold with no partitioning of any kind.
+[[nodiscard]] Bytes replica_bytes(const ModelProfile& profile, const Layout& layout) noexcept;
+
+// The ZeRO-3 lower bound on devices: replica / capacity, rounded up (1 without a capacity).
+[[nodiscard]] int devices_to_fit(Bytes replica, Bytes capacity) noexcept;
 
 // The step's time on the cluster from an evaluated memory and FLOP count (step_time.cpp).
 void add_step_time(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,

@@ -53,6 +53,9 @@ struct ModelProfile {
   std::int64_t dense_layers{0};
   std::int64_t moe_layers{0};
   std::vector<std::uint8_t> layer_is_moe;  // per decoder layer, index 0 first
+  // Every decoder layer of one kind with one gradient share: the backward walk's total is then
+  // linear along the layers (evaluate() looks at the two ends only).
+  bool uniform_layers{false};
   std::int64_t max_positions{0};
   // Where gradients land as backward runs: a share of the gradient buffer per decoder layer
   // (count_params' formulas), the LM head (+ final norm; the shared table when tied) and the
@@ -68,6 +71,12 @@ struct ModelProfile {
   // then keeps a copy of the table, as Megatron-LM does).
   std::vector<double> layer_param_share;
   std::vector<double> layer_expert_share;
+  // Running sums of the two (size layers + 1, [0] = 0): a stage's share in O(1), for the
+  // planner's loop.
+  std::vector<double> layer_param_prefix;
+  std::vector<double> layer_expert_prefix;
+  std::vector<double> layer_gradient_prefix;   // of layer_gradient_share (full training)
+  std::vector<std::int64_t> moe_layer_prefix;  // MoE layers before each index
   double embedding_param_share{0.0};
   double head_param_share{0.0};
   bool tied_embeddings{false};

@@ -10,6 +10,7 @@
 
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/measure/records.hpp"
+#include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/spec/hardware.hpp"
@@ -32,12 +33,14 @@ struct RecipeComparison {
 [[nodiscard]] Document document_of(const Device& device);
 [[nodiscard]] Document document_of(const RecipeComparison& recipes);
 [[nodiscard]] Document document_of(const measure::Measurement& measurement);
+[[nodiscard]] Document document_of(const plan::PlanReport& plan);
 
 [[nodiscard]] std::string json_of(const Estimate& estimate);
 [[nodiscard]] std::string json_of(const DeviceList& list);
 [[nodiscard]] std::string json_of(const Device& device);
 [[nodiscard]] std::string json_of(const RecipeComparison& recipes);
 [[nodiscard]] std::string json_of(const measure::Measurement& measurement);
+[[nodiscard]] std::string json_of(const plan::PlanReport& plan);
 
 // A document in one of the people formats (table, markdown) or as CSV (its rows); field
 // references in its prose are spelled by `names` (the key itself when empty).

@@ -45,6 +45,9 @@ struct ClusterProfile {
   // The share of `rate` a large GEMM reaches (a measured matmul ceiling / the peak); 1 for a
   // rate that is itself a measured matmul rate.
   double gemm_efficiency{1.0};
+  // The device memory's bandwidth: what the memory-bound kernels (norms, activations, softmax,
+  // dropout, the optimizer step) run at. 0: unknown, those kernels are not timed.
+  BytesPerSecond memory_bandwidth;
   // > 0: the user's model-FLOPs utilization, which replaces the step-time model (hours = model
   // FLOPs / (devices x rate x utilization)); 0: model the step.
   double utilization{0.0};

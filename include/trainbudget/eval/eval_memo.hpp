@@ -1,0 +1,105 @@
+// A memo for evaluate(): the planner's loop evaluates thousands of layouts that share their
+// activation widths and FLOP setup (they differ in ZeRO, offload, data parallelism), so the
+// activation rows and FLOP terms of a (profile, step shape) are computed once per thread and
+// looked up after. Fixed size, no allocation; results are bit-identical to a cold evaluation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "trainbudget/eval/activation_terms.hpp"
+#include "trainbudget/eval/flop_terms.hpp"
+#include "trainbudget/model/profile.hpp"
+#include "trainbudget/spec/layout.hpp"
+
+namespace tb {
+
+class EvalMemo {
+ public:
+  // Activation numbers of one step shape on one device.
+  struct Activations {
+    LayerKindBytes dense, moe;
+    Bytes head, logits_gradient;
+  };
+
+  // The cached value for this key, or nullptr (then the caller computes and put()s).
+  [[nodiscard]] const Activations* activations(const ModelProfile& p,
+                                               const Layout& l) const noexcept {
+    for (const ActivationEntry& e : activations_) {
+      if (e.used && same_shape(e.key, p, l)) return &e.value;
+    }
+    return nullptr;
+  }
+  void put(const ModelProfile& p, const Layout& l, const Activations& v) noexcept {
+    ActivationEntry& e = activations_[next_activation_++ % activations_.size()];
+    e = {shape_of(p, l), v, true};
+  }
+
+  [[nodiscard]] const FlopCounts* flops(const ModelProfile& p, const Layout& l) const noexcept {
+    for (const FlopEntry& e : flops_) {
+      if (e.used && e.key == flop_key(p, l)) return &e.value;
+    }
+    return nullptr;
+  }
+  void put(const ModelProfile& p, const Layout& l, const FlopCounts& v) noexcept {
+    FlopEntry& e = flops_[next_flop_++ % flops_.size()];
+    e = {flop_key(p, l), v, true};
+  }
+
+ private:
+  struct Shape {
+    const ModelProfile* profile{nullptr};
+    std::int64_t micro_batch{0}, seq_len{0};
+    double dropout{0.0};
+    int tp{0}, cp{0};
+    bool sp{false};
+    AttentionImpl attention{};
+    Recompute recompute{};
+    DType dtype{};
+    bool operator==(const Shape&) const = default;
+  };
+  struct FlopKey {
+    const ModelProfile* profile{nullptr};
+    std::int64_t seq_len{0};
+    AttentionImpl attention{};
+    Recompute recompute{};
+    bool causal{false};
+    bool operator==(const FlopKey&) const = default;
+  };
+  struct ActivationEntry {
+    Shape key;
+    Activations value;
+    bool used{false};
+  };
+  struct FlopEntry {
+    FlopKey key;
+    FlopCounts value;
+    bool used{false};
+  };
+
+  static Shape shape_of(const ModelProfile& p, const Layout& l) noexcept {
+    return {&p,
+            l.micro_batch,
+            l.seq_len,
+            l.dropout,
+            l.parallel.tp,
+            l.parallel.cp,
+            l.parallel.sequence_parallel,
+            l.attention,
+            l.recompute,
+            l.activation_dtype};
+  }
+  static bool same_shape(const Shape& k, const ModelProfile& p, const Layout& l) noexcept {
+    return k == shape_of(p, l);
+  }
+  static FlopKey flop_key(const ModelProfile& p, const Layout& l) noexcept {
+    return {&p, l.seq_len, l.attention, l.recompute, l.causal_flops};
+  }
+
+  std::array<ActivationEntry, 32> activations_{};
+  std::array<FlopEntry, 8> flops_{};
+  std::size_t next_activation_{0};
+  std::size_t next_flop_{0};
+};
+
+}  // namespace tb

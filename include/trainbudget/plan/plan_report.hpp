@@ -1,0 +1,68 @@
+// What a plan query found, as a result that owns its data: the ranked candidates (each a whole
+// estimate of its layout, so that a candidate prints the same numbers `estimate` would), the
+// nearest misses with their reasons, and what the search did. The views arrange it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/plan/planner.hpp"
+
+namespace tb::plan {
+
+struct PlanCandidate {
+  int rank{1};
+  std::string workload;  // method, rank, recipe in words
+  Estimate estimate;     // the candidate's layout estimated on the plan's machine
+  double hours{0.0}, usd{0.0}, kwh{0.0};
+  // The estimate request that reproduces it, by field key (the front end spells the flags).
+  std::map<std::string, std::string> apply;
+};
+
+struct PlanMiss {
+  std::string workload;
+  Layout layout;
+  Miss miss{Miss::kPeak};
+  Bytes memory;  // the peak (or the states alone, for kStates)
+  Bytes capacity;
+  Phase phase{Phase::kForwardEnd};
+  Bytes states, activations, buffers;
+  double hours{0.0}, usd{0.0};
+};
+
+enum class PlanMode : std::uint8_t {
+  kFixed,     // the devices given: the best layouts on them
+  kFewest,    // the fewest devices (powers of two) whose best layout meets the deadline/budget
+  kCheapest,  // over every device count, the lowest objective within the deadline/budget
+};
+
+struct PlanReport {
+  std::string model;  // name or count
+  double tokens{0.0};
+  std::string machine_id, machine_name, system_id;
+  Objective objective{Objective::kTime};
+  PlanMode mode{PlanMode::kFixed};
+  std::optional<double> deadline_days, budget_usd;
+  std::vector<int> device_counts;  // tried, in order
+  int devices{1};                  // of the best candidate (or the last tried)
+  std::int64_t global_batch{0};
+  std::int64_t seq_len{0};
+  std::vector<std::string> workloads;
+  std::vector<PlanCandidate> candidates;
+  std::vector<PlanMiss> misses;
+  SearchStats stats;  // summed over the device counts tried
+  std::vector<std::string> notes;
+};
+
+}  // namespace tb::plan
+
+template <>
+struct tb::EnumNames<tb::plan::PlanMode> {
+  static constexpr std::array<std::pair<tb::plan::PlanMode, std::string_view>, 3> kNames{
+      {{tb::plan::PlanMode::kFixed, "fixed_devices"},
+       {tb::plan::PlanMode::kFewest, "fewest_devices"},
+       {tb::plan::PlanMode::kCheapest, "best_over_device_counts"}}};
+};

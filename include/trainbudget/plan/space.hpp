@@ -1,0 +1,47 @@
+// The planner's space: the values each layout dimension may take for one model on one device
+// count, and the grid of layouts they span (timeloop's mapspace, kept apart from the search).
+// Only layouts that pass the layout rules are produced; how many were dropped and why is
+// counted.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "trainbudget/eval/layout_rules.hpp"
+#include "trainbudget/model/profile.hpp"
+#include "trainbudget/spec/cluster.hpp"
+#include "trainbudget/spec/layout.hpp"
+
+namespace tb::plan {
+
+struct PlanSpace {
+  std::vector<int> tp, pp, cp, ep, virtual_stages, zero;
+  std::vector<std::int64_t> micro_batch;  // powers of two; those dividing the per-replica batch
+  std::vector<Recompute> recompute;
+  std::vector<Offload> offload;
+};
+
+// The default space for `devices` devices on `fabric` (docs/scale.md, "The planner"): tensor
+// parallelism in powers of two up to the node, pipeline and context parallelism in powers of
+// two, expert parallelism over the divisors of the experts (MoE only), 1, 2 or 4 virtual stages,
+// micro-batches 1..64, every recompute mode, ZeRO 0-3, offload none or optimizer (params too
+// with ZeRO-3). Sequence parallelism is on whenever tp > 1: it costs no extra traffic (the same
+// volume as the all-reduces) and only saves memory (Korthikanti et al. 2022, sec. 4.2.2).
+[[nodiscard]] PlanSpace default_space(const ModelProfile& profile, int devices,
+                                      const Fabric& fabric);
+
+// Counts of what the grid dropped.
+struct GridStats {
+  std::uint64_t considered{0};
+  std::uint64_t batch{0};  // dp does not divide the global batch, or mb the per-replica batch
+  std::array<std::uint64_t, 14> rules{};  // by LayoutRule
+};
+
+// Every layout of the space for `devices` devices, `global_batch` sequences per step: dp = devices
+// / (tp pp cp) replicas, each micro_batch x grad_accum sequences, the other knobs from `base`.
+[[nodiscard]] std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profile,
+                                             const Layout& base, int devices,
+                                             std::int64_t global_batch, GridStats& stats);
+
+}  // namespace tb::plan

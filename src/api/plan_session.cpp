@@ -1,0 +1,277 @@
+// Session::plan: a request becomes workloads (method x recipe x rank), a plan space pinned by
+// the dimensions the request gave, a search per device count, and whole estimates of the best.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainbudget/api/session.hpp"
+#include "trainbudget/model/lora.hpp"
+
+namespace tb::api {
+namespace {
+
+using plan::Objective;
+using plan::PlanMode;
+
+std::string workload_label(const TrainingJob& j) {
+  std::string method{enum_name(j.method)};
+  if (uses_adapters(j.method) && j.model.architecture) {
+    method += fmt::format(" r{} on {}", j.lora.rank, fmt::join(j.lora.targets, ","));
+  }
+  return fmt::format("{}, {}", method, j.recipe_id);
+}
+
+// The jobs the plan may choose between: every method x recipe (x rank for adapters).
+std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
+  const std::vector<Method> methods =
+      r.plan.methods.empty() ? std::vector<Method>{r.job.method} : r.plan.methods;
+  const std::vector<std::string> recipes =
+      r.plan.recipes.empty() ? std::vector<std::string>{r.job.recipe_id} : r.plan.recipes;
+  const std::vector<std::int64_t> ranks =
+      r.plan.lora_ranks.empty() ? std::vector<std::int64_t>{r.job.lora.rank} : r.plan.lora_ranks;
+  std::vector<TrainingJob> out;
+  for (const Method m : methods) {
+    for (const std::string& recipe : recipes) {
+      TrainingJob j = r.job;
+      j.method = m;
+      j.recipe_id = recipe;
+      if (uses_adapters(m) && j.model.architecture) {
+        for (const std::int64_t rank : ranks) {
+          j.lora.rank = rank;
+          out.push_back(j);
+        }
+      } else {
+        out.push_back(j);
+      }
+    }
+  }
+  return out;
+}
+
+// The dimensions the request gave are pinned to its value.
+void pin(const EstimateRequest& r, const Layout& base, plan::PlanSpace& s) {
+  const Parallelism& x = r.job.parallel;
+  if (r.has("tp")) s.tp = {x.tp};
+  if (r.has("pp")) s.pp = {x.pp};
+  if (r.has("cp")) s.cp = {x.cp};
+  if (r.has("ep")) s.ep = {x.ep};
+  if (r.has("virtual_stages")) s.virtual_stages = {x.virtual_stages};
+  if (r.has("zero")) s.zero = {r.job.zero_stage};
+  if (r.has("offload")) s.offload = {x.offload};
+  if (r.has("micro_batch")) s.micro_batch = {base.micro_batch};
+  if (r.has("recompute")) s.recompute = {base.recompute};
+}
+
+// 2^20 tokens per step (the order of Llama 2's 4M and the 0.5-2M of most fine-tunes), at
+// least one sequence per device, rounded up to a multiple of the device count.
+std::int64_t default_global_batch(std::int64_t seq_len, int devices) {
+  const std::int64_t want = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / seq_len);
+  const std::int64_t per = (std::max<std::int64_t>(want, devices) + devices - 1) / devices;
+  return per * devices;
+}
+
+// The estimate request that reproduces a candidate, by key.
+std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const TrainingJob& j,
+                                                const Layout& l) {
+  std::map<std::string, std::string> out;
+  if (!r.model.empty()) {
+    out["model"] = r.model;
+  } else {
+    out["params"] = fmt::format("{:g}", j.params);
+  }
+  out["tokens"] = fmt::format("{:g}", j.tokens);
+  out["machine"] = r.machines;
+  if (!j.system.empty()) out["system"] = j.system;
+  out["method"] = std::string{enum_name(j.method)};
+  out["recipe"] = j.recipe_id;
+  if (uses_adapters(j.method) && j.model.architecture) {
+    out["lora_rank"] = std::to_string(j.lora.rank);
+  }
+  out["devices"] = std::to_string(l.devices);
+  const Parallelism& x = l.parallel;
+  if (x.tp > 1) out["tp"] = std::to_string(x.tp);
+  if (x.pp > 1) out["pp"] = std::to_string(x.pp);
+  if (x.cp > 1) out["cp"] = std::to_string(x.cp);
+  if (x.ep > 1) out["ep"] = std::to_string(x.ep);
+  if (x.virtual_stages > 1) out["virtual_stages"] = std::to_string(x.virtual_stages);
+  if (x.sequence_parallel) out["sequence_parallel"] = "true";
+  if (l.zero_stage > 0) out["zero"] = std::to_string(l.zero_stage);
+  if (x.offload != Offload::kNone) out["offload"] = std::string{enum_name(x.offload)};
+  if (j.model.architecture) {
+    out["micro_batch"] = std::to_string(l.micro_batch);
+    out["seq_len"] = std::to_string(l.seq_len);
+    if (l.recompute != Recompute::kNone) out["recompute"] = std::string{enum_name(l.recompute)};
+  }
+  if (l.grad_accum > 1 && j.model.architecture) out["grad_accum"] = std::to_string(l.grad_accum);
+  return out;
+}
+
+TrainingJob job_of(const TrainingJob& workload, const Layout& l) {
+  TrainingJob j = workload;
+  j.devices = l.devices;
+  j.parallel = l.parallel;
+  j.zero_stage = l.zero_stage;
+  j.setup.micro_batch = l.micro_batch;
+  j.setup.grad_accumulation = l.grad_accum;
+  j.setup.recompute = l.recompute;
+  return j;
+}
+
+plan::PlanMiss miss_of(const plan::Candidate& c, const std::vector<plan::Workload>& workloads,
+                       const ClusterProfile& cluster) {
+  plan::PlanMiss m;
+  m.workload = workloads[c.workload].label;
+  m.layout = c.layout;
+  m.miss = c.miss;
+  m.memory = c.miss == plan::Miss::kStates ? c.cost.states : c.cost.memory;
+  m.capacity = cluster.capacity;
+  m.phase = c.cost.peak_phase;
+  m.states = c.cost.states;
+  m.activations = c.cost.phases[static_cast<std::size_t>(c.cost.peak_phase)].activations;
+  m.buffers = c.cost.comm_buffers;
+  m.hours = c.hours;
+  m.usd = c.usd;
+  return m;
+}
+
+}  // namespace
+
+PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& progress) const {
+  EstimateRequest r = request;
+  EstimateResult loaded;
+  resolve_model(r, loaded);
+  PlanResult out;
+  out.warnings = std::move(loaded.warnings);
+  out.notes = std::move(loaded.notes);
+  std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
+  if (machines.size() != 1) {
+    throw InvalidRequest(
+        "machine", fmt::format("a plan is for one device type; {} were given", machines.size()),
+        "one ID[:dtype]");
+  }
+  attach_systems(r.job, catalog_, machines);
+  const MachineChoice& choice = machines.front();
+  if (choice.system != nullptr && r.job.system.empty()) r.job.system = choice.system->id;
+  if (r.plan.budget_usd && !r.job.price_usd_per_hour && !choice.device->price) {
+    throw InvalidRequest("budget_usd",
+                         fmt::format("{} has no price in the catalog", choice.device->id),
+                         "give {price}");
+  }
+
+  // The workloads, each validated and profiled once.
+  std::vector<TrainingJob> jobs = workload_jobs(r);
+  std::vector<plan::Workload> workloads;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    validate(jobs[i]);
+    workloads.push_back(
+        {make_profile(jobs[i], find_recipe(jobs[i].recipe_id)), workload_label(jobs[i]), i});
+  }
+  const Recipe& recipe = find_recipe(r.job.recipe_id);
+  const Layout base = layout_of(r.job, recipe);
+  const ComputeRate* rate =
+      select_rate(*choice.device, choice.dtype.value_or(recipe.compute_dtype));
+  if (rate == nullptr) {
+    throw InvalidRequest("machine", fmt::format("{} has no compute rate for {}", choice.device->id,
+                                                enum_name(recipe.compute_dtype)));
+  }
+  const ClusterProfile cluster = cluster_of(r.job, choice, rate);
+
+  plan::PlanReport& rep = out.report;
+  rep.model = r.model.empty() ? fmt::format("{:g} parameters", r.job.params) : r.job.model.name;
+  rep.tokens = r.job.tokens;
+  rep.machine_id = choice.device->id;
+  rep.machine_name = choice.device->name;
+  rep.system_id = r.job.system;
+  rep.objective = enum_from_name<Objective>(r.plan.objective).value_or(Objective::kTime);
+  rep.deadline_days = r.plan.deadline_days;
+  rep.budget_usd = r.plan.budget_usd;
+  rep.seq_len = base.seq_len;
+  for (const plan::Workload& w : workloads) rep.workloads.push_back(w.label);
+
+  const bool search_counts = !r.has("devices") && (r.plan.deadline_days || r.plan.budget_usd);
+  std::vector<int> counts;
+  if (search_counts) {
+    for (std::int64_t n = 1; n <= r.plan.max_devices; n *= 2) counts.push_back(static_cast<int>(n));
+    rep.mode = rep.objective == Objective::kTime && !r.plan.budget_usd ? PlanMode::kFewest
+                                                                       : PlanMode::kCheapest;
+  } else {
+    counts.push_back(r.job.devices);
+  }
+
+  plan::SearchOptions options;
+  options.objective = rep.objective;
+  options.top = static_cast<std::size_t>(r.plan.top);
+  if (r.plan.deadline_days) options.deadline_hours = *r.plan.deadline_days * 24.0;
+  options.budget_usd = r.plan.budget_usd;
+
+  std::vector<plan::Candidate> best;
+  std::vector<plan::Candidate> misses;
+  const auto merge = [](std::vector<plan::Candidate>& into,
+                        const std::vector<plan::Candidate>& from, std::size_t k) {
+    into.insert(into.end(), from.begin(), from.end());
+    std::stable_sort(
+        into.begin(), into.end(),
+        [](const plan::Candidate& a, const plan::Candidate& b) { return a.score < b.score; });
+    if (into.size() > k) into.resize(k);
+  };
+  std::uint64_t done_before = 0;
+  for (const int devices : counts) {
+    plan::PlanSpace space = plan::default_space(workloads.front().profile, devices, cluster.fabric);
+    pin(r, base, space);
+    const std::int64_t global =
+        r.plan.global_batch.value_or(default_global_batch(base.seq_len, devices));
+    rep.device_counts.push_back(devices);
+    rep.devices = devices;
+    rep.global_batch = global;
+    const plan::Progress each = progress
+                                    ? plan::Progress{[&](std::uint64_t done, std::uint64_t total) {
+                                        progress(done_before + done, done_before + total);
+                                      }}
+                                    : plan::Progress{};
+    const plan::SearchResult found =
+        plan::search(workloads, base, space, devices, global, cluster, options, each);
+    done_before += found.stats.layouts;
+    rep.stats.layouts += found.stats.layouts;
+    rep.stats.prechecked += found.stats.prechecked;
+    rep.stats.evaluated += found.stats.evaluated;
+    rep.stats.fit += found.stats.fit;
+    rep.stats.kept += found.stats.kept;
+    rep.stats.seconds += found.stats.seconds;
+    rep.stats.threads = found.stats.threads;
+    rep.stats.grid.considered += found.stats.grid.considered;
+    rep.stats.grid.batch += found.stats.grid.batch;
+    for (std::size_t i = 0; i < found.stats.grid.rules.size(); ++i) {
+      rep.stats.grid.rules[i] += found.stats.grid.rules[i];
+    }
+    merge(best, found.best, options.top);
+    if (best.empty()) {
+      misses = found.misses;  // the misses of the largest count tried so far
+    }
+    if (rep.mode == PlanMode::kFewest && !best.empty()) break;
+  }
+  if (!best.empty()) rep.devices = best.front().layout.devices;
+  for (const plan::Candidate& m : misses) rep.misses.push_back(miss_of(m, workloads, cluster));
+  if (best.empty() && misses.empty() && rep.stats.layouts == 0) {
+    rep.notes.push_back(
+        "no layout of the space satisfies the layout rules for this model and device count");
+  }
+
+  // Every candidate as a whole estimate on the machine: the numbers `estimate` prints.
+  int rank = 1;
+  for (const plan::Candidate& c : best) {
+    plan::PlanCandidate pc;
+    pc.rank = rank++;
+    pc.workload = workloads[c.workload].label;
+    const TrainingJob job = job_of(jobs[c.workload], c.layout);
+    pc.estimate = tb::estimate(job, machines);
+    pc.hours = c.hours;
+    pc.usd = c.usd;
+    pc.kwh = c.kwh;
+    pc.apply = apply_fields(r, job, c.layout);
+    rep.candidates.push_back(std::move(pc));
+  }
+  return out;
+}
+
+}  // namespace tb::api

@@ -1,0 +1,183 @@
+// The threaded search over the plan grid.
+#include "trainbudget/plan/planner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace tb::plan {
+namespace {
+
+// Keeps the k lowest scores (k is small: a sorted vector beats a heap here).
+void keep(std::vector<Candidate>& list, const Candidate& c, std::size_t k) {
+  if (k == 0) return;
+  if (list.size() == k && c.score >= list.back().score) return;
+  const auto at = std::upper_bound(list.begin(), list.end(), c.score,
+                                   [](double s, const Candidate& x) { return s < x.score; });
+  list.insert(at, c);
+  if (list.size() > k) list.pop_back();
+}
+
+struct Work {
+  const Workload* workload;
+  std::vector<Layout> layouts;
+};
+
+struct Local {
+  EvalMemo memo;
+  std::vector<Candidate> best;
+  std::vector<Candidate> misses;
+  std::uint64_t prechecked{0}, evaluated{0}, fit{0}, kept{0};
+};
+
+// How far a miss is from being kept: the overshoot of memory, time or cost, as a ratio.
+double overshoot(const Candidate& c, const ClusterProfile& cluster, const SearchOptions& o) {
+  switch (c.miss) {
+    case Miss::kStates:
+      return c.cost.states / cluster.capacity;
+    case Miss::kPeak:
+      return c.cost.memory / cluster.capacity;
+    case Miss::kDeadline:
+      return c.hours / *o.deadline_hours;
+    case Miss::kBudget:
+      return c.usd / *o.budget_usd;
+  }
+  return 0.0;
+}
+
+void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
+             const SearchOptions& o, Local& out) {
+  Candidate c;
+  c.workload = w.index;
+  c.layout = l;
+  if (precheck(w.profile, l, cluster) == Status::kOutOfMemory) {
+    ++out.prechecked;
+    if (o.misses > 0) {
+      // The states alone: enough to say by how much (and cheap to compute again).
+      StepCost states;
+      states.states = Bytes{0.0};
+      for (const StateTerm& t : w.profile.states) {
+        states.states += state_on_device(w.profile, l, t, stage_span(w.profile, l, false)).device;
+      }
+      c.cost = states;
+      c.miss = Miss::kStates;
+      c.score = overshoot(c, cluster, o);
+      keep(out.misses, c, o.misses);
+    }
+    return;
+  }
+  ++out.evaluated;
+  c.cost = evaluate(w.profile, l, cluster, default_comm_model(), &out.memo);
+  score(c, cluster, o.objective);
+  if (c.cost.status != Status::kFits) {
+    c.miss = Miss::kPeak;
+  } else {
+    ++out.fit;
+    if (o.deadline_hours && c.hours > *o.deadline_hours) {
+      c.miss = Miss::kDeadline;
+    } else if (o.budget_usd && c.usd > *o.budget_usd) {
+      c.miss = Miss::kBudget;
+    } else {
+      ++out.kept;
+      keep(out.best, c, o.top);
+      return;
+    }
+  }
+  const double by_score = c.score;
+  c.score = overshoot(c, cluster, o);
+  keep(out.misses, c, o.misses);
+  c.score = by_score;
+}
+
+}  // namespace
+
+void score(Candidate& c, const ClusterProfile& cluster, Objective objective) noexcept {
+  const double devices = c.layout.devices;
+  c.hours = hours(c.cost.at_utilization);
+  c.usd = devices * c.hours * cluster.price.value();
+  c.kwh = devices * cluster.power.value() * c.hours * cluster.pue / 1000.0;
+  switch (objective) {
+    case Objective::kTime:
+      c.score = c.hours;
+      break;
+    case Objective::kCost:
+      // Without a price, cost ranks as device-hours.
+      c.score = cluster.price.value() > 0.0 ? c.usd : devices * c.hours;
+      break;
+    case Objective::kEnergy:
+      c.score = cluster.power.value() > 0.0 ? c.kwh : devices * c.hours;
+      break;
+  }
+}
+
+SearchResult search(std::span<const Workload> workloads, const Layout& base, const PlanSpace& space,
+                    int devices, std::int64_t global_batch, const ClusterProfile& cluster,
+                    const SearchOptions& o, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  SearchResult result;
+  std::vector<Work> work;
+  std::uint64_t total = 0;
+  for (const Workload& w : workloads) {
+    Work item{&w, layouts_of(space, w.profile, base, devices, global_batch, result.stats.grid)};
+    total += item.layouts.size();
+    work.push_back(std::move(item));
+  }
+  // One flat index over every (workload, layout), handed out in chunks.
+  std::vector<std::uint64_t> offsets{0};
+  for (const Work& item : work) offsets.push_back(offsets.back() + item.layouts.size());
+  const unsigned threads =
+      o.threads > 0 ? o.threads : std::max(1U, std::thread::hardware_concurrency());
+  constexpr std::uint64_t kChunk = 4096;
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<std::uint64_t> done{0};
+  std::vector<Local> locals(threads);
+  const auto worker = [&](unsigned id) {
+    Local& local = locals[id];
+    for (;;) {
+      const std::uint64_t from = next.fetch_add(kChunk);
+      if (from >= total) break;
+      const std::uint64_t to = std::min(total, from + kChunk);
+      std::size_t w = static_cast<std::size_t>(
+          std::upper_bound(offsets.begin(), offsets.end(), from) - offsets.begin() - 1);
+      for (std::uint64_t i = from; i < to; ++i) {
+        while (i >= offsets[w + 1]) ++w;
+        run_one(*work[w].workload, work[w].layouts[i - offsets[w]], cluster, o, local);
+      }
+      done.fetch_add(to - from);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  if (progress && total > 0) {
+    // The calling thread reports while the pool works, then joins the work itself.
+    std::thread reporter([&] {
+      while (done.load() < total) {
+        progress(done.load(), total);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    });
+    worker(0);
+    for (std::thread& t : pool) t.join();
+    reporter.join();
+    progress(total, total);
+  } else {
+    worker(0);
+    for (std::thread& t : pool) t.join();
+  }
+  for (const Local& local : locals) {
+    for (const Candidate& c : local.best) keep(result.best, c, o.top);
+    for (const Candidate& c : local.misses) keep(result.misses, c, o.misses);
+    result.stats.prechecked += local.prechecked;
+    result.stats.evaluated += local.evaluated;
+    result.stats.fit += local.fit;
+    result.stats.kept += local.kept;
+  }
+  result.stats.layouts = total;
+  result.stats.threads = threads;
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace tb::plan

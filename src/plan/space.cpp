@@ -1,0 +1,98 @@
+// The default plan space and its grid.
+#include "trainbudget/plan/space.hpp"
+
+#include <algorithm>
+
+namespace tb::plan {
+namespace {
+
+std::vector<int> powers_of_two_to(std::int64_t limit) {
+  std::vector<int> out;
+  for (std::int64_t v = 1; v <= limit && v <= kMaxDegree; v *= 2)
+    out.push_back(static_cast<int>(v));
+  return out;
+}
+
+}  // namespace
+
+PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric) {
+  PlanSpace s;
+  const std::int64_t node = fabric.devices_per_node > 0 ? fabric.devices_per_node : devices;
+  if (p.has_architecture) {
+    // Tensor parallelism stays inside a node: its all-reduces run every layer (Narayanan et al.
+    // 2021, sec. 3.3: "tensor model parallelism ... within a multi-GPU server").
+    s.tp = powers_of_two_to(std::min<std::int64_t>(node, devices));
+    s.pp = powers_of_two_to(
+        std::min<std::int64_t>(devices, static_cast<std::int64_t>(p.layer_is_moe.size())));
+    s.cp = powers_of_two_to(std::min<std::int64_t>(devices, 16));
+    s.virtual_stages = {1, 2, 4};
+    s.ep = {1};
+    for (std::int64_t e = 2; e <= p.experts && e <= devices; e *= 2) {
+      if (p.experts % e == 0) s.ep.push_back(static_cast<int>(e));
+    }
+    s.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+    for (std::int64_t b = 1; b <= 64; b *= 2) s.micro_batch.push_back(b);
+  } else {
+    s.tp = s.pp = s.cp = s.ep = s.virtual_stages = {1};
+    s.recompute = {Recompute::kNone};
+    s.micro_batch = {1};
+  }
+  s.zero = {0, 1, 2, 3};
+  s.offload = {Offload::kNone, Offload::kOptimizer, Offload::kParams};
+  return s;
+}
+
+std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profile,
+                               const Layout& base, int devices, std::int64_t global_batch,
+                               GridStats& stats) {
+  std::vector<Layout> out;
+  Layout l = base;
+  l.devices = devices;
+  for (const int tp : space.tp) {
+    for (const int cp : space.cp) {
+      for (const int pp : space.pp) {
+        const std::int64_t model = static_cast<std::int64_t>(tp) * cp * pp;
+        if (model > devices || devices % model != 0) continue;
+        const std::int64_t dp = devices / model;
+        for (const int v : space.virtual_stages) {
+          if (v > 1 && pp == 1) continue;
+          for (const int ep : space.ep) {
+            for (const std::int64_t mb : space.micro_batch) {
+              for (const Recompute rc : space.recompute) {
+                for (const int zero : space.zero) {
+                  for (const Offload off : space.offload) {
+                    ++stats.considered;
+                    if (global_batch % dp != 0 || (global_batch / dp) % mb != 0) {
+                      ++stats.batch;
+                      continue;
+                    }
+                    l.parallel.tp = tp;
+                    l.parallel.cp = cp;
+                    l.parallel.pp = pp;
+                    l.parallel.virtual_stages = v;
+                    l.parallel.ep = ep;
+                    l.parallel.sequence_parallel = tp > 1;
+                    l.parallel.offload = off;
+                    l.micro_batch = mb;
+                    l.grad_accum = global_batch / dp / mb;
+                    l.recompute = rc;
+                    l.zero_stage = zero;
+                    const LayoutRule rule = first_violation(profile, l);
+                    if (rule != LayoutRule::kOk) {
+                      ++stats.rules[static_cast<std::size_t>(rule)];
+                      continue;
+                    }
+                    out.push_back(l);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tb::plan

@@ -1,0 +1,15 @@
+// The estimate's JSON object, for documents that embed estimates (a plan's candidates). Private
+// to the report library.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "trainbudget/eval/estimate.hpp"
+
+namespace tb::report {
+
+[[nodiscard]] nlohmann::ordered_json estimate_object(const Estimate& estimate);
+// The "tool" block every JSON document carries: name, version, commit, build type.
+[[nodiscard]] nlohmann::ordered_json tool_block();
+
+}  // namespace tb::report

@@ -1,0 +1,176 @@
+// The plan as sections: the query, the ranked layouts, the command that applies the best, the
+// nearest misses and what the search did.
+#include <fmt/format.h>
+
+#include "trainbudget/build_info.hpp"
+#include "trainbudget/report/format.hpp"
+#include "trainbudget/report/plan_output.hpp"
+
+namespace tb::report {
+namespace {
+
+std::string layout_cell(const Layout& l) {
+  const Parallelism& x = l.parallel;
+  std::string s = fmt::format("dp{} tp{} pp{}", l.dp(), x.tp, x.pp);
+  if (x.virtual_stages > 1) s += fmt::format("x{}", x.virtual_stages);
+  if (x.cp > 1) s += fmt::format(" cp{}", x.cp);
+  if (x.ep > 1) s += fmt::format(" ep{}", x.ep);
+  return s;
+}
+
+std::string knobs_cell(const Layout& l) {
+  std::string s = fmt::format("Z{} mb{}x{}", l.zero_stage, l.micro_batch, l.grad_accum);
+  if (l.recompute != Recompute::kNone) s += fmt::format(" rc:{}", enum_name(l.recompute));
+  if (l.parallel.offload != Offload::kNone)
+    s += fmt::format(" off:{}", enum_name(l.parallel.offload));
+  return s;
+}
+
+std::string when(double h) {
+  if (h >= 48.0) return fmt::format("{:.1f} d", h / 24.0);
+  return fmt::format("{:.1f} h", h);
+}
+
+std::string miss_words(const plan::PlanMiss& m) {
+  switch (m.miss) {
+    case plan::Miss::kStates:
+      return fmt::format("model states alone {} > {}", gb(m.memory), gb(m.capacity));
+    case plan::Miss::kPeak:
+      return fmt::format("peak {} > {} at {} (states {}, activations {}, buffers {})", gb(m.memory),
+                         gb(m.capacity), enum_name(m.phase), gb(m.states), gb(m.activations),
+                         gb(m.buffers));
+    case plan::Miss::kDeadline:
+      return fmt::format("fits, but takes {}", when(m.hours));
+    case plan::Miss::kBudget:
+      return fmt::format("fits, but costs ${}", fixed(m.usd, 0));
+  }
+  return {};
+}
+
+// "{model} llama-3.1-8b {devices} 8 ...": the front end spells each {key} as its flag.
+std::string command_of(const std::map<std::string, std::string>& apply) {
+  std::string out = "trainbudget estimate";
+  for (const auto& [key, value] : apply) {
+    out += value == "true" ? fmt::format(" {{{}}}", key) : fmt::format(" {{{}}} {}", key, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Document plan_document(const plan::PlanReport& p) {
+  Document doc;
+  doc.title = fmt::format("trainbudget {} -- plan (GB = 1e9 bytes)", build_info::kVersion);
+  Section query;
+  query.title = "Query";
+  query.text(fmt::format("model     {}, {} tokens, {} sequences of {} tokens per step", p.model,
+                         count(p.tokens), p.global_batch, p.seq_len));
+  query.text(fmt::format("machine   {} ({}){}", p.machine_name, p.machine_id,
+                         p.system_id.empty() ? std::string{} : fmt::format(" in {}", p.system_id)));
+  std::string goal = fmt::format("objective {}", enum_name(p.objective));
+  if (p.deadline_days) goal += fmt::format(", within {:g} days", *p.deadline_days);
+  if (p.budget_usd) goal += fmt::format(", within ${:g}", *p.budget_usd);
+  if (p.mode == plan::PlanMode::kFewest) goal += "; the fewest devices that do";
+  if (p.mode == plan::PlanMode::kCheapest) goal += "; the best over device counts";
+  query.text(goal);
+  query.text(fmt::format("searched  {} devices; workloads: {}", fmt::join(p.device_counts, ", "),
+                         fmt::join(p.workloads, " | ")));
+  doc.sections.push_back(std::move(query));
+
+  Section best;
+  best.title =
+      p.candidates.empty() ? "No layout fits" : fmt::format("Best {} layouts", p.candidates.size());
+  if (!p.candidates.empty()) {
+    TextTable t({{"#", Align::kRight},
+                 {"workload"},
+                 {"devices", Align::kRight},
+                 {"layout"},
+                 {"knobs"},
+                 {"memory", Align::kRight},
+                 {"step", Align::kRight},
+                 {"MFU", Align::kRight},
+                 {"time", Align::kRight},
+                 {"cost", Align::kRight},
+                 {"energy", Align::kRight},
+                 {"bound"}});
+    for (const plan::PlanCandidate& c : p.candidates) {
+      const Scenario& s = c.estimate.primary;
+      const MachineEstimate& m = s.machines.front();
+      t.add_row({std::to_string(c.rank), c.workload, std::to_string(s.layout.devices),
+                 layout_cell(s.layout), knobs_cell(s.layout), gb(s.memory.total),
+                 fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
+                 m.cost_usd ? fmt::format("${}", fixed(c.usd, 0)) : "-",
+                 m.energy_kwh ? fmt::format("{} kWh", fixed(c.kwh, 0)) : "-",
+                 std::string{enum_name(m.time.bound)}});
+    }
+    best.table(std::move(t));
+    best.text(
+        "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel; "
+        "knobs: ZeRO stage, micro-batch x grad-accum, recompute, offload. Sequence "
+        "parallelism is on wherever tp > 1.");
+    best.text("apply the best: " + command_of(p.candidates.front().apply));
+  }
+  doc.sections.push_back(std::move(best));
+
+  if (!p.misses.empty()) {
+    Section miss;
+    miss.title = p.candidates.empty() ? "Nearest misses" : "Nearest rejected layouts";
+    TextTable t({{"workload"}, {"devices", Align::kRight}, {"layout"}, {"knobs"}, {"why not"}});
+    for (const plan::PlanMiss& m : p.misses) {
+      t.add_row({m.workload, std::to_string(m.layout.devices), layout_cell(m.layout),
+                 knobs_cell(m.layout), miss_words(m)});
+    }
+    miss.table(std::move(t));
+    doc.sections.push_back(std::move(miss));
+  }
+
+  Section search;
+  search.title = "Search";
+  search.text(fmt::format(
+      "{} grid points, {} layouts after the rules ({} dropped for the batch split), {} out at "
+      "the precheck, {} evaluated, {} fit, {} kept; {:.3f} s on {} threads ({} layouts/s)",
+      p.stats.grid.considered, p.stats.layouts, p.stats.grid.batch, p.stats.prechecked,
+      p.stats.evaluated, p.stats.fit, p.stats.kept, p.stats.seconds, p.stats.threads,
+      count(p.stats.seconds > 0.0 ? static_cast<double>(p.stats.layouts) / p.stats.seconds : 0.0)));
+  for (const std::string& n : p.notes) search.text(n);
+  doc.sections.push_back(std::move(search));
+  doc.rows = plan_rows(p);
+  return doc;
+}
+
+TextTable plan_rows(const plan::PlanReport& p) {
+  TextTable t({{"rank"},       {"workload"},  {"devices"},        {"dp"},
+               {"tp"},         {"pp"},        {"virtual_stages"}, {"cp"},
+               {"ep"},         {"zero"},      {"offload"},        {"micro_batch"},
+               {"grad_accum"}, {"recompute"}, {"memory_bytes"},   {"step_seconds"},
+               {"mfu"},        {"hours"},     {"cost_usd"},       {"energy_kwh"},
+               {"bound"}});
+  for (const plan::PlanCandidate& c : p.candidates) {
+    const Layout& l = c.estimate.primary.layout;
+    const MachineEstimate& m = c.estimate.primary.machines.front();
+    t.add_row({std::to_string(c.rank),
+               c.workload,
+               std::to_string(l.devices),
+               std::to_string(l.dp()),
+               std::to_string(l.parallel.tp),
+               std::to_string(l.parallel.pp),
+               std::to_string(l.parallel.virtual_stages),
+               std::to_string(l.parallel.cp),
+               std::to_string(l.parallel.ep),
+               std::to_string(l.zero_stage),
+               std::string{enum_name(l.parallel.offload)},
+               std::to_string(l.micro_batch),
+               std::to_string(l.grad_accum),
+               std::string{enum_name(l.recompute)},
+               fmt::format("{:.6g}", c.estimate.primary.memory.total.value()),
+               fmt::format("{:.6g}", m.time.step.count()),
+               fmt::format("{:.6g}", m.time.mfu),
+               fmt::format("{:.6g}", c.hours),
+               m.cost_usd ? fmt::format("{:.6g}", c.usd) : "",
+               m.energy_kwh ? fmt::format("{:.6g}", c.kwh) : "",
+               std::string{enum_name(m.time.bound)}});
+  }
+  return t;
+}
+
+}  // namespace tb::report

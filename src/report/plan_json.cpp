@@ -1,0 +1,110 @@
+// The plan's JSON: the query, what the search did, the candidates in rank order (each an
+// estimate document of its layout) and the nearest misses with their reasons.
+#include "estimate_json.hpp"
+#include "json_dump.hpp"
+#include "trainbudget/report/plan_output.hpp"
+#include "trainbudget/report/view.hpp"
+
+namespace tb::report {
+namespace {
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json layout_json(const Layout& l) {
+  return {{"devices", l.devices},
+          {"dp", l.dp()},
+          {"tp", l.parallel.tp},
+          {"pp", l.parallel.pp},
+          {"cp", l.parallel.cp},
+          {"ep", l.parallel.ep},
+          {"virtual_stages", l.parallel.virtual_stages},
+          {"sequence_parallel", l.parallel.sequence_parallel},
+          {"zero", l.zero_stage},
+          {"offload", enum_name(l.parallel.offload)},
+          {"micro_batch", l.micro_batch},
+          {"grad_accum", l.grad_accum},
+          {"recompute", enum_name(l.recompute)}};
+}
+
+}  // namespace
+
+std::string plan_json(const plan::PlanReport& p) {
+  ordered_json rules = ordered_json::object();
+  static constexpr std::array<std::string_view, 14> kRuleKeys{"ok",
+                                                              "needs_model",
+                                                              "devices",
+                                                              "heads",
+                                                              "kv_heads",
+                                                              "layers",
+                                                              "virtual_stages",
+                                                              "interleaved_batches",
+                                                              "experts",
+                                                              "expert_ranks",
+                                                              "sequence",
+                                                              "cp_attention",
+                                                              "sequence_parallel",
+                                                              "offload_params"};
+  for (std::size_t i = 1; i < kRuleKeys.size(); ++i) {
+    if (p.stats.grid.rules[i] > 0) rules[std::string{kRuleKeys[i]}] = p.stats.grid.rules[i];
+  }
+  ordered_json candidates = ordered_json::array();
+  for (const plan::PlanCandidate& c : p.candidates) {
+    ordered_json e = estimate_object(c.estimate);
+    ordered_json apply = ordered_json::object();
+    for (const auto& [key, value] : c.apply) apply[key] = value;
+    ordered_json head{{"rank", c.rank}, {"workload", c.workload}, {"hours", c.hours},
+                      {"usd", c.usd},   {"kwh", c.kwh},           {"apply", apply}};
+    head.update(e);
+    candidates.push_back(std::move(head));
+  }
+  ordered_json misses = ordered_json::array();
+  for (const plan::PlanMiss& m : p.misses) {
+    misses.push_back({{"workload", m.workload},
+                      {"layout", layout_json(m.layout)},
+                      {"reason", enum_name(m.miss)},
+                      {"memory_bytes", m.memory.value()},
+                      {"capacity_bytes", m.capacity.value()},
+                      {"peak_phase", enum_name(m.phase)},
+                      {"states_bytes", m.states.value()},
+                      {"activations_bytes", m.activations.value()},
+                      {"buffers_bytes", m.buffers.value()},
+                      {"hours", m.hours},
+                      {"usd", m.usd}});
+  }
+  ordered_json root{
+      {"schema_version", kJsonSchemaVersion},
+      {"tool", tool_block()},
+      {"query",
+       {{"model", p.model},
+        {"tokens", p.tokens},
+        {"machine", p.machine_id},
+        {"system", p.system_id.empty() ? json(nullptr) : json(p.system_id)},
+        {"objective", enum_name(p.objective)},
+        {"mode", enum_name(p.mode)},
+        {"deadline_days", p.deadline_days ? json(*p.deadline_days) : json(nullptr)},
+        {"budget_usd", p.budget_usd ? json(*p.budget_usd) : json(nullptr)},
+        {"device_counts", p.device_counts},
+        {"devices", p.devices},
+        {"global_batch", p.global_batch},
+        {"seq_len", p.seq_len},
+        {"workloads", p.workloads}}},
+      {"stats",
+       {{"layouts", p.stats.layouts},
+        {"grid_points", p.stats.grid.considered},
+        {"dropped_batch", p.stats.grid.batch},
+        {"dropped_rules", rules},
+        {"prechecked_out", p.stats.prechecked},
+        {"evaluated", p.stats.evaluated},
+        {"fit", p.stats.fit},
+        {"kept", p.stats.kept},
+        {"seconds", p.stats.seconds},
+        {"threads", p.stats.threads},
+        {"layouts_per_second",
+         p.stats.seconds > 0.0 ? static_cast<double>(p.stats.layouts) / p.stats.seconds : 0.0}}},
+      {"candidates", candidates},
+      {"near_misses", misses},
+      {"notes", p.notes}};
+  return dump_json(std::move(root));
+}
+
+}  // namespace tb::report
