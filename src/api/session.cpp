@@ -8,6 +8,7 @@
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/model/lora.hpp"
+#include "trainbudget/plan/advice.hpp"
 #include "trainbudget/plan/fit_search.hpp"
 
 namespace tb::api {
@@ -95,6 +96,11 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
   attach_systems(r.job, catalog_, machines);
   out.estimate = tb::estimate(r.job, machines);
+  // The verdict's advice comes from the planner: the smallest change that fits each machine.
+  for (std::size_t i = 0; i < machines.size(); ++i) {
+    MachineEstimate& m = out.estimate.primary.machines[i];
+    if (!m.fits && m.rate) m.advice = plan::advise(r.job, machines[i]);
+  }
   if (r.fit) add_fits(out.estimate);
   const auto words = [&](Scenario& s) {
     if (s.step) s.step->explain = r.explain;

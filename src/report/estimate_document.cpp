@@ -154,6 +154,15 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   } else {
     time = "no compute figure for this device";
   }
+  if (!m.fits && !m.advice.empty()) {
+    // The planner's answer replaces the rule of thumb (docs/scale.md, "Advice").
+    const Advice& a = m.advice.front();
+    return fmt::format(
+        "{} does not fit ({} > {}); the smallest change that fits: {} ({} per "
+        "device{}).",
+        s.label, gb(s.memory.total), gb(capacity), a.summary, gb(a.memory),
+        a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{});
+  }
   switch (m.fit) {
     case Fit::kFits:
       return fmt::format("{} fits ({} of {}); {}.", s.label, gb(s.memory.total), gb(capacity),
@@ -291,6 +300,15 @@ Document estimate_document(const Estimate& e) {
   for (const MachineEstimate& m : e.primary.machines) {
     verdict.text(fmt::format("{} [{}]: {}", machine_label(m), dtype_cell(m),
                              verdict_sentence(m, e.primary, e.lora_alternative)));
+    for (const Advice& a : m.advice) {
+      std::string flags;
+      for (const auto& [key, value] : a.changes) flags += fmt::format(" {{{}}} {}", key, value);
+      verdict.text(fmt::format(
+          "  {} change: {} -> {} per device, {}{}; add:{}", a.kind, a.summary, gb(a.memory),
+          duration(Seconds{a.hours * 3600.0}),
+          a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{},
+          flags));
+    }
   }
   doc.sections.push_back(std::move(verdict));
   for (Section& section : explain_sections(e)) doc.sections.push_back(std::move(section));

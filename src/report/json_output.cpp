@@ -86,6 +86,21 @@ ordered_json energy_json(const MachineEstimate& m) {
   return {{"kwh", *m.energy_kwh}, {"tdp_watts", m.device.tdp_watts->value()}};
 }
 
+ordered_json advice_json(const MachineEstimate& m) {
+  ordered_json out = ordered_json::array();
+  for (const Advice& a : m.advice) {
+    ordered_json changes = ordered_json::object();
+    for (const auto& [key, value] : a.changes) changes[key] = value;
+    out.push_back({{"kind", a.kind},
+                   {"summary", a.summary},
+                   {"changes", changes},
+                   {"memory_bytes", a.memory.value()},
+                   {"hours", a.hours},
+                   {"devices", a.devices}});
+  }
+  return out;
+}
+
 ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
                           const std::optional<Scenario>& lora) {
   ordered_json j{
@@ -114,6 +129,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"cost", cost_json(m)},
       {"energy", energy_json(m)},
       {"assumptions", m.assumptions},
+      {"advice", advice_json(m)},
       {"summary", verdict_sentence(m, s, lora)}};
   return j;
 }

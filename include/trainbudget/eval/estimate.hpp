@@ -66,6 +66,17 @@ struct EnumNames<Fit> {
        {Fit::kNeedsSharding, "needs_sharding"}}};
 };
 
+// One change to a job, found by the planner (plan/advice.hpp): what changes, as field keys and
+// values (the front end spells them as flags), and what it gives.
+struct Advice {
+  std::string kind;     // "smallest" | "fastest"
+  std::string summary;  // "recompute full, micro-batch 1 x grad-accum 8"
+  std::vector<std::pair<std::string, std::string>> changes;  // key, value
+  Bytes memory;
+  double hours{0.0};
+  int devices{1};
+};
+
 struct MachineEstimate {
   Device device;
   DType dtype{DType::kBf16};   // the rate actually used
@@ -91,6 +102,7 @@ struct MachineEstimate {
   std::string system_id;  // empty: no system, the device's interconnect alone
   std::string system_name;
   std::vector<std::string> assumptions;
+  std::vector<Advice> advice;  // when it does not fit: the smallest and the fastest change
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };

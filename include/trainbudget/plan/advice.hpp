@@ -1,0 +1,19 @@
+// Advice that is right: the smallest change to a job that makes it fit its machine, found by
+// the planner over the job's own knobs (recompute, micro-batch with grad-accum keeping the
+// global batch, ZeRO, offload, an 8-bit optimizer, LoRA/QLoRA) and, when nothing on its devices
+// fits, the fewest devices that do. "Smallest" counts the knobs changed, weighted by how much of
+// the job they change (docs/scale.md, "Advice"); ties go to the faster.
+#pragma once
+
+#include <vector>
+
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/spec/machine_choice.hpp"
+
+namespace tb::plan {
+
+// The smallest change that fits on `machine` and the fastest fitting one (which may be the
+// same); empty when the job fits or nothing in the search does.
+[[nodiscard]] std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine);
+
+}  // namespace tb::plan

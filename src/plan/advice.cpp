@@ -1,0 +1,167 @@
+// The planner asked the question an estimate's verdict answers: what is the smallest change
+// that makes this job fit this machine?
+#include "trainbudget/plan/advice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "trainbudget/plan/planner.hpp"
+
+namespace tb::plan {
+namespace {
+
+// How much of the job a change changes: a knob of the step (1-2), the optimizer's storage (2),
+// host memory (3), the method (4-5), the devices (6).
+int distance(const TrainingJob& job, const Layout& from, const TrainingJob& to, const Layout& l) {
+  int d = 0;
+  if (l.recompute != from.recompute) d += l.recompute == Recompute::kFull ? 2 : 1;
+  if (l.micro_batch != from.micro_batch) d += 1;
+  d += std::abs(l.zero_stage - from.zero_stage);
+  if (l.parallel.offload != from.parallel.offload) d += 3;
+  if (to.recipe_id != job.recipe_id) d += 2;
+  if (to.method != job.method) d += to.method == Method::kQlora ? 5 : 4;
+  if (l.devices != from.devices) d += 6;
+  return d;
+}
+
+Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
+                 const TrainingJob& to, const Candidate& c) {
+  Advice a;
+  a.kind = kind;
+  a.memory = c.cost.memory;
+  a.hours = c.hours;
+  a.devices = c.layout.devices;
+  const Layout& l = c.layout;
+  std::vector<std::string> words;
+  const auto change = [&](std::string key, std::string value, std::string what) {
+    a.changes.emplace_back(std::move(key), std::move(value));
+    words.push_back(std::move(what));
+  };
+  if (l.devices != from.devices) {
+    change("devices", std::to_string(l.devices), fmt::format("{} devices", l.devices));
+  }
+  if (to.method != job.method) {
+    change("method", std::string{enum_name(to.method)},
+           to.model.architecture ? fmt::format("{} r{} on {}", enum_name(to.method), to.lora.rank,
+                                               fmt::join(to.lora.targets, ","))
+                                 : std::string{enum_name(to.method)});
+  }
+  if (to.recipe_id != job.recipe_id) {
+    change("recipe", to.recipe_id, fmt::format("recipe {}", to.recipe_id));
+  }
+  if (l.recompute != from.recompute) {
+    change("recompute", std::string{enum_name(l.recompute)},
+           fmt::format("recompute {}", enum_name(l.recompute)));
+  }
+  if (l.micro_batch != from.micro_batch) {
+    change("micro_batch", std::to_string(l.micro_batch),
+           fmt::format("micro-batch {} x grad-accum {}", l.micro_batch, l.grad_accum));
+    change("grad_accum", std::to_string(l.grad_accum), "");
+    words.pop_back();
+  }
+  if (l.zero_stage != from.zero_stage) {
+    change("zero", std::to_string(l.zero_stage), fmt::format("ZeRO-{}", l.zero_stage));
+  }
+  if (l.parallel.offload != from.parallel.offload) {
+    change("offload", std::string{enum_name(l.parallel.offload)},
+           fmt::format("offload {}", enum_name(l.parallel.offload)));
+  }
+  a.summary = fmt::format("{}", fmt::join(words, ", "));
+  return a;
+}
+
+std::vector<TrainingJob> variants(const TrainingJob& job) {
+  std::vector<TrainingJob> out{job};
+  // An 8-bit optimizer for the Adam recipes that keep fp32 moments (Dettmers et al. 2022).
+  const Recipe& r = find_recipe(job.recipe_id);
+  if (r.compute_dtype == DType::kBf16 && job.recipe_id != "adam-8bit" &&
+      job.recipe_id != "paged-adam-8bit" && job.method != Method::kQlora) {
+    TrainingJob eight = job;
+    eight.recipe_id = "adam-8bit";
+    out.push_back(eight);
+  }
+  if (job.method == Method::kFull || job.method == Method::kFreeze) {
+    TrainingJob lora = job;
+    lora.method = Method::kLora;
+    out.push_back(lora);
+  }
+  if (job.method != Method::kQlora && (job.model.architecture || job.method == Method::kFull)) {
+    TrainingJob qlora = job;
+    qlora.method = Method::kQlora;
+    out.push_back(qlora);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine) {
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  const ComputeRate* rate =
+      select_rate(*machine.device, machine.dtype.value_or(recipe.compute_dtype));
+  const ClusterProfile cluster = cluster_of(job, machine, rate);
+  const Layout from = layout_of(job, recipe);
+  const std::vector<TrainingJob> jobs = variants(job);
+  std::vector<Workload> workloads;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    workloads.push_back({make_profile(jobs[i], find_recipe(jobs[i].recipe_id)), "", i});
+  }
+  PlanSpace space;
+  space.tp = {from.parallel.tp};
+  space.pp = {from.parallel.pp};
+  space.cp = {from.parallel.cp};
+  space.ep = {from.parallel.ep};
+  space.virtual_stages = {from.parallel.virtual_stages};
+  for (std::int64_t b = 1; b <= from.micro_batch; b *= 2) {
+    if (from.micro_batch % b == 0) space.micro_batch.push_back(b);
+  }
+  if (std::find(space.micro_batch.begin(), space.micro_batch.end(), from.micro_batch) ==
+      space.micro_batch.end()) {
+    space.micro_batch.push_back(from.micro_batch);
+  }
+  space.recompute =
+      workloads.front().profile.has_architecture
+          ? std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}
+          : std::vector<Recompute>{from.recompute};
+  for (int z = from.zero_stage; z <= 3; ++z) {
+    if (z == from.zero_stage || from.dense_shards() > 1) space.zero.push_back(z);
+  }
+  space.offload = {Offload::kNone, Offload::kOptimizer};
+  const std::int64_t global =
+      static_cast<std::int64_t>(from.dp()) * from.micro_batch * from.grad_accum;
+  SearchOptions o;
+  o.top = 4096;
+  o.misses = 0;
+  o.threads = 1;
+  SearchResult found = search(workloads, from, space, from.devices, global, cluster, o);
+
+  // Nothing on these devices: the fewest devices (doubling, same per-device batch) with ZeRO-3.
+  if (found.best.empty()) {
+    space.zero = {3};
+    space.offload = {Offload::kNone};
+    const std::vector<Workload> same{workloads.front()};
+    for (std::int64_t n = std::int64_t{from.devices} * 2; n <= 4096 && found.best.empty(); n *= 2) {
+      const std::int64_t g = global * (n / from.devices);
+      found = search(same, from, space, static_cast<int>(n), g, cluster, o);
+    }
+  }
+  if (found.best.empty()) return {};
+  const auto dist = [&](const Candidate& c) {
+    return distance(job, from, jobs[c.workload], c.layout);
+  };
+  const Candidate* smallest = &found.best.front();
+  for (const Candidate& c : found.best) {
+    const int d = dist(c);
+    const int best = dist(*smallest);
+    if (d < best || (d == best && c.hours < smallest->hours)) smallest = &c;
+  }
+  std::vector<Advice> out{advice_of("smallest", job, from, jobs[smallest->workload], *smallest)};
+  const Candidate& fastest = found.best.front();
+  if (&fastest != smallest && fastest.hours < smallest->hours * 0.95) {
+    out.push_back(advice_of("fastest", job, from, jobs[fastest.workload], fastest));
+  }
+  return out;
+}
+
+}  // namespace tb::plan

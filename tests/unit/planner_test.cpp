@@ -1,0 +1,99 @@
+// The planner: what it keeps fits and is ranked, its counts add up, threads do not change the
+// answer, and the advice finds the example (a Llama 3.1 8B LoRA at 4,096 tokens on an
+// RTX 4090 fits with full recomputation alone).
+#include "trainbudget/plan/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_models.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/plan/advice.hpp"
+
+namespace tb {
+namespace {
+
+using testing_models::job_for;
+
+const HardwareCatalog& catalog() {
+  static const HardwareCatalog c = io::load_catalog({io::data_dir() / "hardware", {}});
+  return c;
+}
+
+MachineChoice machine(const char* id) {
+  return {catalog().find(id), std::nullopt, catalog().system_for(id)};
+}
+
+struct Plan {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  std::vector<plan::Workload> workloads;
+  ClusterProfile cluster;
+  Layout base;
+  Plan() {
+    job.tokens = 1e10;
+    const Recipe& r = find_recipe(job.recipe_id);
+    workloads.push_back({make_profile(job, r), "full", 0});
+    base = layout_of(job, r);
+    const MachineChoice h100 = machine("h100-sxm");
+    cluster = cluster_of(job, h100, select_rate(*h100.device, DType::kBf16));
+  }
+  plan::SearchResult run(unsigned threads) const {
+    const plan::PlanSpace space =
+        plan::default_space(workloads.front().profile, 16, cluster.fabric);
+    plan::SearchOptions o;
+    o.threads = threads;
+    o.top = 8;
+    return plan::search(workloads, base, space, 16, 256, cluster, o);
+  }
+};
+
+TEST(Planner, KeepsOnlyFittingLayoutsBestFirst) {
+  const Plan p;
+  const plan::SearchResult r = p.run(2);
+  ASSERT_EQ(r.best.size(), 8U);
+  for (std::size_t i = 0; i < r.best.size(); ++i) {
+    EXPECT_LE(r.best[i].cost.memory, p.cluster.capacity);
+    EXPECT_EQ(r.best[i].layout.devices, 16);
+    EXPECT_EQ(r.best[i].layout.dp() * r.best[i].layout.micro_batch * r.best[i].layout.grad_accum,
+              256);
+    if (i > 0) {
+      EXPECT_LE(r.best[i - 1].score, r.best[i].score);
+    }
+  }
+  EXPECT_EQ(r.stats.layouts, r.stats.prechecked + r.stats.evaluated);
+  EXPECT_GE(r.stats.evaluated, r.stats.fit);
+  EXPECT_GT(r.stats.grid.considered, r.stats.layouts);
+}
+
+TEST(Planner, ThreadsDoNotChangeTheAnswer) {
+  const Plan p;
+  const plan::SearchResult one = p.run(1);
+  const plan::SearchResult two = p.run(2);
+  ASSERT_EQ(one.best.size(), two.best.size());
+  for (std::size_t i = 0; i < one.best.size(); ++i) {
+    EXPECT_DOUBLE_EQ(one.best[i].score, two.best[i].score);
+  }
+  EXPECT_EQ(one.stats.fit, two.stats.fit);
+}
+
+TEST(Planner, AKeptLayoutIsWhatEstimateSays) {
+  const Plan p;
+  const plan::Candidate& best = p.run(2).best.front();
+  const StepCost again = evaluate(p.workloads.front().profile, best.layout, p.cluster);
+  EXPECT_EQ(again.memory, best.cost.memory);
+  EXPECT_EQ(again.time.step, best.cost.time.step);
+}
+
+TEST(Advice, RecomputeAloneFitsALlama8bLoraAt4kOnA4090) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
+  job.setup.seq_len = 4096;
+  job.setup.seq_len_given = true;
+  const std::vector<Advice> advice = plan::advise(job, machine("rtx-4090"));
+  ASSERT_FALSE(advice.empty());
+  EXPECT_EQ(advice.front().kind, "smallest");
+  ASSERT_EQ(advice.front().changes.size(), 1U);
+  EXPECT_EQ(advice.front().changes.front().first, "recompute");
+  EXPECT_LE(advice.front().memory, catalog().find("rtx-4090")->memory_capacity);
+}
+
+}  // namespace
+}  // namespace tb
