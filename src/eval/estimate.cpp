@@ -95,6 +95,26 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
   };
   if (choice.system != nullptr) {
     c.fabric = choice.system->fabric;
+    const System& sys = *choice.system;
+    if (c.fabric.point_to_point && job.devices > 1) {
+      // No switch: each node has a few cables (docs/scale.md, "Point-to-point fabrics").
+      const int mesh = c.fabric.ports_per_node + 1;
+      note(job.devices <= mesh
+               ? fmt::format("{}: {} nodes cabled point to point ({} ports each): a full mesh "
+                             "reaches {} nodes; collectives run as a ring at one cable's "
+                             "bandwidth",
+                             sys.id, job.devices, c.fabric.ports_per_node, mesh)
+               : fmt::format("{}: {} nodes is past the {} a full mesh of {} ports reaches: only "
+                             "a ring (2 cables each) connects them, so all-to-all (expert "
+                             "parallelism) and mesh backends such as MLX's JACCL are out",
+                             sys.id, job.devices, mesh, c.fabric.ports_per_node));
+    }
+    if (c.fabric.devices_per_node > 0 && job.parallel.tp > c.fabric.devices_per_node) {
+      note(
+          fmt::format("tp {} spans nodes of {}: its per-layer all-reduces run over the "
+                      "scale-out link",
+                      job.parallel.tp, c.fabric.devices_per_node));
+    }
     if (job.devices > c.fabric.devices_per_node && c.fabric.scale_out.bandwidth.value() <= 0.0) {
       note(
           fmt::format("{} states no scale-out link: communication between its nodes is not "
@@ -203,6 +223,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.memory.total = base.memory;
   s.comm_buffers = base.comm_buffers;
   s.host_per_device = base.host;
+  s.host_per_node = base.host * static_cast<double>(job.devices);  // refined per machine below
   s.compute.flops_per_token = base.flops_per_token.value();
   s.compute.flops_per_token_6n = base.reference_6n.value();
   s.compute.total = base.total;
@@ -230,6 +251,20 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     if (choice.system != nullptr) {
       m.system_id = choice.system->id;
       m.system_name = choice.system->name;
+      // Offload's host memory: per process x the processes (devices) of a node.
+      const int per_node = choice.system->fabric.devices_per_node > 0
+                               ? std::min(job.devices, choice.system->fabric.devices_per_node)
+                               : job.devices;
+      m.host_per_node = cost.host * static_cast<double>(per_node);
+      if (choice.system->host_memory.value() > 0.0 &&
+          m.host_per_node > choice.system->host_memory) {
+        m.assumptions.push_back(
+            fmt::format("offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB",
+                        m.host_per_node.value() / kGiga, choice.system->id,
+                        choice.system->host_memory.value() / kGiga));
+      }
+    } else {
+      m.host_per_node = cost.host * static_cast<double>(job.devices);
     }
     if (rate != nullptr) {
       m.rate = *rate;
@@ -247,6 +282,17 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
         // devices x TDP x hours x PUE, in kWh.
         m.energy_kwh =
             job.devices * cluster.power.value() * hours(cost.at_utilization) * cluster.pue / 1000.0;
+      }
+    }
+    if (rate != nullptr) {
+      for (int k = 1; k <= 32; k *= 2) {
+        Layout more = s.layout;
+        const long long n = static_cast<long long>(job.devices) * k;
+        if (n > 1000000) break;
+        more.devices = static_cast<int>(n);
+        const StepCost c = evaluate(s.profile, more, cluster);
+        m.scaling.push_back({more.devices, c.time.step, c.time.exposed_comm, c.time.mfu,
+                             c.time.tokens_per_second, hours(c.at_utilization), c.time.bound});
       }
     }
     m.utilization = rate != nullptr ? cost.time.mfu : 0.0;

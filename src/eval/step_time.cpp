@@ -15,6 +15,7 @@ double wire_bytes(const Layout& l) { return activation_bytes(l.activation_dtype)
 // dense part (shared by dp x cp ranks) and the experts (by dp x cp / ep ranks).
 struct DataParallelBytes {
   Bytes weights_dense, weights_expert;  // all weights the stage computes with, as stored
+  Bytes trained_dense, trained_expert;  // of which the trainable ones (updated each step)
   Bytes grads_dense, grads_expert;      // the trainable rows' gradients
 };
 
@@ -50,6 +51,10 @@ DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l) {
     } else {
       out.weights_dense += dense;
       out.weights_expert += expert;
+      if (t.key == StateKey::kWeights) {
+        out.trained_dense += dense;
+        out.trained_expert += expert;
+      }
     }
   }
   return out;
@@ -160,22 +165,25 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   const Group expert_group{std::max(1, l.expert_shards()), x.tp * x.ep};
   const Link dense_link = group_link(f, dense_group);
   if (l.dense_shards() > 1) {
-    const auto dp_time = [&](Bytes weights, Bytes grads, Group g) {
+    // ZeRO-1/2 gather the updated (trainable) weights after the step; ZeRO-3 gathers all the
+    // weights a layer computes with, frozen ones too (FSDP shards a LoRA's frozen base).
+    const auto dp_time = [&](Bytes weights, Bytes trained, Bytes grads, Group g) {
       if (l.zero_stage == 3) {
         return comm.time(Collective::kAllGather, weights, g, f) * 2.0 +
                comm.time(Collective::kReduceScatter, grads, g, f);
       }
       if (l.zero_stage >= 1) {
         return comm.time(Collective::kReduceScatter, grads, g, f) +
-               comm.time(Collective::kAllGather, grads, g, f);
+               comm.time(Collective::kAllGather, trained, g, f);
       }
       return comm.time(Collective::kAllReduce, grads, g, f);
     };
-    const Seconds once = dp_time(db.weights_dense, db.grads_dense, dense_group) +
-                         dp_time(db.weights_expert, db.grads_expert, expert_group);
-    const Bytes bytes =
-        (l.zero_stage == 3 ? (db.weights_dense + db.weights_expert) * 2.0 : Bytes{0.0}) +
-        db.grads_dense + db.grads_expert;
+    const Seconds once =
+        dp_time(db.weights_dense, db.trained_dense, db.grads_dense, dense_group) +
+        dp_time(db.weights_expert, db.trained_expert, db.grads_expert, expert_group);
+    Bytes bytes = db.grads_dense + db.grads_expert;
+    if (l.zero_stage == 3) bytes += (db.weights_dense + db.weights_expert) * 2.0;
+    if (l.zero_stage == 1 || l.zero_stage == 2) bytes += db.trained_dense + db.trained_expert;
     if (l.zero_stage == 3) {
       CommTerm per;
       add(per, once, t.micro_batch, c.overlap.dp, bytes, dense_link);
@@ -210,7 +218,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     const double hops = 3.0 * (x.cp - 1) * layers;
     const Seconds once = comm.time(Collective::kSendRecv, kv, g, f) * hops;
     add(term(CommKind::kContext), once * m, t.compute, c.overlap.cp, kv * (hops * m),
-        group_link(f, Group{2, x.tp}));
+        group_link(f, g));
   }
 
   // Expert parallel (Lepikhin et al. 2020, GShard; Megatron-Core MoE): per MoE layer an
@@ -240,11 +248,14 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // updated 16-bit weights come back each step; with the weights offloaded they also come up for
   // every micro-batch's forward and backward.
   if (x.offload != Offload::kNone && f.host.bandwidth.value() > 0.0) {
-    const double shards = l.dense_shards();
-    Bytes moved = (db.grads_dense + db.grads_expert) / shards +
-                  (db.weights_dense + db.weights_expert) / shards;
+    // Each rank moves its own partition: dense rows over dp x cp ranks, experts over their
+    // expert-data-parallel ranks.
+    const double dense = l.dense_shards();
+    const double experts = std::max(1, l.expert_shards());
+    Bytes moved = (db.grads_dense + db.trained_dense) / dense +
+                  (db.grads_expert + db.trained_expert) / experts;
     if (x.offload == Offload::kParams) {
-      moved += (db.weights_dense + db.weights_expert) * (2.0 * m / shards);
+      moved += db.weights_dense * (2.0 * m / dense) + db.weights_expert * (2.0 * m / experts);
     }
     add(term(CommKind::kOffload), moved / f.host.bandwidth, t.compute, c.overlap.offload, moved,
         f.host);

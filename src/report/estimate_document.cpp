@@ -265,6 +265,25 @@ Document estimate_document(const Estimate& e) {
         fmt::format("communication of one step on {}:", machine_label(e.primary.machines.front())));
     time.table(comm_table(e.primary.machines.front()));
   }
+  if (!e.primary.machines.empty() && !e.primary.machines.front().scaling.empty()) {
+    const MachineEstimate& m = e.primary.machines.front();
+    time.text(fmt::format("scaling on {} ({}): the same per-device work on more devices",
+                          m.system_id.empty() ? std::string{"its interconnect"} : m.system_id,
+                          m.device.id));
+    TextTable t({{"devices", Align::kRight},
+                 {"step", Align::kRight},
+                 {"exposed comm", Align::kRight},
+                 {"MFU", Align::kRight},
+                 {"tokens/s", Align::kRight},
+                 {"time", Align::kRight},
+                 {"bound"}});
+    for (const ScalePoint& p : m.scaling) {
+      t.add_row({std::to_string(p.devices), seconds_text(p.step), seconds_text(p.exposed_comm),
+                 percent(p.mfu), count(p.tokens_per_second), duration(Seconds{p.hours * 3600.0}),
+                 std::string{enum_name(p.bound)}});
+    }
+    time.table(std::move(t));
+  }
   std::vector<std::string> said;  // a device named twice (two dtypes) is described once per line
   const auto once = [&](std::string line) {
     if (std::find(said.begin(), said.end(), line) != said.end()) return;

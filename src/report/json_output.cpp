@@ -101,6 +101,20 @@ ordered_json advice_json(const MachineEstimate& m) {
   return out;
 }
 
+ordered_json scaling_json(const MachineEstimate& m) {
+  ordered_json out = ordered_json::array();
+  for (const ScalePoint& p : m.scaling) {
+    out.push_back({{"devices", p.devices},
+                   {"step_seconds", p.step.count()},
+                   {"exposed_comm_seconds", p.exposed_comm.count()},
+                   {"mfu", p.mfu},
+                   {"tokens_per_second", p.tokens_per_second},
+                   {"total_hours", p.hours},
+                   {"bound", enum_name(p.bound)}});
+  }
+  return out;
+}
+
 ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
                           const std::optional<Scenario>& lora) {
   ordered_json j{
@@ -125,11 +139,13 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"devices_to_fit", m.devices_to_fit},
       {"cost_usd", m.cost_usd ? json(m.cost_usd->value()) : json(nullptr)},
       {"system", m.system_id.empty() ? json(nullptr) : json(m.system_id)},
+      {"host_bytes_per_node", m.host_per_node.value()},
       {"time", time_json(m)},
       {"cost", cost_json(m)},
       {"energy", energy_json(m)},
       {"assumptions", m.assumptions},
       {"advice", advice_json(m)},
+      {"scaling", scaling_json(m)},
       {"summary", verdict_sentence(m, s, lora)}};
   return j;
 }

@@ -77,6 +77,18 @@ struct Advice {
   int devices{1};
 };
 
+// The same per-device work on more devices of the same fabric (weak scaling: each added
+// data-parallel replica brings its own micro-batches).
+struct ScalePoint {
+  int devices{1};
+  Seconds step{0.0};
+  Seconds exposed_comm{0.0};
+  double mfu{0.0};
+  double tokens_per_second{0.0};
+  double hours{0.0};
+  Bound bound{Bound::kCompute};
+};
+
 struct MachineEstimate {
   Device device;
   DType dtype{DType::kBf16};   // the rate actually used
@@ -102,7 +114,9 @@ struct MachineEstimate {
   std::string system_id;  // empty: no system, the device's interconnect alone
   std::string system_name;
   std::vector<std::string> assumptions;
-  std::vector<Advice> advice;  // when it does not fit: the smallest and the fastest change
+  std::vector<Advice> advice;       // when it does not fit: the smallest and the fastest change
+  Bytes host_per_node;              // offload: host memory per device x the devices of a node
+  std::vector<ScalePoint> scaling;  // the layout on 1x, 2x, 4x ... 32x the devices
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };
@@ -120,6 +134,7 @@ struct Scenario {
   Layout layout;
   Bytes comm_buffers;  // ZeRO buffers inside the peak
   Bytes host_per_device;
+  Bytes host_per_node;  // all devices on one host (machines refine it by their system)
 };
 
 struct Estimate {
