@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace tb {
 namespace {
@@ -106,11 +107,11 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
                  EvalMemo* memo) {
   const Parallelism& x = l.parallel;
   const EvalMemo::Activations* cached = memo != nullptr ? memo->activations(p, l) : nullptr;
-  EvalMemo::Activations fresh;
+  std::optional<EvalMemo::Activations> fresh;
   if (cached == nullptr) {
     fresh = activations_of(p, l);
-    if (memo != nullptr) memo->put(p, l, fresh);
-    cached = &fresh;
+    if (memo != nullptr) memo->put(p, l, *fresh);
+    cached = &*fresh;
   }
   out.dense = cached->dense;
   out.moe = cached->moe;
@@ -270,17 +271,17 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo*
   }
   out.hardware_per_token = out.flops_per_token;
   if (!p.has_architecture) return;
-  if (const FlopCounts* cached = memo != nullptr ? memo->flops(p, l) : nullptr) {
-    out.flop_terms = *cached;
-  } else {
-    out.flop_terms =
-        count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
-    if (memo != nullptr) memo->put(p, l, out.flop_terms);
+  std::optional<FlopCounts> fresh;  // built only when the memo has none
+  const FlopCounts* terms = memo != nullptr ? memo->flops(p, l) : nullptr;
+  if (terms == nullptr) {
+    fresh = count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
+    if (memo != nullptr) memo->put(p, l, *fresh);
+    terms = &*fresh;
   }
   // Freeze keeps its parameter formula: the architecture's count assumes every layer trains.
   if (p.method == Method::kFreeze) return;
-  out.flops_per_token = FlopsPerToken{out.flop_terms.model_per_token};
-  out.hardware_per_token = FlopsPerToken{out.flop_terms.hardware_per_token};
+  out.flops_per_token = FlopsPerToken{terms->model_per_token};
+  out.hardware_per_token = FlopsPerToken{terms->hardware_per_token};
   out.reference_6n = FlopsPerToken{p.flops.reference_6n};
 }
 
@@ -342,13 +343,18 @@ StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool las
   }
   out.embedding = out.index == 0;
   out.head = out.index == pp - 1;
+  const Share base = stage_share(profile, layout, out, false);
+  out.dense_share = base.dense;
+  out.expert_share = base.expert;
+  out.adapter_share = stage_share(profile, layout, out, true).dense;
   return out;
 }
 
 StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const StateTerm& t,
                               const StageSpan& st) noexcept {
   const Parallelism& x = l.parallel;
-  const Share share = stage_share(p, l, st, p.adapters_only && is_trainable_row(t));
+  const bool adapters = p.adapters_only && is_trainable_row(t);
+  const Share share{adapters ? st.adapter_share : st.dense_share, adapters ? 0.0 : st.expert_share};
   const int dense_z = zero_partition(l.zero_stage, t.shard_stage, l.dense_shards());
   const int expert_z = zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards()));
   const double tp = x.tp;
@@ -367,9 +373,12 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
 
 Status precheck(const ModelProfile& profile, const Layout& layout,
                 const ClusterProfile& cluster) noexcept {
-  StepCost states;
-  add_states(profile, layout, stage_span(profile, layout, false), states);
-  return states.states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+  const StageSpan first = stage_span(profile, layout, false);
+  Bytes states{0.0};
+  for (const StateTerm& t : profile.states) {
+    states += state_on_device(profile, layout, t, first).device;
+  }
+  return states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
 }
 
 StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,

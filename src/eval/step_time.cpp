@@ -73,10 +73,9 @@ void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes by
 // FLOPs): every saved activation is written once and read once in forward, read again and its
 // gradient written in backward, 4 x the saved bytes, at the memory bandwidth; a recomputed
 // tensor is written and read once more. Over the stage's layers (docs/scale.md, "Step time").
-Seconds memory_bound_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+Seconds memory_bound_time(const ModelProfile& p, const StageSpan& st, const ClusterProfile& c,
                           const StepCost& cost) {
   if (!p.has_architecture || c.memory_bandwidth.value() <= 0.0) return Seconds{0.0};
-  const StageSpan st = stage_span(p, l, false);
   const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
                            p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
   const std::int64_t dense = (st.end - st.begin) - moe;
@@ -93,12 +92,12 @@ Seconds memory_bound_time(const ModelProfile& p, const Layout& l, const ClusterP
 // The optimizer step on the device (element-wise over its shard of the states): every state row
 // read once and every row but the gradients written once, at the memory bandwidth. On the host
 // when the optimizer is offloaded (not timed: docs/scale.md, "Not modeled").
-Seconds optimizer_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c) {
+Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& st,
+                       const ClusterProfile& c) {
   if (c.memory_bandwidth.value() <= 0.0 || l.parallel.offload != Offload::kNone) {
     return Seconds{0.0};
   }
   Bytes traffic{0.0};
-  const StageSpan st = stage_span(p, l, false);
   for (const StateTerm& t : p.states) {
     if (t.key == StateKey::kFrozenWeights) continue;
     const Bytes on = state_on_device(p, l, t, st).device;
@@ -131,14 +130,14 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // rate.
   const Flops per_micro = out.hardware_per_token * Tokens{b * s};
   double stage = 1.0 / x.pp;
+  const StageSpan first = stage_span(p, l, false);
   if (p.has_architecture && x.pp > 1) {
-    const StageSpan first = stage_span(p, l, false);
     stage =
         static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
   }
   const double sharing = static_cast<double>(x.tp) * x.cp;
   t.gemm = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency);
-  t.memory_bound = memory_bound_time(p, l, c, out);
+  t.memory_bound = memory_bound_time(p, first, c, out);
   t.micro_batch = t.gemm + t.memory_bound;
   t.compute = t.micro_batch * m;
   // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
@@ -275,7 +274,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     t.step = model_step / (peak * c.utilization);
   } else {
     t.modeled = true;
-    t.optimizer = optimizer_time(p, l, c);
+    t.optimizer = optimizer_time(p, l, first, c);
     t.step = t.compute + t.bubble + t.exposed_comm + host + t.optimizer;
   }
   t.mfu = (model_step / peak).count() / t.step.count();

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace tb::plan {
@@ -48,19 +50,17 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
 
 void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
              const SearchOptions& o, Local& out) {
-  Candidate c;
-  c.workload = w.index;
-  c.layout = l;
   if (precheck(w.profile, l, cluster) == Status::kOutOfMemory) {
     ++out.prechecked;
     if (o.misses > 0) {
-      // The states alone: enough to say by how much (and cheap to compute again).
-      StepCost states;
-      states.states = Bytes{0.0};
+      // The states alone: enough to say by how much.
+      Candidate c;
+      c.workload = w.index;
+      c.layout = l;
+      const StageSpan first = stage_span(w.profile, l, false);
       for (const StateTerm& t : w.profile.states) {
-        states.states += state_on_device(w.profile, l, t, stage_span(w.profile, l, false)).device;
+        c.cost.states += state_on_device(w.profile, l, t, first).device;
       }
-      c.cost = states;
       c.miss = Miss::kStates;
       c.score = overshoot(c, cluster, o);
       keep(out.misses, c, o.misses);
@@ -68,7 +68,8 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
     return;
   }
   ++out.evaluated;
-  c.cost = evaluate(w.profile, l, cluster, default_comm_model(), &out.memo);
+  // Built in place: the evaluation is the candidate's (no copy of the StepCost).
+  Candidate c{w.index, l, evaluate(w.profile, l, cluster, default_comm_model(), &out.memo)};
   score(c, cluster, o.objective);
   if (c.cost.status != Status::kFits) {
     c.miss = Miss::kPeak;
@@ -84,10 +85,8 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
       return;
     }
   }
-  const double by_score = c.score;
   c.score = overshoot(c, cluster, o);
   keep(out.misses, c, o.misses);
-  c.score = by_score;
 }
 
 }  // namespace
@@ -151,14 +150,22 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
   if (progress && total > 0) {
     // The calling thread reports while the pool works, then joins the work itself.
+    std::mutex m;
+    std::condition_variable finished;
+    bool over = false;
     std::thread reporter([&] {
-      while (done.load() < total) {
+      std::unique_lock<std::mutex> lock(m);
+      while (!finished.wait_for(lock, std::chrono::milliseconds(200), [&] { return over; })) {
         progress(done.load(), total);
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
     });
     worker(0);
     for (std::thread& t : pool) t.join();
+    {
+      const std::lock_guard<std::mutex> lock(m);
+      over = true;
+    }
+    finished.notify_one();
     reporter.join();
     progress(total, total);
   } else {

@@ -109,7 +109,6 @@ struct StepCost {
   Bytes comm_buffers;  // ZeRO's gathered layers and buckets, in the peak's transient
   Bytes host;          // per device, in host memory (offload)
   // Compute.
-  FlopCounts flop_terms;             // with an architecture
   FlopsPerToken flops_per_token;     // model FLOPs (MFU)
   FlopsPerToken hardware_per_token;  // + recomputation (HFU); == flops_per_token without one
   FlopsPerToken reference_6n;
@@ -140,6 +139,11 @@ struct StageSpan {
   std::int64_t begin{0}, end{0};  // decoder layers [begin, end)
   bool embedding{true};
   bool head{true};
+  // The stage's shares, computed once by stage_span(): of the base parameters (dense part and
+  // routed experts) and of the adapters (spread evenly over the layers).
+  double dense_share{1.0};
+  double expert_share{0.0};
+  double adapter_share{1.0};
 };
 
 // Stage 0 (embedding) or the last (head) of the layout's pipeline; the whole model for pp = 1.
