@@ -187,6 +187,12 @@ const std::array kEstimateFields{
           "Megatron-LM sequence parallelism: norm and dropout activations split over {tp} too",
           flags, [](V v, R r) { r.job.parallel.sequence_parallel = flag(v, "sequence_parallel"); },
           "layout"},
+    Field{"shard_group", FieldType::kInteger, "N", "ranks", "",
+          "Hybrid sharding (FSDP HYBRID_SHARD): ZeRO partitions over groups of N data-parallel "
+          "ranks (a node's), replicated across groups that all-reduce gradients; needs {zero} "
+          ">= 1",
+          degrees, [](V v, R r) { r.job.parallel.shard_group = degree(v, "shard_group"); },
+          "layout"},
     Field{"offload", FieldType::kChoice, "WHAT", "", "none",
           "CPU offload: none | optimizer (ZeRO-Offload: gradients, optimizer states, master "
           "weights and the step on the host) | params (+ weights, ZeRO-Infinity; needs {zero} 3)",

@@ -61,6 +61,7 @@ void pin(const EstimateRequest& r, const Layout& base, plan::PlanSpace& s) {
   if (r.has("offload")) s.offload = {x.offload};
   if (r.has("micro_batch")) s.micro_batch = {base.micro_batch};
   if (r.has("recompute")) s.recompute = {base.recompute};
+  if (r.has("shard_group")) s.shard_group = {x.shard_group};
 }
 
 // 2^20 tokens per step (the order of Llama 2's 4M and the 0.5-2M of most fine-tunes), at
@@ -98,6 +99,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   if (x.sequence_parallel) out["sequence_parallel"] = "true";
   if (l.zero_stage > 0) out["zero"] = std::to_string(l.zero_stage);
   if (x.offload != Offload::kNone) out["offload"] = std::string{enum_name(x.offload)};
+  if (x.shard_group > 0) out["shard_group"] = std::to_string(x.shard_group);
   if (j.model.architecture) {
     out["micro_batch"] = std::to_string(l.micro_batch);
     out["seq_len"] = std::to_string(l.seq_len);

@@ -25,7 +25,7 @@ Bytes optimizer_transient(const ModelProfile& p, const Layout& l) {
   if (l.parallel.offload != Offload::kNone) return Bytes{0.0};
   const Bytes full = optimizer_step_transient(OptimizerKernel::kPerTensor,
                                               p.largest_trainable_tensor, p.trainable.value());
-  const double shards = l.zero_stage >= 1 ? static_cast<double>(l.dense_shards()) : 1.0;
+  const double shards = l.zero_stage >= 1 ? static_cast<double>(l.zero_shards()) : 1.0;
   return full / (shards * l.parallel.tp);
 }
 
@@ -355,8 +355,9 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
   const Parallelism& x = l.parallel;
   const bool adapters = p.adapters_only && is_trainable_row(t);
   const Share share{adapters ? st.adapter_share : st.dense_share, adapters ? 0.0 : st.expert_share};
-  const int dense_z = zero_partition(l.zero_stage, t.shard_stage, l.dense_shards());
-  const int expert_z = zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards()));
+  const int dense_z = zero_partition(l.zero_stage, t.shard_stage, l.zero_shards());
+  const int expert_z =
+      zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards() / l.replicas()));
   const double tp = x.tp;
   const Bytes bytes =
       t.bytes * (share.dense / (tp * dense_z)) + t.bytes * (share.expert / (tp * x.ep * expert_z));

@@ -45,6 +45,8 @@ bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
       return x.sequence_parallel && x.tp == 1;
     case LayoutRule::kOffloadParams:
       return x.offload == Offload::kParams && l.zero_stage != 3;
+    case LayoutRule::kShardGroup:
+      return x.shard_group > 0 && (l.zero_stage == 0 || !divides(x.shard_group, l.dense_shards()));
   }
   return false;
 }
@@ -63,6 +65,7 @@ constexpr std::array kRules{
     LayoutRule::kCpAttention,
     LayoutRule::kSequenceParallel,
     LayoutRule::kOffloadParams,
+    LayoutRule::kShardGroup,
 };
 
 Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
@@ -133,6 +136,14 @@ Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
     case LayoutRule::kOffloadParams:
       return {"offload", "params offload streams sharded weights from the host: it needs {zero} 3",
               "optimizer, or zero 3"};
+    case LayoutRule::kShardGroup:
+      if (l.zero_stage == 0) {
+        return {"shard_group", "hybrid sharding partitions ZeRO's rows; {zero} is 0", "zero 1-3"};
+      }
+      return {"shard_group",
+              fmt::format("{} does not divide the {} data-parallel x context-parallel ranks",
+                          x.shard_group, l.dense_shards()),
+              "a divisor of dp x cp"};
   }
   return {"", "", ""};
 }

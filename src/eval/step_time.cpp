@@ -103,7 +103,7 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
     const Bytes on = state_on_device(p, l, t, st).device;
     // ZeRO-1/2 keep whole weights and gradients but update only their partition.
     const double shards = l.zero_stage >= 1 && t.shard_stage > l.zero_stage
-                              ? static_cast<double>(l.dense_shards())
+                              ? static_cast<double>(l.zero_shards())
                               : 1.0;
     traffic += on / shards * (t.key == StateKey::kGradients ? 1.0 : 2.0);
   }
@@ -160,7 +160,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // and again for backward and reduce-scatters gradients every micro-batch (1.5x), overlapped
   // with that micro-batch.
   const DataParallelBytes db = data_parallel_bytes(p, l);
-  const Group dense_group{l.dense_shards(), x.tp};
+  const Group dense_group{l.zero_shards(), x.tp};
   const Group expert_group{std::max(1, l.expert_shards()), x.tp * x.ep};
   const Link dense_link = group_link(f, dense_group);
   if (l.dense_shards() > 1) {
@@ -193,6 +193,14 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       dpt.link = dense_link;
     } else {
       add(term(CommKind::kData), once, backward, c.overlap.dp, bytes, dense_link);
+    }
+    // Hybrid sharding: the shard groups all-reduce their gradient partitions across the
+    // replicas once per step (PyTorch FSDP HYBRID_SHARD), beside the last backward.
+    if (l.replicas() > 1 && l.zero_stage >= 1) {
+      const Group across{l.replicas(), x.tp * l.zero_shards()};
+      const Bytes part = (db.grads_dense + db.grads_expert) / static_cast<double>(l.zero_shards());
+      add(term(CommKind::kData), comm.time(Collective::kAllReduce, part, across, f), backward,
+          c.overlap.dp, part, term(CommKind::kData).link);
     }
   }
 
@@ -249,7 +257,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   if (x.offload != Offload::kNone && f.host.bandwidth.value() > 0.0) {
     // Each rank moves its own partition: dense rows over dp x cp ranks, experts over their
     // expert-data-parallel ranks.
-    const double dense = l.dense_shards();
+    const double dense = l.zero_shards();
     const double experts = std::max(1, l.expert_shards());
     Bytes moved = (db.grads_dense + db.trained_dense) / dense +
                   (db.grads_expert + db.trained_expert) / experts;

@@ -128,6 +128,7 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
     if (z == from.zero_stage || from.dense_shards() > 1) space.zero.push_back(z);
   }
   space.offload = {Offload::kNone, Offload::kOptimizer};
+  space.shard_group = {from.parallel.shard_group};
   const std::int64_t global =
       static_cast<std::int64_t>(from.dp()) * from.micro_batch * from.grad_accum;
   SearchOptions o;

@@ -39,6 +39,11 @@ PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric
   }
   s.zero = {0, 1, 2, 3};
   s.offload = {Offload::kNone, Offload::kOptimizer, Offload::kParams};
+  s.shard_group = {0};
+  // Hybrid sharding over a node's data-parallel ranks, when the job spans nodes.
+  if (fabric.devices_per_node > 0 && devices > fabric.devices_per_node) {
+    s.shard_group.push_back(fabric.devices_per_node);
+  }
   return s;
 }
 
@@ -61,28 +66,35 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
               for (const Recompute rc : space.recompute) {
                 for (const int zero : space.zero) {
                   for (const Offload off : space.offload) {
-                    ++stats.considered;
-                    if (global_batch % dp != 0 || (global_batch / dp) % mb != 0) {
-                      ++stats.batch;
-                      continue;
+                    for (const int group : space.shard_group) {
+                      ++stats.considered;
+                      if (global_batch % dp != 0 || (global_batch / dp) % mb != 0) {
+                        ++stats.batch;
+                        continue;
+                      }
+                      l.parallel.tp = tp;
+                      l.parallel.cp = cp;
+                      l.parallel.pp = pp;
+                      l.parallel.virtual_stages = v;
+                      l.parallel.ep = ep;
+                      l.parallel.sequence_parallel = tp > 1;
+                      l.parallel.offload = off;
+                      // A node's ranks over the model-parallel degree of each.
+                      l.parallel.shard_group =
+                          group > 0 ? static_cast<int>(std::max<std::int64_t>(1, group / (tp * cp)))
+                                    : 0;
+                      if (group > 0 && (zero == 0 || l.parallel.shard_group >= dp)) continue;
+                      l.micro_batch = mb;
+                      l.grad_accum = global_batch / dp / mb;
+                      l.recompute = rc;
+                      l.zero_stage = zero;
+                      const LayoutRule rule = first_violation(profile, l);
+                      if (rule != LayoutRule::kOk) {
+                        ++stats.rules[static_cast<std::size_t>(rule)];
+                        continue;
+                      }
+                      out.push_back(l);
                     }
-                    l.parallel.tp = tp;
-                    l.parallel.cp = cp;
-                    l.parallel.pp = pp;
-                    l.parallel.virtual_stages = v;
-                    l.parallel.ep = ep;
-                    l.parallel.sequence_parallel = tp > 1;
-                    l.parallel.offload = off;
-                    l.micro_batch = mb;
-                    l.grad_accum = global_batch / dp / mb;
-                    l.recompute = rc;
-                    l.zero_stage = zero;
-                    const LayoutRule rule = first_violation(profile, l);
-                    if (rule != LayoutRule::kOk) {
-                      ++stats.rules[static_cast<std::size_t>(rule)];
-                      continue;
-                    }
-                    out.push_back(l);
                   }
                 }
               }

@@ -125,6 +125,7 @@ std::string layout_line(const TrainingJob& job) {
   if (x.virtual_stages > 1) line += fmt::format(", {} virtual stages", x.virtual_stages);
   if (x.sequence_parallel) line += ", sequence parallel";
   if (job.zero_stage > 0) line += fmt::format(", ZeRO-{}", job.zero_stage);
+  if (x.shard_group > 0) line += fmt::format(" in shard groups of {}", x.shard_group);
   if (x.offload != Offload::kNone) line += fmt::format(", offload {}", enum_name(x.offload));
   return line;
 }

@@ -58,6 +58,9 @@ ordered_json time_json(const MachineEstimate& m) {
           {"hfu", t.hfu},
           {"compute_seconds", t.compute.count()},
           {"micro_batch_seconds", t.micro_batch.count()},
+          {"micro_batch_gemm_seconds", t.gemm.count()},
+          {"micro_batch_memory_bound_seconds", t.memory_bound.count()},
+          {"optimizer_seconds", t.optimizer.count()},
           {"bubble_seconds", t.bubble.count()},
           {"comm_seconds", t.comm_total.count()},
           {"exposed_comm_seconds", t.exposed_comm.count()},
@@ -282,6 +285,7 @@ ordered_json estimate_object(const Estimate& e) {
                       {"sequence_parallel", l.parallel.sequence_parallel},
                       {"zero", l.zero_stage},
                       {"offload", enum_name(l.parallel.offload)},
+                      {"shard_group", l.parallel.shard_group},
                       {"micro_batch", l.micro_batch},
                       {"grad_accum", l.grad_accum},
                       {"recompute", enum_name(l.recompute)}};

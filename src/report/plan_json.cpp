@@ -23,14 +23,15 @@ ordered_json layout_json(const Layout& l) {
           {"offload", enum_name(l.parallel.offload)},
           {"micro_batch", l.micro_batch},
           {"grad_accum", l.grad_accum},
-          {"recompute", enum_name(l.recompute)}};
+          {"recompute", enum_name(l.recompute)},
+          {"shard_group", l.parallel.shard_group}};
 }
 
 }  // namespace
 
 std::string plan_json(const plan::PlanReport& p) {
   ordered_json rules = ordered_json::object();
-  static constexpr std::array<std::string_view, 14> kRuleKeys{"ok",
+  static constexpr std::array<std::string_view, 15> kRuleKeys{"ok",
                                                               "needs_model",
                                                               "devices",
                                                               "heads",
@@ -43,7 +44,8 @@ std::string plan_json(const plan::PlanReport& p) {
                                                               "sequence",
                                                               "cp_attention",
                                                               "sequence_parallel",
-                                                              "offload_params"};
+                                                              "offload_params",
+                                                              "shard_group"};
   for (std::size_t i = 1; i < kRuleKeys.size(); ++i) {
     if (p.stats.grid.rules[i] > 0) rules[std::string{kRuleKeys[i]}] = p.stats.grid.rules[i];
   }

@@ -27,6 +27,7 @@ enum class LayoutRule : std::uint8_t {
   kCpAttention,         // context parallelism needs a flash kernel
   kSequenceParallel,    // sequence parallelism needs tp > 1
   kOffloadParams,       // offloading the weights needs ZeRO-3
+  kShardGroup,          // hybrid sharding needs ZeRO and a group dividing dp x cp
 };
 
 // The first rule the layout breaks, or kOk. No allocation.

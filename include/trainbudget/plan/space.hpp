@@ -20,6 +20,7 @@ struct PlanSpace {
   std::vector<std::int64_t> micro_batch;  // powers of two; those dividing the per-replica batch
   std::vector<Recompute> recompute;
   std::vector<Offload> offload;
+  std::vector<int> shard_group;  // hybrid sharding: 0 (all ranks) and a node's ranks
 };
 
 // The default space for `devices` devices on `fabric` (docs/scale.md, "The planner"): tensor
@@ -35,7 +36,7 @@ struct PlanSpace {
 struct GridStats {
   std::uint64_t considered{0};
   std::uint64_t batch{0};  // dp does not divide the global batch, or mb the per-replica batch
-  std::array<std::uint64_t, 14> rules{};  // by LayoutRule
+  std::array<std::uint64_t, 15> rules{};  // by LayoutRule
 };
 
 // Every layout of the space for `devices` devices, `global_batch` sequences per step: dp = devices

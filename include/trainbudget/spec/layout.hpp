@@ -35,6 +35,12 @@ struct Layout {
   [[nodiscard]] constexpr int dense_shards() const { return dp() * parallel.cp; }
   // Ranks that hold the same experts: those shards over the expert-parallel degree.
   [[nodiscard]] constexpr int expert_shards() const { return dense_shards() / parallel.ep; }
+  // Ranks ZeRO partitions the dense rows over: the shard group under hybrid sharding.
+  [[nodiscard]] constexpr int zero_shards() const {
+    return parallel.shard_group > 0 ? parallel.shard_group : dense_shards();
+  }
+  // Copies of each ZeRO partition (hybrid sharding), that all-reduce their gradients.
+  [[nodiscard]] constexpr int replicas() const { return dense_shards() / zero_shards(); }
 };
 
 }  // namespace tb

@@ -44,6 +44,10 @@ struct Parallelism {
   // al. 2021, sec. 2.2.2) with that many virtual stages.
   int virtual_stages{1};
   bool sequence_parallel{false};  // Korthikanti et al. 2022 sec. 4.2.2; needs tp > 1 to matter
+  // FSDP HYBRID_SHARD (PyTorch ShardingStrategy.HYBRID_SHARD; ZeRO++'s hpZ): ZeRO partitions
+  // over groups of this many data-parallel ranks, usually a node's, and the groups replicate
+  // each other, all-reducing gradients across. 0: one group of every rank.
+  int shard_group{0};
   Offload offload{Offload::kNone};
 };
 
