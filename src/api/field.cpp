@@ -82,7 +82,7 @@ std::string formats() { return "table|json|csv|markdown"; }
 std::string degrees() { return fmt::format("1..{}", kMaxDegree); }
 std::string virtual_stage_counts() { return fmt::format("1..{}", kMaxVirtualStages); }
 std::string offloads() { return "none|optimizer|params"; }
-std::string systems() { return "a system id from data/systems (trainbudget hardware systems)"; }
+std::string systems() { return "a system id from data/systems (docs/systems.md)"; }
 std::string prices() {
   return fmt::format("{:g}..{:g} USD per device-hour", kUsdPerHourRange.lo, kUsdPerHourRange.hi);
 }

@@ -75,7 +75,21 @@ std::int64_t default_global_batch(std::int64_t seq_len, int devices) {
 // The estimate request that reproduces a candidate, by key.
 std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const TrainingJob& j,
                                                 const Layout& l) {
+  // Everything the request gave that an estimate takes (LoRA targets, attention, price,
+  // overlaps, ...), then the candidate's own choices over it.
   std::map<std::string, std::string> out;
+  for (const auto& [key, value] : r.values) {
+    const Field* f = find_field(estimate_fields(), key);
+    if (f == nullptr || key == "format") continue;
+    out[key] = value;
+  }
+  for (const char* chosen : {"tp", "pp", "cp", "ep", "virtual_stages", "sequence_parallel", "zero",
+                             "offload", "shard_group", "micro_batch", "grad_accum", "recompute",
+                             "devices", "method", "recipe", "lora_rank"}) {
+    out.erase(chosen);
+  }
+  // With a model the rank stands for the fraction (the two cannot be combined).
+  if (uses_adapters(j.method) && j.model.architecture) out.erase("trainable_fraction");
   if (!r.model.empty()) {
     out["model"] = r.model;
   } else {
@@ -146,6 +160,11 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   PlanResult out;
   out.warnings = std::move(loaded.warnings);
   out.notes = std::move(loaded.notes);
+  if (r.has("grad_accum")) {
+    throw InvalidRequest("grad_accum",
+                         "a plan derives it: global_batch / (dp x micro_batch) for each layout",
+                         "global_batch (sequences per step) instead");
+  }
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
   if (machines.size() != 1) {
     throw InvalidRequest(
@@ -212,9 +231,11 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   const auto merge = [](std::vector<plan::Candidate>& into,
                         const std::vector<plan::Candidate>& from, std::size_t k) {
     into.insert(into.end(), from.begin(), from.end());
-    std::stable_sort(
-        into.begin(), into.end(),
-        [](const plan::Candidate& a, const plan::Candidate& b) { return a.score < b.score; });
+    std::stable_sort(into.begin(), into.end(),
+                     [](const plan::Candidate& a, const plan::Candidate& b) {
+                       if (a.score != b.score) return a.score < b.score;
+                       return a.layout.devices < b.layout.devices;  // ties: fewer devices
+                     });
     if (into.size() > k) into.resize(k);
   };
   std::uint64_t done_before = 0;
@@ -247,9 +268,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
       rep.stats.grid.rules[i] += found.stats.grid.rules[i];
     }
     merge(best, found.best, options.top);
-    if (best.empty()) {
-      misses = found.misses;  // the misses of the largest count tried so far
-    }
+    misses = found.misses;  // the nearest misses of the last count searched
     if (rep.mode == PlanMode::kFewest && !best.empty()) break;
   }
   if (!best.empty()) rep.devices = best.front().layout.devices;

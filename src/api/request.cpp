@@ -92,6 +92,7 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     try {
       f->apply(value, r);
       r.given.insert(key);
+      r.values[key] = value;
     } catch (const InvalidRequest& e) {
       problems.insert(problems.end(), e.problems().begin(), e.problems().end());
     }

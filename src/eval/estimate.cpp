@@ -44,7 +44,7 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
 MemoryEstimate states_view(const ModelProfile& p, const Layout& l, int stage) {
   MemoryEstimate out;
   out.stage = stage;
-  const StageSpan span = stage_span(p, l, stage > 0);
+  const StageSpan span = stage_at(p, l, stage);
   for (const StateTerm& t : p.states) {
     const StateOnDevice on = state_on_device(p, l, t, span);
     out.components.push_back({std::string{enum_name(t.key)}, t.label, t.bytes_per_param.value(),

@@ -123,10 +123,11 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   if (stage_moe > 0) layers += out.moe.per_layer * static_cast<double>(stage_moe);
   // Korthikanti et al. 2022, sec. 4.2.3: under 1F1B the first stage holds pp micro-batches (at
   // most the step's); interleaving adds the factor 1 + (pp - 1) / (pp x v).
+  // Stage i holds pp - i micro-batches under 1F1B (Narayanan et al. 2021, Figure 4).
   double in_flight = 1.0;
-  if (x.pp > 1 && st.index == 0) {
-    in_flight = static_cast<double>(std::min<std::int64_t>(x.pp, l.grad_accum));
-    if (x.virtual_stages > 1) {
+  if (x.pp > 1) {
+    in_flight = static_cast<double>(std::min<std::int64_t>(x.pp - st.index, l.grad_accum));
+    if (x.virtual_stages > 1 && st.index == 0) {
       in_flight *=
           1.0 + static_cast<double>(x.pp - 1) / (static_cast<double>(x.pp) * x.virtual_stages);
     }
@@ -325,22 +326,21 @@ int devices_to_fit(Bytes replica, Bytes capacity) noexcept {
 }
 
 StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last) noexcept {
+  return stage_at(profile, layout, last ? std::max(1, layout.parallel.pp) - 1 : 0);
+}
+
+StageSpan stage_at(const ModelProfile& profile, const Layout& layout, int index) noexcept {
   StageSpan out;
   const auto layers = static_cast<std::int64_t>(profile.layer_is_moe.size());
   const int pp = std::max(1, layout.parallel.pp);
-  // Layers that do not divide evenly go to the first stages (ceil), the rest get the floor:
-  // the first stage is the most loaded, the last the least (Llama 3 trains 126 layers on 16
-  // stages that way round, one layer fewer on the edge stages for the embedding and head).
-  const std::int64_t big = (layers + pp - 1) / pp;
+  // Layers that do not divide evenly go to the first stages (one more each), so the first
+  // stage is the most loaded and the last the least (Llama 3 trains 126 layers on 16 stages
+  // with one layer fewer on the edge stages instead: docs/scale.md, "Pipeline stages").
   const std::int64_t small = layers / pp;
-  out.index = last ? pp - 1 : 0;
-  if (last && pp > 1) {
-    out.end = layers;
-    out.begin = layers - small;
-  } else {
-    out.begin = 0;
-    out.end = pp == 1 ? layers : big;
-  }
+  const std::int64_t extra = layers % pp;
+  out.index = index;
+  out.begin = small * index + std::min<std::int64_t>(index, extra);
+  out.end = out.begin + small + (index < extra ? 1 : 0);
   out.embedding = out.index == 0;
   out.head = out.index == pp - 1;
   const Share base = stage_share(profile, layout, out, false);
@@ -399,6 +399,29 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
     if (last.memory > out.memory) {
       out = last;
       out.stage = end.index;
+    }
+    // Layers of different sizes (DeepSeek's dense first layers, MoE every other layer): the
+    // stage with the most parameters may be a middle one.
+    if (!profile.uniform_layers && layout.parallel.pp > 2) {
+      int heaviest = 1;
+      double most = -1.0;
+      for (int i = 1; i + 1 < layout.parallel.pp; ++i) {
+        const StageSpan st = stage_at(profile, layout, i);
+        const double share = st.dense_share + st.expert_share / layout.parallel.ep;
+        if (share > most) {
+          most = share;
+          heaviest = i;
+        }
+      }
+      StepCost middle;
+      const StageSpan mid = stage_at(profile, layout, heaviest);
+      add_states(profile, layout, mid, middle);
+      middle.memory = middle.states;
+      step_memory(profile, layout, mid, middle, memo);
+      if (middle.memory > out.memory) {
+        out = middle;
+        out.stage = mid.index;
+      }
     }
   }
   step_flops(profile, layout, out, memo);

@@ -251,21 +251,34 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         group_link(f, g));
   }
 
-  // Offload (Ren et al. 2021, sec. 4.1): the gradient partition goes to the host and the
-  // updated 16-bit weights come back each step; with the weights offloaded they also come up for
-  // every micro-batch's forward and backward.
+  // Offload (Ren et al. 2021, sec. 4.1-4.2): each rank sends the gradients it offloads to the
+  // host and gets back the 16-bit weights it updated (its ZeRO partition, or all of them at
+  // ZeRO-0); the CPU runs the optimizer step over the states it holds. The CPU step is timed at
+  // the host link's figure: a node's DDR bandwidth shared by its devices is of the same order
+  // (a DGX H100's two sockets, about 600 GB/s over 8 GPUs, against 63 GB/s of PCIe 5 each).
+  // With the weights offloaded they also come up for every micro-batch's forward and backward.
   if (x.offload != Offload::kNone && f.host.bandwidth.value() > 0.0) {
-    // Each rank moves its own partition: dense rows over dp x cp ranks, experts over their
-    // expert-data-parallel ranks.
-    const double dense = l.zero_shards();
-    const double experts = std::max(1, l.expert_shards());
-    Bytes moved = (db.grads_dense + db.trained_dense) / dense +
-                  (db.grads_expert + db.trained_expert) / experts;
+    Bytes moved{0.0};
+    Bytes cpu_step{0.0};
+    for (const StateTerm& row : p.states) {
+      const StateOnDevice on = state_on_device(p, l, row, first);
+      if (row.key == StateKey::kGradients) moved += on.host;
+      if (row.key == StateKey::kWeights) {
+        moved += (on.device + on.host) /
+                 (l.zero_stage >= 1 ? static_cast<double>(l.zero_shards()) : 1.0);
+      }
+      // The host's optimizer step reads every offloaded row and writes all but the gradients.
+      if (row.key != StateKey::kFrozenWeights && row.key != StateKey::kWeights) {
+        cpu_step += on.host * (row.key == StateKey::kGradients ? 1.0 : 2.0);
+      }
+    }
     if (x.offload == Offload::kParams) {
+      const double dense = l.zero_shards();
+      const double experts = std::max(1, l.expert_shards() / l.replicas());
       moved += db.weights_dense * (2.0 * m / dense) + db.weights_expert * (2.0 * m / experts);
     }
-    add(term(CommKind::kOffload), moved / f.host.bandwidth, t.compute, c.overlap.offload, moved,
-        f.host);
+    add(term(CommKind::kOffload), (moved + cpu_step) / f.host.bandwidth, t.compute,
+        c.overlap.offload, moved, f.host);
   }
 
   for (std::size_t k = 0; k < kCommKinds; ++k) {
@@ -289,7 +302,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   t.hfu = (hardware_step / peak).count() / t.step.count();
   t.tokens_per_second = t.tokens_per_step / t.step.count();
   t.bound = Bound::kCompute;
-  Seconds largest = t.compute;
+  Seconds largest = t.compute + t.optimizer;  // the optimizer step is the device's work too
   if (t.exposed_comm > largest) {
     largest = t.exposed_comm;
     t.bound = Bound::kCommunication;

@@ -7,16 +7,32 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 namespace tb::plan {
 namespace {
 
-// Keeps the k lowest scores (k is small: a sorted vector beats a heap here).
+// Candidates in order: by score, then (for ties, so that every thread count and run gives the
+// same list) fewer devices, the earlier workload and the smaller layout, knob by knob.
+bool before(const Candidate& a, const Candidate& b) {
+  if (a.score != b.score) return a.score < b.score;
+  const auto key = [](const Candidate& c) {
+    const Layout& l = c.layout;
+    const Parallelism& x = l.parallel;
+    return std::make_tuple(l.devices, c.workload, x.tp, x.pp, x.cp, x.ep, x.virtual_stages,
+                           l.zero_stage, static_cast<int>(x.offload), x.shard_group, l.micro_batch,
+                           static_cast<int>(l.recompute));
+  };
+  return key(a) < key(b);
+}
+
+// Keeps the k first in that order (k is small: a sorted vector beats a heap here).
 void keep(std::vector<Candidate>& list, const Candidate& c, std::size_t k) {
   if (k == 0) return;
-  if (list.size() == k && c.score >= list.back().score) return;
-  const auto at = std::upper_bound(list.begin(), list.end(), c.score,
-                                   [](double s, const Candidate& x) { return s < x.score; });
+  if (list.size() == k && !before(c, list.back())) return;
+  const auto at =
+      std::upper_bound(list.begin(), list.end(), c,
+                       [](const Candidate& x, const Candidate& y) { return before(x, y); });
   list.insert(at, c);
   if (list.size() > k) list.pop_back();
 }

@@ -88,6 +88,9 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                       l.grad_accum = global_batch / dp / mb;
                       l.recompute = rc;
                       l.zero_stage = zero;
+                      // With one data-parallel rank ZeRO has nothing to partition: stage 0
+                      // stands for all of them (no duplicate candidates).
+                      if (zero > 0 && dp * cp == 1) continue;
                       const LayoutRule rule = first_violation(profile, l);
                       if (rule != LayoutRule::kOk) {
                         ++stats.rules[static_cast<std::size_t>(rule)];

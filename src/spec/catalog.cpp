@@ -69,10 +69,10 @@ const System& HardwareCatalog::system_at(std::string_view id, std::string_view f
   std::vector<std::string> ids;
   for (const System& s : systems_) ids.push_back(s.id);
   const std::vector<std::string> near = closest_names(id, ids, 3);
-  throw InvalidRequest(std::string{field},
-                       fmt::format("unknown system '{}'; closest known: {} (see 'trainbudget "
-                                   "hardware systems')",
-                                   excerpt(id), fmt::join(near, ", ")));
+  throw InvalidRequest(
+      std::string{field},
+      fmt::format("unknown system '{}'; closest known: {} (data/systems, docs/systems.md)",
+                  excerpt(id), fmt::join(near, ", ")));
 }
 
 const System* HardwareCatalog::system_for(std::string_view device_id) const {

@@ -36,6 +36,7 @@ struct EstimateRequest {
   std::optional<std::string> hardware_dir;
   PlanOptions plan;                          // plan requests only
   std::set<std::string, std::less<>> given;  // the keys the request set
+  FieldMap values;                           // and their values as given
   [[nodiscard]] bool has(std::string_view key) const { return given.contains(key); }
 };
 

@@ -149,6 +149,9 @@ struct StageSpan {
 // Stage 0 (embedding) or the last (head) of the layout's pipeline; the whole model for pp = 1.
 [[nodiscard]] StageSpan stage_span(const ModelProfile& profile, const Layout& layout,
                                    bool last) noexcept;
+// Stage `index` of the pipeline (0 .. pp - 1).
+[[nodiscard]] StageSpan stage_at(const ModelProfile& profile, const Layout& layout,
+                                 int index) noexcept;
 
 // One state row on one device of a stage: its bytes there (after pipeline, tensor and expert
 // parallelism and ZeRO), what offload moved to the host, and the data-parallel partition.
