@@ -163,7 +163,8 @@ const std::array kEstimateFields{
           "of a node (needs {model}; divides the heads and KV heads)",
           degrees, [](V v, R r) { r.job.parallel.tp = degree(v, "tp"); }, "layout"},
     Field{"pp", FieldType::kInteger, "N", "stages", "1",
-          "Pipeline-parallel stages: the decoder layers split evenly, 1F1B schedule (needs "
+          "Pipeline-parallel stages: the decoder layers split in order, the first stages taking "
+          "the remainder, 1F1B schedule (needs "
           "{model}; pp x virtual_stages divides the layers)",
           degrees, [](V v, R r) { r.job.parallel.pp = degree(v, "pp"); }, "layout"},
     Field{"virtual_stages", FieldType::kInteger, "V", "chunks per device", "1",

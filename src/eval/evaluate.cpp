@@ -408,7 +408,8 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
       for (int i = 1; i + 1 < layout.parallel.pp; ++i) {
         const StageSpan st = stage_at(profile, layout, i);
         const double share = st.dense_share + st.expert_share / layout.parallel.ep;
-        if (share > most) {
+        // Among equal shares the earlier stage holds more micro-batches in flight.
+        if (share > most * (1.0 + 1e-9)) {
           most = share;
           heaviest = i;
         }

@@ -264,8 +264,10 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       const StateOnDevice on = state_on_device(p, l, row, first);
       if (row.key == StateKey::kGradients) moved += on.host;
       if (row.key == StateKey::kWeights) {
-        moved += (on.device + on.host) /
-                 (l.zero_stage >= 1 ? static_cast<double>(l.zero_shards()) : 1.0);
+        // A replicated row (ZeRO below its stage) is updated by partition; a partitioned one
+        // is already this rank's share.
+        const bool replicated = l.zero_stage >= 1 && row.shard_stage > l.zero_stage;
+        moved += (on.device + on.host) / (replicated ? static_cast<double>(l.zero_shards()) : 1.0);
       }
       // The host's optimizer step reads every offloaded row and writes all but the gradients.
       if (row.key != StateKey::kFrozenWeights && row.key != StateKey::kWeights) {

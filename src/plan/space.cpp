@@ -40,9 +40,10 @@ PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric
   s.zero = {0, 1, 2, 3};
   s.offload = {Offload::kNone, Offload::kOptimizer, Offload::kParams};
   s.shard_group = {0};
+  s.devices_per_node = fabric.devices_per_node;
   // Hybrid sharding over a node's data-parallel ranks, when the job spans nodes.
   if (fabric.devices_per_node > 0 && devices > fabric.devices_per_node) {
-    s.shard_group.push_back(fabric.devices_per_node);
+    s.shard_group.push_back(kNodeShardGroup);
   }
   return s;
 }
@@ -80,10 +81,17 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                       l.parallel.sequence_parallel = tp > 1;
                       l.parallel.offload = off;
                       // A node's ranks over the model-parallel degree of each.
+                      // A node's devices over the layout's tp x cp; a pinned group as given.
                       l.parallel.shard_group =
-                          group > 0 ? static_cast<int>(std::max<std::int64_t>(1, group / (tp * cp)))
-                                    : 0;
-                      if (group > 0 && (zero == 0 || l.parallel.shard_group >= dp)) continue;
+                          group == kNodeShardGroup
+                              ? static_cast<int>(std::max<std::int64_t>(
+                                    1,
+                                    space.devices_per_node / (static_cast<std::int64_t>(tp) * cp)))
+                              : group;
+                      if (group == kNodeShardGroup &&
+                          (zero == 0 || l.parallel.shard_group >= dp * cp)) {
+                        continue;
+                      }
                       l.micro_batch = mb;
                       l.grad_accum = global_batch / dp / mb;
                       l.recompute = rc;

@@ -208,7 +208,7 @@ Document estimate_document(const Estimate& e) {
       e.primary.step ? "with activations" : "before activations", e.primary.label,
       bytes_per_param(e.recipe.bytes_per_trainable_param()),
       job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} data-parallel ranks", job.zero_stage,
-                                       e.primary.layout.dense_shards())
+                                       e.primary.layout.zero_shards())
                          : std::string{});
   memory.table(memory_table(e.primary.memory));
   if (job.parallel.pp > 1) {

@@ -23,6 +23,7 @@ std::string knobs_cell(const Layout& l) {
   if (l.recompute != Recompute::kNone) s += fmt::format(" rc:{}", enum_name(l.recompute));
   if (l.parallel.offload != Offload::kNone)
     s += fmt::format(" off:{}", enum_name(l.parallel.offload));
+  if (l.parallel.shard_group > 0) s += fmt::format(" hsdp:{}", l.parallel.shard_group);
   return s;
 }
 

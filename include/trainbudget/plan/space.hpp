@@ -15,12 +15,17 @@
 
 namespace tb::plan {
 
+inline constexpr int kNodeShardGroup = -1;
+
 struct PlanSpace {
   std::vector<int> tp, pp, cp, ep, virtual_stages, zero;
   std::vector<std::int64_t> micro_batch;  // powers of two; those dividing the per-replica batch
   std::vector<Recompute> recompute;
   std::vector<Offload> offload;
-  std::vector<int> shard_group;  // hybrid sharding: 0 (all ranks) and a node's ranks
+  // Hybrid sharding, in data-parallel ranks: 0 (all ranks), or kNodeShardGroup for the ranks of
+  // one node (a node's devices over each layout's tp x cp).
+  std::vector<int> shard_group;
+  int devices_per_node{0};
 };
 
 // The default space for `devices` devices on `fabric` (docs/scale.md, "The planner"): tensor
