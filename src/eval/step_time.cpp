@@ -19,12 +19,12 @@ struct DataParallelBytes {
   Bytes grads_dense, grads_expert;      // the trainable rows' gradients
 };
 
-DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l) {
+// `st` is the stage's span (its shares do not depend on ZeRO or offload).
+DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l, const StageSpan& st) {
   DataParallelBytes out;
   Layout whole = l;  // the row on one device before ZeRO and offload
   whole.zero_stage = 0;
   whole.parallel.offload = Offload::kNone;
-  const StageSpan st = stage_span(p, whole, false);
   for (const StateTerm& t : p.states) {
     if (t.key != StateKey::kWeights && t.key != StateKey::kFrozenWeights &&
         t.key != StateKey::kGradients) {
@@ -159,7 +159,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // overlapped with the last micro-batch's backward; ZeRO-3 gathers the weights for forward
   // and again for backward and reduce-scatters gradients every micro-batch (1.5x), overlapped
   // with that micro-batch.
-  const DataParallelBytes db = data_parallel_bytes(p, l);
+  const DataParallelBytes db = data_parallel_bytes(p, l, first);
   const Group dense_group{l.zero_shards(), x.tp};
   const Group expert_group{std::max(1, l.expert_shards()), x.tp * x.ep};
   const Link dense_link = group_link(f, dense_group);

@@ -66,7 +66,9 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
 
 void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
              const SearchOptions& o, Local& out) {
-  if (precheck(w.profile, l, cluster) == Status::kOutOfMemory) {
+  // The precheck pays off only where the model states alone overflow often; a planner over a
+  // space that mostly fits goes straight to evaluate() (which reports the same overflow).
+  if (o.precheck && precheck(w.profile, l, cluster) == Status::kOutOfMemory) {
     ++out.prechecked;
     if (o.misses > 0) {
       // The states alone: enough to say by how much.
@@ -88,7 +90,7 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   Candidate c{w.index, l, evaluate(w.profile, l, cluster, default_comm_model(), &out.memo)};
   score(c, cluster, o.objective);
   if (c.cost.status != Status::kFits) {
-    c.miss = Miss::kPeak;
+    c.miss = c.cost.states > cluster.capacity ? Miss::kStates : Miss::kPeak;
   } else {
     ++out.fit;
     if (o.deadline_hours && c.hours > *o.deadline_hours) {

@@ -32,6 +32,7 @@ struct SearchOptions {
   std::optional<double> deadline_hours;  // keep only what finishes within
   std::optional<double> budget_usd;      // keep only what costs at most
   unsigned threads{0};                   // 0: every core
+  bool precheck{true};                   // drop states-overflow layouts before evaluate()
 };
 
 // Why a layout was not kept.
