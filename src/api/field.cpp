@@ -322,6 +322,7 @@ std::string batches() { return "1..1073741824 sequences"; }
 std::string method_lists() { return "full,lora,qlora,freeze (a comma-separated list)"; }
 std::string rank_lists() { return "ranks 1..65536, e.g. 8,16,64"; }
 std::string recipe_lists() { return "recipe ids, comma-separated (trainbudget recipes)"; }
+std::string target_sets() { return "target lists separated by ';', e.g. q,v;all-linear"; }
 
 // The plan query's own rows; the rest of a plan request is the estimate's table.
 const std::array kPlanFields{
@@ -371,6 +372,20 @@ const std::array kPlanFields{
             r.plan.lora_ranks.clear();
             for (const std::string_view k : split_comma_list(v, "lora_ranks", rank_lists())) {
               r.plan.lora_ranks.push_back(whole(k, "lora_ranks", 65536.0));
+            }
+          },
+          "plan"},
+    Field{"lora_target_sets", FieldType::kText, "SETS", "", "",
+          "LoRA/QLoRA target sets to search, ';' between sets (e.g. 'q,v;all-linear'; needs "
+          "{model}); default: {lora_targets}",
+          target_sets,
+          [](V v, R r) {
+            r.plan.lora_target_sets.clear();
+            std::size_t at = 0;
+            while (at <= v.size()) {
+              const std::size_t end = std::min(v.find(';', at), v.size());
+              r.plan.lora_target_sets.push_back(parse_lora_targets(v.substr(at, end - at)));
+              at = end + 1;
             }
           },
           "plan"},

@@ -22,7 +22,7 @@ std::string workload_label(const TrainingJob& j) {
   return fmt::format("{}, {}", method, j.recipe_id);
 }
 
-// The jobs the plan may choose between: every method x recipe (x rank for adapters).
+// The jobs the plan may choose between: every method x recipe (x rank x targets for adapters).
 std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
   const std::vector<Method> methods =
       r.plan.methods.empty() ? std::vector<Method>{r.job.method} : r.plan.methods;
@@ -30,6 +30,9 @@ std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
       r.plan.recipes.empty() ? std::vector<std::string>{r.job.recipe_id} : r.plan.recipes;
   const std::vector<std::int64_t> ranks =
       r.plan.lora_ranks.empty() ? std::vector<std::int64_t>{r.job.lora.rank} : r.plan.lora_ranks;
+  const std::vector<std::vector<std::string>> target_sets =
+      r.plan.lora_target_sets.empty() ? std::vector<std::vector<std::string>>{r.job.lora.targets}
+                                      : r.plan.lora_target_sets;
   std::vector<TrainingJob> out;
   for (const Method m : methods) {
     for (const std::string& recipe : recipes) {
@@ -37,9 +40,12 @@ std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
       j.method = m;
       j.recipe_id = recipe;
       if (uses_adapters(m) && j.model.architecture) {
-        for (const std::int64_t rank : ranks) {
-          j.lora.rank = rank;
-          out.push_back(j);
+        for (const std::vector<std::string>& targets : target_sets) {
+          for (const std::int64_t rank : ranks) {
+            j.lora.rank = rank;
+            j.lora.targets = targets;
+            out.push_back(j);
+          }
         }
       } else {
         out.push_back(j);
@@ -102,6 +108,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   out["recipe"] = j.recipe_id;
   if (uses_adapters(j.method) && j.model.architecture) {
     out["lora_rank"] = std::to_string(j.lora.rank);
+    out["lora_targets"] = fmt::format("{}", fmt::join(j.lora.targets, ","));
   }
   out["devices"] = std::to_string(l.devices);
   const Parallelism& x = l.parallel;
@@ -160,6 +167,11 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   PlanResult out;
   out.warnings = std::move(loaded.warnings);
   out.notes = std::move(loaded.notes);
+  for (const char* key : {"lora_target_sets", "lora_ranks"}) {
+    if (r.has(key) && r.model.empty()) {
+      throw InvalidRequest(key, "needs an architecture ({model}) to count adapters", "");
+    }
+  }
   if (r.has("grad_accum")) {
     throw InvalidRequest("grad_accum",
                          "a plan derives it: global_batch / (dp x micro_batch) for each layout",

@@ -121,5 +121,20 @@ TEST(Request, JsonFilesGiveTheSameMapAsFlags) {
   EXPECT_THROW((void)field_map_from_json("{not json"), InvalidRequest);
 }
 
+TEST(PlanRequest, TargetSetsSplitAtSemicolonsAndPlanKeysStayOutOfEstimates) {
+  const EstimateRequest r = parse_plan_request(
+      {{"model", "llama-3.1-8b"}, {"lora_target_sets", "q,v;all-linear"}, {"top", "3"}});
+  ASSERT_EQ(r.plan.lora_target_sets.size(), 2U);
+  EXPECT_EQ(r.plan.lora_target_sets[0], (std::vector<std::string>{"q", "v"}));
+  EXPECT_EQ(r.plan.top, 3);
+  // The plan's own keys are not estimate fields: an estimate refuses them by name.
+  try {
+    (void)parse_estimate_request({{"top", "3"}});
+    FAIL() << "top accepted by an estimate";
+  } catch (const InvalidRequest& e) {
+    EXPECT_EQ(e.problems().front().field, "top");
+  }
+}
+
 }  // namespace
 }  // namespace tb::api

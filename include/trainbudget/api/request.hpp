@@ -19,10 +19,11 @@ struct PlanOptions {
   int top{5};
   std::optional<double> deadline_days;
   std::optional<double> budget_usd;
-  std::optional<std::int64_t> global_batch;  // sequences per optimizer step
-  std::vector<Method> methods;               // empty: the job's method only
-  std::vector<std::int64_t> lora_ranks;      // empty: the job's rank
-  std::vector<std::string> recipes;          // empty: the job's recipe
+  std::optional<std::int64_t> global_batch;                // sequences per optimizer step
+  std::vector<Method> methods;                             // empty: the job's method only
+  std::vector<std::int64_t> lora_ranks;                    // empty: the job's rank
+  std::vector<std::vector<std::string>> lora_target_sets;  // empty: the job's targets
+  std::vector<std::string> recipes;                        // empty: the job's recipe
   int max_devices{4096};
 };
 
