@@ -1,9 +1,22 @@
 // Shared CLI options: output format and the hardware catalog's locations.
 #include "common.hpp"
 
+#include <iostream>
+
+#include "fields.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::cli {
+
+void print_problems(const std::vector<Problem>& warnings, const std::vector<Problem>& notes) {
+  for (const Problem& w : warnings) {
+    std::cerr << "trainbudget: warning: " << one_line(render_for_cli(w)) << '\n';
+  }
+  for (const Problem& n : notes) {
+    std::cerr << "trainbudget: note: " << one_line(render_for_cli(n)) << '\n';
+  }
+}
 
 void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_option("--format", options.format,

@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/spec/catalog.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::cli {
 
@@ -18,6 +20,9 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& options);
 
 [[nodiscard]] report::Format format_of(const CommonOptions& options);
+
+// A result's warnings and notes on stderr, one line each, fields spelled as flags.
+void print_problems(const std::vector<Problem>& warnings, const std::vector<Problem>& notes);
 
 // Built-in devices plus the user's directory and --hardware-dir.
 [[nodiscard]] HardwareCatalog load_catalog(const CommonOptions& options);

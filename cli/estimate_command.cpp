@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common.hpp"
 #include "measure_command.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/io/file_read.hpp"
@@ -67,12 +68,7 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   api::Sources sources{io::data_dir(), request.hardware_dir, true};
   const api::Session session{sources};
   const api::EstimateResult result = session.estimate(request);
-  for (const Problem& w : result.warnings) {
-    std::cerr << "trainbudget: warning: " << one_line(render_for_cli(w)) << '\n';
-  }
-  for (const Problem& n : result.notes) {
-    std::cerr << "trainbudget: note: " << one_line(render_for_cli(n)) << '\n';
-  }
+  print_problems(result.warnings, result.notes);
   report::write(result.estimate, report::parse_format(request.format), out, flag_of);
 }
 

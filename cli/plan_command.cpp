@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "common.hpp"
 #include "estimate_command.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
@@ -45,12 +46,7 @@ void run_plan(const PlanCommandOptions& o, std::ostream& out) {
                              100.0 * static_cast<double>(done) / static_cast<double>(total));
   };
   const api::PlanResult result = session.plan(request, progress);
-  for (const Problem& w : result.warnings) {
-    std::cerr << "trainbudget: warning: " << one_line(render_for_cli(w)) << '\n';
-  }
-  for (const Problem& n : result.notes) {
-    std::cerr << "trainbudget: note: " << one_line(render_for_cli(n)) << '\n';
-  }
+  print_problems(result.warnings, result.notes);
   report::write(result.report, report::parse_format(request.format), out, flag_of);
 }
 

@@ -9,6 +9,8 @@
 namespace tb::report {
 
 [[nodiscard]] nlohmann::ordered_json estimate_object(const Estimate& estimate);
+// A layout's `parallel` block (dp, tp, pp, cp, ep, ..., recompute), as estimates print it.
+[[nodiscard]] nlohmann::ordered_json parallel_json(const Layout& layout);
 // The "tool" block every JSON document carries: name, version, commit, build type.
 [[nodiscard]] nlohmann::ordered_json tool_block();
 

@@ -275,20 +275,7 @@ ordered_json estimate_object(const Estimate& e) {
       {"devices", job.devices},
       {"zero_stage", job.zero_stage},
   };
-  const Layout& l = e.primary.layout;
-  root["parallel"] = {{"dp", l.dp()},
-                      {"tp", l.parallel.tp},
-                      {"pp", l.parallel.pp},
-                      {"cp", l.parallel.cp},
-                      {"ep", l.parallel.ep},
-                      {"virtual_stages", l.parallel.virtual_stages},
-                      {"sequence_parallel", l.parallel.sequence_parallel},
-                      {"zero", l.zero_stage},
-                      {"offload", enum_name(l.parallel.offload)},
-                      {"shard_group", l.parallel.shard_group},
-                      {"micro_batch", l.micro_batch},
-                      {"grad_accum", l.grad_accum},
-                      {"recompute", enum_name(l.recompute)}};
+  root["parallel"] = parallel_json(e.primary.layout);
   const ordered_json primary = scenario_json(e.primary, e.lora_alternative);
   root["memory"] = primary["memory"];
   root["compute"] = primary["compute"];
@@ -305,6 +292,22 @@ ordered_json estimate_object(const Estimate& e) {
 }
 
 std::string estimate_json(const Estimate& e) { return dump_json(estimate_object(e)); }
+
+ordered_json parallel_json(const Layout& l) {
+  return {{"dp", l.dp()},
+          {"tp", l.parallel.tp},
+          {"pp", l.parallel.pp},
+          {"cp", l.parallel.cp},
+          {"ep", l.parallel.ep},
+          {"virtual_stages", l.parallel.virtual_stages},
+          {"sequence_parallel", l.parallel.sequence_parallel},
+          {"zero", l.zero_stage},
+          {"offload", enum_name(l.parallel.offload)},
+          {"shard_group", l.parallel.shard_group},
+          {"micro_batch", l.micro_batch},
+          {"grad_accum", l.grad_accum},
+          {"recompute", enum_name(l.recompute)}};
+}
 
 ordered_json tool_block() {
   return {{"name", "trainbudget"},

@@ -10,21 +10,11 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
+// A near miss's layout: its device count and the estimate's `parallel` block.
 ordered_json layout_json(const Layout& l) {
-  return {{"devices", l.devices},
-          {"dp", l.dp()},
-          {"tp", l.parallel.tp},
-          {"pp", l.parallel.pp},
-          {"cp", l.parallel.cp},
-          {"ep", l.parallel.ep},
-          {"virtual_stages", l.parallel.virtual_stages},
-          {"sequence_parallel", l.parallel.sequence_parallel},
-          {"zero", l.zero_stage},
-          {"offload", enum_name(l.parallel.offload)},
-          {"micro_batch", l.micro_batch},
-          {"grad_accum", l.grad_accum},
-          {"recompute", enum_name(l.recompute)},
-          {"shard_group", l.parallel.shard_group}};
+  ordered_json out{{"devices", l.devices}};
+  out.update(parallel_json(l));
+  return out;
 }
 
 }  // namespace

@@ -11,26 +11,36 @@
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb {
+namespace {
+
+// Entries kept sorted by id; a new entry with a known id replaces the old one.
+template <class T>
+void put_sorted(std::vector<T>& list, T entry) {
+  auto it = std::lower_bound(list.begin(), list.end(), entry.id,
+                             [](const T& e, const std::string& id) { return e.id < id; });
+  if (it != list.end() && it->id == entry.id) {
+    *it = std::move(entry);
+  } else {
+    list.insert(it, std::move(entry));
+  }
+}
+
+template <class T>
+const T* find_sorted(const std::vector<T>& list, std::string_view id) {
+  auto it = std::lower_bound(list.begin(), list.end(), id,
+                             [](const T& e, std::string_view key) { return e.id < key; });
+  return it != list.end() && it->id == id ? &*it : nullptr;
+}
+
+}  // namespace
 
 HardwareCatalog::HardwareCatalog(std::vector<Device> devices) {
   for (Device& d : devices) put(std::move(d));
 }
 
-void HardwareCatalog::put(Device device) {
-  auto it = std::lower_bound(devices_.begin(), devices_.end(), device.id,
-                             [](const Device& d, const std::string& id) { return d.id < id; });
-  if (it != devices_.end() && it->id == device.id) {
-    *it = std::move(device);
-  } else {
-    devices_.insert(it, std::move(device));
-  }
-}
+void HardwareCatalog::put(Device device) { put_sorted(devices_, std::move(device)); }
 
-const Device* HardwareCatalog::find(std::string_view id) const {
-  auto it = std::lower_bound(devices_.begin(), devices_.end(), id,
-                             [](const Device& d, std::string_view key) { return d.id < key; });
-  return it != devices_.end() && it->id == id ? &*it : nullptr;
-}
+const Device* HardwareCatalog::find(std::string_view id) const { return find_sorted(devices_, id); }
 
 std::vector<std::string> HardwareCatalog::closest(std::string_view id, std::size_t n) const {
   std::vector<std::string> ids;
@@ -48,20 +58,10 @@ const Device& HardwareCatalog::at(std::string_view id, std::string_view field) c
                                    excerpt(id), fmt::join(near, ", ")));
 }
 
-void HardwareCatalog::put(System system) {
-  auto it = std::lower_bound(systems_.begin(), systems_.end(), system.id,
-                             [](const System& s, const std::string& id) { return s.id < id; });
-  if (it != systems_.end() && it->id == system.id) {
-    *it = std::move(system);
-  } else {
-    systems_.insert(it, std::move(system));
-  }
-}
+void HardwareCatalog::put(System system) { put_sorted(systems_, std::move(system)); }
 
 const System* HardwareCatalog::find_system(std::string_view id) const {
-  auto it = std::lower_bound(systems_.begin(), systems_.end(), id,
-                             [](const System& s, std::string_view key) { return s.id < key; });
-  return it != systems_.end() && it->id == id ? &*it : nullptr;
+  return find_sorted(systems_, id);
 }
 
 const System& HardwareCatalog::system_at(std::string_view id, std::string_view field) const {
