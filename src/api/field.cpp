@@ -12,6 +12,7 @@
 #include "trainbudget/spec/comma_list.hpp"
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/framework.hpp"
 #include "trainbudget/spec/limits.hpp"
 #include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
@@ -75,6 +76,10 @@ std::string micro_batches() { return fmt::format("1..{}", kMaxMicroBatch); }
 std::string seq_lens() { return fmt::format("1..{} tokens", kMaxSeqLen); }
 std::string attentions() { return "eager|flash"; }
 std::string recomputes() { return "none|selective|full"; }
+std::string frameworks() { return enum_choices<Framework>(); }
+std::string losses() { return "fused|full|chunked:N (N in 2..1024)"; }
+std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }
+std::string norms() { return enum_choices<NormImpl>(); }
 std::string activation_dtypes() { return "bf16|fp16|fp32"; }
 std::string probability() { return "[0, 1)"; }
 std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
@@ -268,9 +273,35 @@ const std::array kEstimateFields{
             r.job.setup.seq_len_given = true;
           },
           "step"},
-    Field{"attention", FieldType::kChoice, "IMPL", "", "flash",
-          "eager (saves the s x s scores) | flash (FlashAttention/SDPA, O(s) statistics)",
-          attentions, [](V v, R r) { r.job.setup.attention = parse_attention(v); }, "step"},
+    Field{"attention", FieldType::kChoice, "IMPL", "", "",
+          "eager (saves the s x s scores) | flash (FlashAttention/SDPA, O(s) statistics); "
+          "default the framework's: flash, eager for pytorch",
+          attentions,
+          [](V v, R r) {
+            r.job.setup.attention = parse_attention(v);
+            r.job.setup.attention_given = true;
+          },
+          "step"},
+    Field{"framework", FieldType::kChoice, "NAME", "", "generic",
+          "Training framework whose kernels and loss set the defaults of {attention}, {loss}, "
+          "{logits_dtype} and {norm} (docs/frameworks.md): generic | pytorch (hand-written eager "
+          "decoder) | hf | torchtune | torchtitan | megatron",
+          frameworks, [](V v, R r) { r.job.setup.framework = parse_framework(v); }, "step"},
+    Field{"loss", FieldType::kChoice, "IMPL", "", "",
+          "Cross-entropy over the vocabulary: fused (one kernel, fp32 softmax + gradient) | full "
+          "(F.cross_entropy: log-probs saved, two b x s x V gradients in backward) | chunked:N "
+          "(N compiled chunks, torchtune); default the framework's",
+          losses, [](V v, R r) { r.job.setup.loss = parse_loss(v); }, "step"},
+    Field{"logits_dtype", FieldType::kChoice, "DTYPE", "", "",
+          "The dtype the loss computes in: activation (the logits' own) | fp32 (upcast first); "
+          "default the framework's",
+          logits_dtypes, [](V v, R r) { r.job.setup.logits_dtype = parse_logits_dtype(v); },
+          "step"},
+    Field{"norm", FieldType::kChoice, "IMPL", "", "",
+          "RMSNorm kernel: fused (saves input + fp32 rsqrt) | eager (op by op: also x^2 and "
+          "x*rsqrt) | eager-fp32 (transformers' LlamaRMSNorm, upcast first); default the "
+          "framework's",
+          norms, [](V v, R r) { r.job.setup.norm = parse_norm(v); }, "step"},
     Field{"recompute", FieldType::kChoice, "MODE", "", "none",
           "Activation recomputation: none | selective (attention core) | full (keep layer "
           "inputs only)",

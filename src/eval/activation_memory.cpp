@@ -3,6 +3,7 @@
 #include "trainbudget/eval/activation_memory.hpp"
 
 #include "trainbudget/eval/activation_terms.hpp"
+#include "trainbudget/model/lora.hpp"
 
 namespace tb {
 namespace {
@@ -10,9 +11,10 @@ namespace {
 // The setup's and options' part of the dims, on top of the model's widths.
 StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DType dtype,
                  const ActivationOptions& o, bool moe_layer) {
-  StepDims shape = shape_dims(arch);
+  StepDims shape = with_kernels(shape_dims(arch), setup);
   shape.norm_statistics = o.norm_statistics;
   shape.adapter_ranks = adapter_rank_sum(o.adapters);
+  if (!o.adapters.empty() && o.lora) keep_adapted_inputs(arch, *o.lora, shape);
   return with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention, setup.dropout,
                    moe_layer && arch.moe.has_value());
 }
@@ -23,7 +25,7 @@ std::vector<ActivationTerm> terms_of(std::span<const ActivationRow> rows, const 
   for (const ActivationRow& row : rows) {
     if (!row.applies(d)) continue;
     out.push_back({row.module, row.name, row.tensor(d), row.formula(d), row.elements(d),
-                   element_bytes(row.bytes, d.e), row.attention_core});
+                   element_bytes(row.bytes, d), row.attention_core});
   }
   return out;
 }

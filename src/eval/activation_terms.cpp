@@ -25,6 +25,12 @@ const char* stats_tensor(D d) {
 const char* stats_formula(D d) { return d.norm_stats == 1.0 ? "b*s*4" : "b*s*2*4"; }
 const char* f_bshe(D) { return "b*s*h*e"; }
 const char* f_bsh1(D) { return "b*s*h*1"; }
+bool eager_rms(D d) { return d.norm != NormImpl::kFused && d.norm_stats == 1.0; }
+// LoRA and QLoRA freeze the norms: autograd keeps no tensor only their weight's gradient needs.
+bool trained_norm(D d) { return d.adapter_ranks == 0.0; }
+const char* f_norm_input(D d) {
+  return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0 ? "b*s*h*4" : "b*s*h*e";
+}
 
 // Eager attention with grouped KV heads expands K and V to all a heads before the matmuls
 // (transformers' repeat_kv), and the matmuls save the expanded copies; FlashAttention takes
@@ -34,18 +40,44 @@ double kv_heads(D d) { return kv_expanded(d) ? d.a : d.a_kv; }
 
 // A norm over h channels keeps its input (backward re-normalizes it) and, optionally, its fp32
 // per-token statistics (Korthikanti et al. 2022 sec. 4.1: "LayerNorm stores its input 2sbh").
-#define TB_NORM_ROWS(module, which, when, when_stats, what)                                 \
-  ActivationRow{module,                                                                     \
-                which "_input",                                                             \
-                when,                                                                       \
-                bsh,                                                                        \
-                ElementBytes::kActivation,                                                  \
-                false,                                                                      \
-                [](D) { return what " (activation dtype); the norm's backward needs it"; }, \
-                f_bshe},                                                                    \
-      ActivationRow {                                                                       \
-    module, which "_stats", when_stats, bs_stats, ElementBytes::kFp32, false, stats_tensor, \
-        stats_formula                                                                       \
+// An RMSNorm written out op by op (docs/frameworks.md, "Norms") also keeps x^2 (mean's input,
+// saved by torch 1.13's autograd) and, when its weight trains, x * rsqrt (the weight's
+// gradient); transformers' LlamaRMSNorm does that after upcasting x to fp32, so its input and
+// x^2 are fp32.
+#define TB_NORM_ROWS(module, which, when, when_stats, what)                                        \
+  ActivationRow{module,                                                                            \
+                which "_input",                                                                    \
+                when,                                                                              \
+                bsh,                                                                               \
+                ElementBytes::kNorm,                                                               \
+                false,                                                                             \
+                [](D d) {                                                                          \
+                  return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0                     \
+                             ? what " upcast to fp32; the norm's backward needs it"                \
+                             : what " (activation dtype); the norm's backward needs it";           \
+                },                                                                                 \
+                f_norm_input},                                                                     \
+      ActivationRow{module, which "_stats", when_stats,   bs_stats, ElementBytes::kFp32,           \
+                    false,  stats_tensor,   stats_formula},                                        \
+      ActivationRow{module,                                                                        \
+                    which "_square",                                                               \
+                    [](D n) { return eager_rms(n) && (when)(n); },                                 \
+                    bsh,                                                                           \
+                    ElementBytes::kNorm,                                                           \
+                    false,                                                                         \
+                    [](D) {                                                                        \
+                      return "x^2 [b, s, h] of an RMSNorm written out op by op: mean's saved "     \
+                             "input";                                                              \
+                    },                                                                             \
+                    f_norm_input},                                                                 \
+      ActivationRow {                                                                              \
+    module, which "_normalized", [](D n) { return eager_rms(n) && trained_norm(n) && (when)(n); }, \
+        bsh, ElementBytes::kActivation, false,                                                     \
+        [](D) {                                                                                    \
+          return "x * rsqrt(mean(x^2) + eps) [b, s, h] (activation dtype): the trained norm "      \
+                 "weight's gradient needs it";                                                     \
+        },                                                                                         \
+        f_bshe                                                                                     \
   }
 
 // A gated MLP act(x W_gate) * (x W_up) -> W_down (Shazeer 2020) on `rows` token-rows of width
@@ -85,7 +117,8 @@ double kv_heads(D d) { return kv_expanded(d) ? d.a : d.a_kv; }
           [](D) { return "activation output " shape " (activation dtype): operand of act * up"; }, \
           [](D) { return formula; }},                                                              \
       ActivationRow {                                                                              \
-    module, prefix "down_input", when, elements, ElementBytes::kActivation, false,                 \
+    module, prefix "down_input", [](D n) { return (when)(n) && n.keep_down_input; }, elements,     \
+        ElementBytes::kActivation, false,                                                          \
         [](D) { return "act * up " shape " (activation dtype): down projection input"; },          \
         [](D) { return formula; }                                                                  \
   }
@@ -105,7 +138,8 @@ double scores(D d) { return d.b * d.a * d.s * d.s; }
 constexpr std::array kDecoderRows{
     TB_NORM_ROWS("norms", "attention_norm", always, with_stats,
                  "residual stream [b, s, h], input of the pre-attention norm"),
-    ActivationRow{"attention", "qkv_input", always, bsh, ElementBytes::kActivation, false,
+    ActivationRow{"attention", "qkv_input", [](D d) { return d.keep_qkv_input; }, bsh,
+                  ElementBytes::kActivation, false,
                   [](D) {
                     return "normalized hidden states [b, s, h] (activation dtype): input of the "
                            "q/k/v projections (one tensor shared by all of them), needed for "
@@ -218,7 +252,7 @@ constexpr std::array kDecoderRows{
                            "the probabilities from it and Q, K";
                   },
                   [](D) { return "b*a*s*4"; }},
-    ActivationRow{"attention", "output_proj_input", always,
+    ActivationRow{"attention", "output_proj_input", [](D d) { return d.keep_o_input; },
                   [](D d) { return d.b * d.s * d.a * d.d_v; }, ElementBytes::kActivation, false,
                   [](D) {
                     return "attention output [b, s, a*d_v] (activation dtype): o_proj input; "
@@ -235,7 +269,8 @@ constexpr std::array kDecoderRows{
         "o_proj output [b, s, h], post-attention norm input"),
     TB_NORM_ROWS("norms", "mlp_norm", always, with_stats,
                  "residual stream [b, s, h], input of the pre-MLP norm"),
-    ActivationRow{"mlp", "mlp_input", dense, bsh, ElementBytes::kActivation, false,
+    ActivationRow{"mlp", "mlp_input", [](D d) { return dense(d) && d.keep_mlp_input; }, bsh,
+                  ElementBytes::kActivation, false,
                   [](D) {
                     return "normalized hidden states [b, s, h] (activation dtype): input of the "
                            "first MLP projection(s)";
@@ -248,7 +283,8 @@ constexpr std::array kDecoderRows{
         "mlp", "act_input", dense_plain, bsi, ElementBytes::kActivation, false,
         [](D) { return "fc1 output [b, s, i] (activation dtype): the activation's input"; },
         [](D) { return "b*s*i*e"; }},
-    ActivationRow{"mlp", "fc2_input", dense_plain, bsi, ElementBytes::kActivation, false,
+    ActivationRow{"mlp", "fc2_input", [](D d) { return dense_plain(d) && d.keep_down_input; }, bsi,
+                  ElementBytes::kActivation, false,
                   [](D) { return "activation output [b, s, i] (activation dtype): fc2 input"; },
                   [](D) { return "b*s*i*e"; }},
     ActivationRow{"mlp", "mlp_dropout_mask", [](D d) { return !d.moe_layer && d.dropout; }, bsh,
@@ -275,7 +311,8 @@ constexpr std::array kDecoderRows{
                            "routing weights' gradient needs them";
                   },
                   [](D) { return "b*s*E*4"; }},
-    ActivationRow{"moe", "expert_inputs", moe, bskh, ElementBytes::kActivation, false,
+    ActivationRow{"moe", "expert_inputs", [](D d) { return moe(d) && d.keep_mlp_input; }, bskh,
+                  ElementBytes::kActivation, false,
                   [](D) {
                     return "each routed token's hidden state, gathered per expert [b*s*k, h] "
                            "(activation dtype)";
@@ -327,20 +364,33 @@ constexpr std::array kHeadRows{
                            "gradient needs it";
                   },
                   f_bshe},
-    ActivationRow{"head", "logits", always, [](D d) { return d.b * d.s * d.V; },
-                  ElementBytes::kActivation, false,
-                  [](D) {
-                    return "LM head output [b, s, V] (activation dtype), kept as the model's "
-                           "returned logits";
+    ActivationRow{"head", "logits",
+                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kActivation, false,
+                  [](D d) {
+                    return d.loss == LossImpl::kChunked
+                               ? "LM head output [b, s, V] in chunks (activation dtype): the "
+                                 "compiled per-chunk loss saves its input"
+                               : "LM head output [b, s, V] (activation dtype), the returned "
+                                 "logits the training loop holds through backward";
                   },
                   [](D) { return "b*s*V*e"; }},
-    ActivationRow{"head", "loss_buffer", always, [](D d) { return d.b * d.s * d.V; },
-                  ElementBytes::kFp32, false,
+    ActivationRow{"head", "loss_buffer", [](D d) { return d.loss == LossImpl::kFused; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kFp32, false,
                   [](D) {
-                    return "fp32 log-probabilities [b, s, V] the cross-entropy keeps for its "
-                           "backward";
+                    return "fp32 softmax [b, s, V] a fused cross-entropy keeps for its "
+                           "backward (which writes the gradient once)";
                   },
                   [](D) { return "b*s*V*4"; }},
+    ActivationRow{"head", "log_probs", [](D d) { return d.loss == LossImpl::kFull; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kLoss, false,
+                  [](D d) {
+                    return d.logits_fp32 ? "log_softmax output [b, s, V] of the fp32-upcast "
+                                           "logits (fp32): F.cross_entropy saves it"
+                                         : "log_softmax output [b, s, V] (the logits' dtype): "
+                                           "F.cross_entropy saves it";
+                  },
+                  [](D d) { return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e"; }},
 };
 
 #undef TB_NORM_ROWS
@@ -358,7 +408,7 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
   double largest = 0.0;  // the largest activation-dtype row, whose gradient the backward holds
   for (const ActivationRow& row : kDecoderRows) {
     if (!row.applies(d)) continue;
-    const double per_element = element_bytes(row.bytes, d.e);
+    const double per_element = element_bytes(row.bytes, d);
     const double bytes = row.elements(d) * per_element;
     all += bytes;
     if (!row.attention_core) kept += bytes;
@@ -385,10 +435,28 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
   return out;
 }
 
+Bytes logits_gradient_bytes(const StepDims& d) noexcept {
+  const double bsv = d.b * d.s * d.V;
+  switch (d.loss) {
+    case LossImpl::kFused:
+      return Bytes{bsv * 4.0};
+    case LossImpl::kFull:
+      return Bytes{2.0 * bsv * element_bytes(ElementBytes::kLoss, d)};
+    case LossImpl::kChunked:
+      return Bytes{bsv * (4.0 + d.e) / d.loss_chunks};
+  }
+  return Bytes{bsv * 4.0};
+}
+
+Bytes loss_released_bytes(const StepDims& d) noexcept {
+  if (d.loss != LossImpl::kFull) return Bytes{0.0};
+  return Bytes{d.b * d.s * d.V * element_bytes(ElementBytes::kLoss, d)};
+}
+
 Bytes head_bytes(const StepDims& d) noexcept {
   double sum = 0.0;
   for (const ActivationRow& row : kHeadRows) {
-    if (row.applies(d)) sum += row.elements(d) * element_bytes(row.bytes, d.e);
+    if (row.applies(d)) sum += row.elements(d) * element_bytes(row.bytes, d);
   }
   return Bytes{sum};
 }

@@ -100,6 +100,7 @@ EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
   if (p.moe_layers > 0) a.moe = layer_kind_bytes(on_device(step_dims(p, l, true), x), l.recompute);
   a.head = head_bytes(dense);
   a.logits_gradient = logits_gradient_bytes(dense);
+  a.loss_released = loss_released_bytes(dense);
   return a;
 }
 
@@ -188,7 +189,15 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   const double stage_layers = static_cast<double>(st.end - st.begin);
   Bytes produced =
       (p.adapters_only || !st.head) ? Bytes{0.0} : all * (p.head_gradient_share * norm);
-  PhaseCost worst = moment(resident, held(produced), out.saved, out.logits_gradient + gathered);
+  // The loss's backward first (no head gradient yet), then the LM head's with what the loss
+  // freed (loss_released_bytes) given back.
+  PhaseCost worst = moment(resident, held(Bytes{0.0}), out.saved, out.logits_gradient + gathered);
+  if (st.head) {
+    const Bytes released = cached->loss_released;
+    const PhaseCost head = moment(resident, held(produced), out.saved - released,
+                                  out.logits_gradient - released + gathered);
+    if (head.total > worst.total) worst = head;
+  }
   std::int64_t worst_at = kBackwardAtHead;
   Bytes layer_acts = layers;
   const auto at_layer = [&](std::int64_t i, const LayerKindBytes& kind) {

@@ -137,4 +137,34 @@ std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const Lo
   return out;
 }
 
+void keep_adapted_inputs(const ModelArchitecture& arch, const LoraSpec& lora, StepDims& d) {
+  d.keep_qkv_input = d.keep_o_input = d.keep_mlp_input = d.keep_down_input = false;
+  using K = LinearKind;
+  for (const AdaptedLinear& a : lora_adapters(arch, lora)) {
+    switch (a.layer.kind) {
+      case K::kQuery:
+      case K::kKey:
+      case K::kValue:
+      case K::kQkv:
+      case K::kQueryA:
+      case K::kKvA:
+        d.keep_qkv_input = true;
+        break;
+      case K::kOutput:
+        d.keep_o_input = true;
+        break;
+      case K::kGate:
+      case K::kUp:
+      case K::kGateUp:
+        d.keep_mlp_input = true;
+        break;
+      case K::kDown:
+        d.keep_down_input = true;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
 }  // namespace tb

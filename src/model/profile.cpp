@@ -132,7 +132,7 @@ void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
 void add_architecture(const TrainingJob& job, ModelProfile& p) {
   const ModelArchitecture& arch = *job.model.architecture;
   p.has_architecture = true;
-  p.shape = shape_dims(arch);
+  p.shape = with_kernels(shape_dims(arch), resolved_setup(job.setup, arch.max_positions));
   p.moe_layers = moe_layer_count(arch);
   p.dense_layers = arch.num_layers - p.moe_layers;
   p.layer_is_moe.reserve(static_cast<std::size_t>(arch.num_layers));
@@ -143,6 +143,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.adapters_only = uses_adapters(job.method);
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
+  if (p.adapters_only) keep_adapted_inputs(arch, job.lora, p.shape);
   gradient_shares(arch, p);
   parameter_layout(arch, p);
   p.layer_gradient_prefix.assign(1, 0.0);

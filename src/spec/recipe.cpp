@@ -116,6 +116,13 @@ std::vector<Recipe> make_recipes() {
         {K::kOptimizer, "Adam m, v (fp32)", 8.0}},
        "Rajbhandari et al. 2020 (ZeRO), §3.1: fp32 weights and gradients 4 + 4, Adam m, v 8 = 16 "
        "B/param, no separate master copy"},
+      {"fp32-sgd",
+       "fp32 SGD without momentum (no optimizer state)",
+       DType::kFp32,
+       4.0,
+       {{K::kWeights, "weights (fp32)", 4.0}, {K::kGradients, "gradients (fp32)", 4.0}},
+       "PyTorch torch/optim/sgd.py: momentum_buffer is created only when momentum != 0, so plain "
+       "SGD keeps no state; fp32 weights and gradients 4 + 4 = 8 B/param"},
       {"adam-8bit",
        "mixed precision with bitsandbytes 8-bit AdamW (block-wise quantized moments)",
        DType::kBf16,

@@ -97,6 +97,13 @@ TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positi
   if (!setup.seq_len_given && max_positions > 0) {
     out.seq_len = std::min(kDefaultSeqLen, max_positions);
   }
+  const FrameworkProfile& f = framework_profile(setup.framework);
+  if (!setup.attention_given) {
+    out.attention = f.eager_attention ? AttentionImpl::kEager : AttentionImpl::kFlash;
+  }
+  if (!out.loss) out.loss = f.loss;
+  if (!out.logits_dtype) out.logits_dtype = f.logits;
+  if (!out.norm) out.norm = f.norm;
   return out;
 }
 

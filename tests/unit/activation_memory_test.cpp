@@ -28,7 +28,7 @@ TrainingSetup paper_setup(std::int64_t b, std::int64_t s) {
   return setup;
 }
 
-const ActivationOptions kPaper{.norm_statistics = false, .adapters = {}};
+const ActivationOptions kPaper{.norm_statistics = false, .adapters = {}, .lora = {}};
 
 double module_bytes(const std::vector<ActivationTerm>& terms, const std::string& module) {
   double sum = 0.0;

@@ -127,7 +127,7 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
     EXPECT_STREQ(e.what(),
                  "recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
                  "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
-                 "fp32-adam|adam-8bit|paged-adam-8bit|fp8-amp|sgd-momentum|adafactor");
+                 "fp32-adam|fp32-sgd|adam-8bit|paged-adam-8bit|fp8-amp|sgd-momentum|adafactor");
   }
 }
 

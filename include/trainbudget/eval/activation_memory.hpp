@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/dtype.hpp"
+#include "trainbudget/spec/lora_spec.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 #include "trainbudget/units/units.hpp"
 
@@ -55,6 +57,8 @@ struct ActivationOptions {
   bool norm_statistics{true};
   // Low-rank adapters: each keeps its rank-r intermediate (A's output, B's input) per token.
   std::vector<AdapterShape> adapters;
+  // With adapters: the targets, whose frozen linears without an adapter keep no input.
+  std::optional<LoraSpec> lora;
 };
 
 struct ActivationEstimate {

@@ -37,10 +37,17 @@ enum class ElementBytes : std::uint8_t {
   kFp32,        // 4
   kMask,        // torch.bool dropout masks: 1
   kTokenId,     // int64 token ids: 8
+  kLoss,        // the dtype the loss computes in: fp32 after an upcast, else the activation dtype
+  kNorm,        // an RMSNorm's compute dtype: fp32 under eager-fp32, else the activation dtype
 };
 
-[[nodiscard]] constexpr double element_bytes(ElementBytes kind, double e) {
+[[nodiscard]] constexpr double element_bytes(ElementBytes kind, const StepDims& d) {
+  const double e = d.e;
   switch (kind) {
+    case ElementBytes::kLoss:
+      return d.logits_fp32 ? 4.0 : e;
+    case ElementBytes::kNorm:
+      return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0 ? 4.0 : e;
     case ElementBytes::kActivation:
       return e;
     case ElementBytes::kFp32:
@@ -85,9 +92,17 @@ struct LayerKindBytes {
 // Sum of the head rows' bytes.
 [[nodiscard]] Bytes head_bytes(const StepDims& d) noexcept;
 
-// fp32 gradient of the logits, b*s*V*4, produced by the loss at the start of backward.
-[[nodiscard]] inline Bytes logits_gradient_bytes(const StepDims& d) noexcept {
-  return Bytes{d.b * d.s * d.V * 4.0};
-}
+// What the loss's backward holds at once besides the saved rows, at the start of backward:
+// fused: the fp32 gradient of the logits (b*s*V*4); full (F.cross_entropy): the gradient of
+// the log-probabilities and the one log_softmax's backward returns (2*b*s*V*c, c the loss
+// dtype's bytes); chunked: one chunk's fp32 gradient and its cast to the logits' dtype
+// (b*s*V*(4 + e)/N). docs/frameworks.md derives each.
+[[nodiscard]] Bytes logits_gradient_bytes(const StepDims& d) noexcept;
+
+// What the loss's backward frees before the LM head's weight gradient exists: under
+// F.cross_entropy (full) the saved log-probabilities and the gradient that reached them, each
+// b*s*V*c, so the head's moment holds one b*s*V buffer less twice over; nothing for a fused or
+// chunked loss, whose buffers stay until the head's backward.
+[[nodiscard]] Bytes loss_released_bytes(const StepDims& d) noexcept;
 
 }  // namespace tb

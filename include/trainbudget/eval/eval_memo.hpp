@@ -20,6 +20,7 @@ class EvalMemo {
   struct Activations {
     LayerKindBytes dense, moe;
     Bytes head, logits_gradient;
+    Bytes loss_released;  // loss_released_bytes(): freed before the LM head's backward
   };
 
   // The cached value for this key, or nullptr (then the caller computes and put()s).

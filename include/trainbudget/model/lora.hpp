@@ -10,6 +10,7 @@
 
 #include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/model/step_dims.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/lora_spec.hpp"
 #include "trainbudget/units/units.hpp"
@@ -54,5 +55,11 @@ struct FrozenBaseBytes {
 // distinct adapted linear, with its instances and the instances a token runs through.
 [[nodiscard]] std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch,
                                                        const LoraSpec& spec);
+
+// Under LoRA/QLoRA the base is frozen: a linear's input is saved only where an adapter's A
+// needs it for its weight gradient (autograd saves mm's inputs only for the gradients it will
+// compute; measured in tests/realstep, llama_mha_lora_qv). Clears d's keep_*_input flags of
+// the projections `spec` leaves without an adapter.
+void keep_adapted_inputs(const ModelArchitecture& arch, const LoraSpec& spec, StepDims& d);
 
 }  // namespace tb

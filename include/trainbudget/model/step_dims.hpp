@@ -4,6 +4,8 @@
 #pragma once
 
 #include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/framework.hpp"
+#include "trainbudget/spec/training_setup.hpp"
 
 namespace tb {
 
@@ -28,10 +30,34 @@ struct StepDims {
   bool norm_statistics{true};
   bool moe_layer{false};  // the rows of an MoE layer instead of a dense one
   bool shared_experts{false};
+  // The framework's kernels (docs/frameworks.md), set from the resolved setup per job.
+  LossImpl loss{LossImpl::kFused};
+  double loss_chunks{1};   // kChunked: N
+  bool logits_fp32{true};  // the loss upcasts the logits to fp32 first
+  bool keep_logits{true};  // the loop holds the returned logits through backward
+  NormImpl norm{NormImpl::kFused};
+  // Whether a linear layer's input is saved: autograd keeps it only for the weight's gradient,
+  // so under LoRA/QLoRA a frozen linear without an adapter keeps none (set by the profile).
+  bool keep_qkv_input{true};
+  bool keep_o_input{true};
+  bool keep_mlp_input{true};   // gate/up (GPT-2: fc1), the experts' w1/w3
+  bool keep_down_input{true};  // down (GPT-2: fc2), the experts' w2
 };
 
 // The model's part of the dims (widths, heads, MoE, MLA, norms); b, s, e, p and the
 // attention / dropout switches are left for the layout to set. The architecture must be valid.
 [[nodiscard]] StepDims shape_dims(const ModelArchitecture& arch);
+
+// The framework's kernels of a resolved setup (its loss, logits dtype, norm and whether the
+// loop holds the logits) on top of the model's widths. Inline, like with_step.
+[[nodiscard]] inline StepDims with_kernels(StepDims shape, const TrainingSetup& resolved) noexcept {
+  const LossSpec loss = resolved.loss.value_or(LossSpec{});
+  shape.loss = loss.impl;
+  shape.loss_chunks = static_cast<double>(loss.chunks);
+  shape.logits_fp32 = resolved.logits_dtype.value_or(LogitsDtype::kFp32) == LogitsDtype::kFp32;
+  shape.norm = resolved.norm.value_or(NormImpl::kFused);
+  shape.keep_logits = framework_profile(resolved.framework).keeps_logits;
+  return shape;
+}
 
 }  // namespace tb

@@ -9,6 +9,7 @@
 
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/framework.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
@@ -38,7 +39,14 @@ struct TrainingSetup {
   std::int64_t seq_len{kDefaultSeqLen};  // s: tokens per sequence
   bool seq_len_given{false};             // false: min(2048, the model's max_positions)
   AttentionImpl attention{AttentionImpl::kFlash};
+  bool attention_given{false};  // false: the framework's (resolved_setup)
   Recompute recompute{Recompute::kNone};
+  // The framework profile and the fields it defaults (docs/frameworks.md); nullopt: the
+  // framework's, set by resolved_setup.
+  Framework framework{Framework::kGeneric};
+  std::optional<LossSpec> loss;
+  std::optional<LogitsDtype> logits_dtype;
+  std::optional<NormImpl> norm;
   // nullopt: the recipe's (activation_dtype()).
   std::optional<DType> activation_dtype;
   double dropout{0.0};  // 0: no dropout, no masks stored
@@ -81,7 +89,8 @@ struct EnumNames<Recompute> {
 void validate(const TrainingSetup& setup);
 
 // The setup with its defaults resolved for a model: an unset sequence length becomes
-// min(2048, max_positions).
+// min(2048, max_positions); the attention, loss, logits dtype and norm not given become the
+// framework's.
 [[nodiscard]] TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positions);
 
 }  // namespace tb

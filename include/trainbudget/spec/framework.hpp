@@ -1,0 +1,114 @@
+// Framework profiles: what a training framework keeps in memory beyond the model's own
+// activations, as defaults of four step fields (attention, loss, logits dtype, norm kernel) that
+// the user can still set one by one. docs/frameworks.md gives each profile's sources in the
+// framework's own code.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "trainbudget/spec/enum_names.hpp"
+
+namespace tb {
+
+enum class Framework : std::uint8_t {
+  kGeneric,     // fused kernels everywhere: flash attention, fused norms, a fused cross-entropy
+  kPytorch,     // a hand-written eager decoder (tests/realstep/realstep.py)
+  kHf,          // transformers' Trainer on a *ForCausalLM model
+  kTorchtune,   // torchtune's single-device and distributed recipes
+  kTorchtitan,  // torchtitan's train.py
+  kMegatron,    // Megatron-LM / Megatron Core
+  kLitgpt,      // Lit-GPT / LitGPT's finetune scripts
+};
+
+template <>
+struct EnumNames<Framework> {
+  static constexpr std::array<std::pair<Framework, std::string_view>, 7> kNames{
+      {{Framework::kGeneric, "generic"},
+       {Framework::kPytorch, "pytorch"},
+       {Framework::kHf, "hf"},
+       {Framework::kTorchtune, "torchtune"},
+       {Framework::kTorchtitan, "torchtitan"},
+       {Framework::kMegatron, "megatron"},
+       {Framework::kLitgpt, "litgpt"}}};
+};
+
+// How the loss over the vocabulary is computed, which decides the b*s*V buffers it holds.
+enum class LossImpl : std::uint8_t {
+  // A fused cross-entropy kernel (Megatron-LM's vocab-parallel cross entropy, a compiled loss):
+  // it saves the fp32 softmax and writes the fp32 logits gradient once in backward.
+  kFused,
+  // torch.nn.functional.cross_entropy on the full logits: log_softmax saves its output, and its
+  // backward holds the gradient of the log-probabilities and of its input at once.
+  kFull,
+  // The logits in N chunks, each chunk's cross-entropy compiled on its own (torchtune's
+  // CEWithChunkedOutputLoss under torch.compile): nothing b*s*V wide is saved beyond the logits,
+  // and the backward's fp32 buffers are one chunk's.
+  kChunked,
+};
+
+struct LossSpec {
+  LossImpl impl{LossImpl::kFused};
+  int chunks{1};  // kChunked: the number of chunks (2..1024)
+  friend bool operator==(const LossSpec&, const LossSpec&) = default;
+};
+
+inline constexpr int kMaxLossChunks = 1024;
+
+// How RMSNorm runs, which decides what it saves (LayerNorm is nn.LayerNorm's fused kernel in
+// every profile).
+enum class NormImpl : std::uint8_t {
+  kFused,      // one kernel: saves its input and the fp32 reciprocal RMS
+  kEager,      // written out op by op in the activation dtype: also x^2 and x * rsqrt
+  kEagerFp32,  // transformers' LlamaRMSNorm: upcast to fp32 first, then as kEager
+};
+
+template <>
+struct EnumNames<NormImpl> {
+  static constexpr std::array<std::pair<NormImpl, std::string_view>, 3> kNames{
+      {{NormImpl::kFused, "fused"},
+       {NormImpl::kEager, "eager"},
+       {NormImpl::kEagerFp32, "eager-fp32"}}};
+};
+
+// The dtype the loss computes in: the logits' own, or fp32 after an upcast.
+enum class LogitsDtype : std::uint8_t { kActivation, kFp32 };
+
+template <>
+struct EnumNames<LogitsDtype> {
+  static constexpr std::array<std::pair<LogitsDtype, std::string_view>, 2> kNames{
+      {{LogitsDtype::kActivation, "activation"}, {LogitsDtype::kFp32, "fp32"}}};
+};
+
+struct FrameworkProfile {
+  Framework id{Framework::kGeneric};
+  bool eager_attention{false};  // the profile's default attention kernel is eager
+  LossSpec loss;
+  LogitsDtype logits{LogitsDtype::kFp32};
+  NormImpl norm{NormImpl::kFused};
+  // Whether the training loop holds the returned logits through backward (a plain loop's
+  // `logits = model(x)`); frameworks that drop them before backward keep only what the loss
+  // saved.
+  bool keeps_logits{true};
+  std::string_view summary;  // one line for --help and the views
+  std::string_view source;   // where in the framework's code each default comes from
+};
+
+[[nodiscard]] std::span<const FrameworkProfile> framework_profiles();
+[[nodiscard]] const FrameworkProfile& framework_profile(Framework id);
+
+// Throw InvalidRequest naming the field (framework, loss, logits_dtype, norm) and its accepted
+// values, with a suggestion for a near miss.
+[[nodiscard]] Framework parse_framework(std::string_view text);
+// "fused", "full" or "chunked:N" (N in 2..1024).
+[[nodiscard]] LossSpec parse_loss(std::string_view text);
+[[nodiscard]] LogitsDtype parse_logits_dtype(std::string_view text);
+[[nodiscard]] NormImpl parse_norm(std::string_view text);
+
+// "fused", "full", "chunked:8".
+[[nodiscard]] std::string loss_name(const LossSpec& loss);
+
+}  // namespace tb

@@ -1,0 +1,170 @@
+// The framework profiles and the parsing of their fields. Each profile's defaults cite the
+// framework's own code; docs/frameworks.md says the same with the numbers they lead to.
+#include "trainbudget/spec/framework.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "trainbudget/spec/closest.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+constexpr std::array kProfiles{
+    FrameworkProfile{
+        Framework::kGeneric,
+        false,
+        {LossImpl::kFused, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kFused,
+        true,
+        "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
+        "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
+        "FlashAttention (Dao et al. 2022): no framework's extras"},
+    FrameworkProfile{
+        Framework::kPytorch,
+        true,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kActivation,
+        NormImpl::kEager,
+        true,
+        "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
+        "F.cross_entropy on the full logits held by the loop",
+        "tests/realstep/realstep.py, measured on this CPU with torch 1.13: pow/mean/rsqrt/mul "
+        "save x, x^2 and x*rsqrt; log_softmax saves its output (aten derivatives.yaml, "
+        "_log_softmax: result) and its backward takes the log-probs' gradient and returns a new "
+        "one of the same size"},
+    FrameworkProfile{
+        Framework::kHf,
+        false,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kEagerFp32,
+        false,
+        "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
+        "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
+        "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
+        "(hidden_states.to(torch.float32), pow(2).mean, rsqrt); loss/loss_utils.py ForCausalLMLoss "
+        "(logits = logits.float(), nn.functional.cross_entropy); trainer.py compute_loss returns "
+        "the loss only"},
+    FrameworkProfile{
+        Framework::kTorchtune,
+        false,
+        {LossImpl::kChunked, 8},
+        LogitsDtype::kFp32,
+        NormImpl::kFused,
+        false,
+        "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
+        "logits deleted before backward",
+        "torchtune modules/loss/ce_chunked_output_loss.py (num_output_chunks = 8, each chunk "
+        ".float() then cross_entropy); recipes/lora_finetune_single_device.py (del logits before "
+        "backward; compile of the loss with compile: True)"},
+    FrameworkProfile{
+        Framework::kTorchtitan,
+        false,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kFused,
+        false,
+        "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
+        "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
+        "torch.nn.functional.cross_entropy); train.py deletes pred before backward"},
+    FrameworkProfile{
+        Framework::kMegatron,
+        false,
+        {LossImpl::kFused, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kFused,
+        true,
+        "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
+        "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
+        "softmax saved, gradient computed in place of it)"},
+    FrameworkProfile{
+        Framework::kLitgpt,
+        false,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kActivation,
+        NormImpl::kEagerFp32,
+        true,
+        "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
+        "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
+        "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "
+        "128-token chunk, no upcast); finetune/lora.py keeps logits through fabric.backward"},
+};
+
+std::vector<std::string> names_of() {
+  std::vector<std::string> out;
+  for (const auto& [v, name] : EnumNames<Framework>::kNames) out.emplace_back(name);
+  return out;
+}
+
+[[noreturn]] void unknown(const char* key, std::string_view text, const std::string& accepted,
+                          const std::vector<std::string>& candidates) {
+  const std::vector<std::string> near = closest_names(text, candidates, 1, 3);
+  throw InvalidRequest(
+      key,
+      near.empty() ? fmt::format("unknown value '{}'", text)
+                   : fmt::format("unknown value '{}'; did you mean '{}'?", text, near.front()),
+      accepted);
+}
+
+}  // namespace
+
+std::span<const FrameworkProfile> framework_profiles() { return kProfiles; }
+
+const FrameworkProfile& framework_profile(Framework id) {
+  for (const FrameworkProfile& p : kProfiles) {
+    if (p.id == id) return p;
+  }
+  return kProfiles.front();
+}
+
+Framework parse_framework(std::string_view text) {
+  if (const auto f = enum_from_name<Framework>(text)) return *f;
+  unknown("framework", text, enum_choices<Framework>(), names_of());
+}
+
+LossSpec parse_loss(std::string_view text) {
+  constexpr const char* kAccepted = "fused|full|chunked:N (N in 2..1024)";
+  if (text == "fused") return {LossImpl::kFused, 1};
+  if (text == "full") return {LossImpl::kFull, 1};
+  constexpr std::string_view kChunked = "chunked:";
+  if (text.starts_with(kChunked)) {
+    const std::string_view digits = text.substr(kChunked.size());
+    int n = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || n < 2 || n > kMaxLossChunks) {
+      throw InvalidRequest("loss", fmt::format("'{}' is not a chunk count", digits), kAccepted);
+    }
+    return {LossImpl::kChunked, n};
+  }
+  unknown("loss", text, kAccepted, {"fused", "full", "chunked:8"});
+}
+
+LogitsDtype parse_logits_dtype(std::string_view text) {
+  if (const auto d = enum_from_name<LogitsDtype>(text)) return *d;
+  unknown("logits_dtype", text, enum_choices<LogitsDtype>(), {"activation", "fp32"});
+}
+
+NormImpl parse_norm(std::string_view text) {
+  if (const auto n = enum_from_name<NormImpl>(text)) return *n;
+  unknown("norm", text, enum_choices<NormImpl>(), {"fused", "eager", "eager-fp32"});
+}
+
+std::string loss_name(const LossSpec& loss) {
+  switch (loss.impl) {
+    case LossImpl::kFused:
+      return "fused";
+    case LossImpl::kFull:
+      return "full";
+    case LossImpl::kChunked:
+      return fmt::format("chunked:{}", loss.chunks);
+  }
+  return "fused";
+}
+
+}  // namespace tb

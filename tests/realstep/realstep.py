@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Runs real PyTorch training steps on the CPU and measures their memory.
+
+The model is built from a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or
+mixtral) as a plain, eager PyTorch decoder: norms written out op by op, K/V repeated for grouped
+heads, a masked softmax, F.cross_entropy on the full logits. That is the `--framework pytorch`
+profile of trainbudget (docs/frameworks.md), and every tensor it keeps for backward is a row of
+that profile.
+
+Memory is counted by live_heap.so (LD_PRELOAD): the bytes the C heap has handed out and not
+taken back, the CPU analogue of torch.cuda.max_memory_allocated(). The harness takes the live
+bytes before the model is built as its baseline and prints, as JSON, the peak of the measured
+step above it (and of its forward, backward and optimizer phases), the bytes alive between
+steps, and the peak resident set size for comparison.
+
+Usage: LD_PRELOAD=live_heap.so python3 realstep.py --config config.json [options]
+"""
+import argparse
+import ctypes
+import json
+import math
+import sys
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", required=True)
+    p.add_argument("--micro-batch", type=int, default=1)
+    p.add_argument("--seq-len", type=int, default=128)
+    p.add_argument("--method", choices=["full", "lora"], default="full")
+    p.add_argument("--lora-rank", type=int, default=8)
+    p.add_argument("--lora-targets", default="q,v")
+    p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
+    p.add_argument("--recompute", choices=["none", "full"], default="none")
+    p.add_argument("--grad-accum", type=int, default=1)
+    p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
+    p.add_argument("--steps", type=int, default=2, help="steps run; the last one is measured")
+    return p.parse_args()
+
+
+class Heap:
+    """The counters of live_heap.so, found in the process's global symbols."""
+
+    def __init__(self):
+        lib = ctypes.CDLL(None)
+        try:
+            self._live, self._peak, self._reset = (
+                lib.tb_heap_live, lib.tb_heap_peak, lib.tb_heap_reset_peak)
+        except AttributeError:
+            sys.exit("realstep.py: live_heap.so is not preloaded (run with LD_PRELOAD=live_heap.so)")
+        self._live.restype = ctypes.c_longlong
+        self._peak.restype = ctypes.c_longlong
+
+    def live(self):
+        return self._live()
+
+    def peak(self):
+        return self._peak()
+
+    def reset(self):
+        self._reset()
+
+
+def rss_peak_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+ARGS = parse_args()
+HEAP = Heap()
+import torch  # noqa: E402  (after the shim check: importing torch takes seconds)
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.utils.checkpoint import checkpoint  # noqa: E402
+
+torch.manual_seed(0)
+torch.set_num_threads(1)  # one allocation order, one set of BLAS workspaces
+DTYPE = torch.float32 if ARGS.dtype == "fp32" else torch.bfloat16
+
+
+class Config:
+    def __init__(self, raw):
+        kind = raw.get("model_type", "llama")
+        self.gpt2 = kind == "gpt2"
+        self.h = raw["n_embd"] if self.gpt2 else raw["hidden_size"]
+        self.layers = raw["n_layer"] if self.gpt2 else raw["num_hidden_layers"]
+        self.heads = raw["n_head"] if self.gpt2 else raw["num_attention_heads"]
+        self.kv_heads = self.heads if self.gpt2 else raw.get("num_key_value_heads", self.heads)
+        self.inner = (raw.get("n_inner") or 4 * self.h) if self.gpt2 else raw["intermediate_size"]
+        self.vocab = raw["vocab_size"]
+        self.positions = raw["n_positions"] if self.gpt2 else raw.get("max_position_embeddings", 4096)
+        self.eps = raw.get("layer_norm_epsilon", 1e-5) if self.gpt2 else raw.get("rms_norm_eps", 1e-6)
+        self.tied = raw.get("tie_word_embeddings", self.gpt2)
+        self.bias = self.gpt2
+        self.experts = raw.get("num_local_experts", 0)
+        self.top_k = raw.get("num_experts_per_tok", 0)
+        self.theta = raw.get("rope_theta", 10000.0)
+
+
+class LoRALinear(nn.Module):
+    """y = W x + (B (A x)) * alpha / r with W frozen (Hu et al. 2021), no dropout."""
+
+    def __init__(self, base, rank):
+        super().__init__()
+        self.base = base
+        self.base.weight.requires_grad_(False)
+        if self.base.bias is not None:
+            self.base.bias.requires_grad_(False)
+        self.a = nn.Parameter(torch.randn(rank, base.in_features, dtype=DTYPE) / rank)
+        self.b = nn.Parameter(torch.zeros(base.out_features, rank, dtype=DTYPE))
+        self.scale = 2.0
+
+    def forward(self, x):
+        return self.base(x) + F.linear(F.linear(x, self.a), self.b) * self.scale
+
+
+def linear(cfg, n_in, n_out, name, adapted):
+    layer = nn.Linear(n_in, n_out, bias=cfg.bias, dtype=DTYPE)
+    return LoRALinear(layer, ARGS.lora_rank) if name in adapted else layer
+
+
+class RMSNorm(nn.Module):
+    """Written out op by op, as a hand-written decoder does: saves x, the rsqrt and x * rsqrt."""
+
+    def __init__(self, h, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(h, dtype=DTYPE))
+        self.eps = eps
+
+    def forward(self, x):
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
+
+
+def norm(cfg):
+    return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE) if cfg.gpt2 else RMSNorm(cfg.h, cfg.eps)
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg, adapted):
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.h // cfg.heads
+        self.d = d
+        self.q = linear(cfg, cfg.h, cfg.heads * d, "q", adapted)
+        self.k = linear(cfg, cfg.h, cfg.kv_heads * d, "k", adapted)
+        self.v = linear(cfg, cfg.h, cfg.kv_heads * d, "v", adapted)
+        self.o = linear(cfg, cfg.heads * d, cfg.h, "o", adapted)
+
+    def forward(self, x, mask, cos, sin):
+        b, s, _ = x.shape
+        c = self.cfg
+        q = self.q(x).view(b, s, c.heads, self.d).transpose(1, 2)
+        k = self.k(x).view(b, s, c.kv_heads, self.d).transpose(1, 2)
+        v = self.v(x).view(b, s, c.kv_heads, self.d).transpose(1, 2)
+        if cos is not None:
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+        if c.kv_heads != c.heads:
+            k = k.repeat_interleave(c.heads // c.kv_heads, dim=1)
+            v = v.repeat_interleave(c.heads // c.kv_heads, dim=1)
+        scores = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(self.d)) + mask
+        probs = torch.softmax(scores, dim=-1)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(b, s, c.heads * self.d)
+        return self.o(out)
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg, adapted, inner=None):
+        super().__init__()
+        self.gpt2 = cfg.gpt2
+        i = inner or cfg.inner
+        if self.gpt2:
+            self.fc1 = linear(cfg, cfg.h, i, "up", adapted)
+            self.fc2 = linear(cfg, i, cfg.h, "down", adapted)
+        else:
+            self.gate = linear(cfg, cfg.h, i, "gate", adapted)
+            self.up = linear(cfg, cfg.h, i, "up", adapted)
+            self.down = linear(cfg, i, cfg.h, "down", adapted)
+
+    def forward(self, x):
+        if self.gpt2:
+            return self.fc2(F.gelu(self.fc1(x), approximate="tanh"))
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
+class MoE(nn.Module):
+    """Token-choice top-k routing as transformers' MixtralSparseMoeBlock does it."""
+
+    def __init__(self, cfg, adapted):
+        super().__init__()
+        self.cfg = cfg
+        self.router = nn.Linear(cfg.h, cfg.experts, bias=False, dtype=DTYPE)
+        self.experts = nn.ModuleList(MLP(cfg, adapted) for _ in range(cfg.experts))
+
+    def forward(self, x):
+        b, s, h = x.shape
+        x = x.reshape(-1, h)
+        logits = self.router(x)
+        weights = torch.softmax(logits, dim=1, dtype=torch.float32)
+        weights, chosen = torch.topk(weights, self.cfg.top_k, dim=-1)
+        weights = (weights / weights.sum(dim=-1, keepdim=True)).to(x.dtype)
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            token, slot = torch.where(chosen == e)
+            if token.numel() == 0:
+                continue
+            y = expert(x[token]) * weights[token, slot, None]
+            out = out.index_add(0, token, y)
+        return out.view(b, s, h), logits
+
+
+class Block(nn.Module):
+    def __init__(self, cfg, adapted):
+        super().__init__()
+        self.norm1 = norm(cfg)
+        self.attn = Attention(cfg, adapted)
+        self.norm2 = norm(cfg)
+        self.moe = cfg.experts > 0
+        self.mlp = MoE(cfg, adapted) if self.moe else MLP(cfg, adapted)
+
+    def forward(self, x, mask, cos, sin):
+        x = x + self.attn(self.norm1(x), mask, cos, sin)
+        if self.moe:
+            y, logits = self.mlp(self.norm2(x))
+            return x + y, logits
+        return x + self.mlp(self.norm2(x)), None
+
+
+class Decoder(nn.Module):
+    def __init__(self, cfg, adapted):
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Embedding(cfg.vocab, cfg.h, dtype=DTYPE)
+        self.pos = nn.Embedding(cfg.positions, cfg.h, dtype=DTYPE) if cfg.gpt2 else None
+        self.blocks = nn.ModuleList(Block(cfg, adapted) for _ in range(cfg.layers))
+        self.final = norm(cfg)
+        self.head = None if cfg.tied else nn.Linear(cfg.h, cfg.vocab, bias=False, dtype=DTYPE)
+
+    def forward(self, ids):
+        b, s = ids.shape
+        c = self.cfg
+        x = self.embed(ids)
+        cos = sin = None
+        if self.pos is not None:
+            x = x + self.pos(torch.arange(s))
+        else:
+            d = c.h // c.heads
+            inv = 1.0 / (c.theta ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+            angles = torch.outer(torch.arange(s, dtype=torch.float32), inv)
+            angles = torch.cat((angles, angles), dim=-1)
+            cos, sin = angles.cos().to(DTYPE), angles.sin().to(DTYPE)
+        mask = torch.full((s, s), float("-inf"), dtype=DTYPE).triu(1)
+        router_logits = []
+        for block in self.blocks:
+            if ARGS.recompute == "full":
+                x, logits = checkpoint(block, x, mask, cos, sin, use_reentrant=False)
+            else:
+                x, logits = block(x, mask, cos, sin)
+            if logits is not None:
+                router_logits.append(logits)
+        x = self.final(x)
+        weight = self.embed.weight if self.head is None else self.head.weight
+        return F.linear(x, weight), router_logits
+
+
+def load_balancing_loss(router_logits, experts, top_k):
+    """Switch Transformer's auxiliary loss as transformers computes it for Mixtral."""
+    probs = torch.softmax(torch.cat(router_logits, dim=0), dim=-1, dtype=torch.float32)
+    _, chosen = torch.topk(probs, top_k, dim=-1)
+    mask = F.one_hot(chosen, experts).float()
+    return experts * torch.sum(mask.mean(dim=0).mean(dim=0) * probs.mean(dim=0))
+
+
+def main():
+    with open(ARGS.config) as f:
+        cfg = Config(json.load(f))
+    targets = set(ARGS.lora_targets.split(",")) if ARGS.method == "lora" else set()
+    if targets == {"all-linear"}:
+        targets = {"q", "k", "v", "o", "gate", "up", "down"}
+
+    baseline = HEAP.live()
+    model = Decoder(cfg, targets)
+    if ARGS.method == "lora":
+        for name, param in model.named_parameters():
+            if not (name.endswith(".a") or name.endswith(".b")):
+                param.requires_grad_(False)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if ARGS.optimizer == "adamw":
+        optimizer = torch.optim.AdamW(trainable, lr=1e-4, foreach=False)
+    else:
+        optimizer = torch.optim.SGD(trainable, lr=1e-4, foreach=False)
+    gen = torch.Generator().manual_seed(1)
+    batches = [torch.randint(0, cfg.vocab, (ARGS.micro_batch, ARGS.seq_len + 1), generator=gen)
+               for _ in range(ARGS.grad_accum)]
+
+    phases = {}
+    between = 0
+    for step in range(ARGS.steps):
+        measured = step == ARGS.steps - 1
+        between = HEAP.live() - baseline
+        HEAP.reset()
+        forward_peak = backward_peak = 0
+        for batch in batches:
+            ids, labels = batch[:, :-1], batch[:, 1:]
+            logits, router_logits = model(ids)
+            loss = F.cross_entropy(logits.reshape(-1, cfg.vocab), labels.reshape(-1))
+            if router_logits:
+                loss = loss + 0.02 * load_balancing_loss(router_logits, cfg.experts, cfg.top_k)
+            forward_peak = max(forward_peak, HEAP.peak())
+            HEAP.reset()
+            (loss / ARGS.grad_accum).backward()
+            backward_peak = max(backward_peak, HEAP.peak())
+            del logits, router_logits, loss
+            HEAP.reset()
+        optimizer.step()
+        optimizer_peak = HEAP.peak()
+        optimizer.zero_grad(set_to_none=True)
+        if measured:
+            phases = {"forward": forward_peak - baseline, "backward": backward_peak - baseline,
+                      "optimizer_step": optimizer_peak - baseline}
+    print(json.dumps({
+        "allocated_peak_bytes": max(phases.values()),
+        "phases": phases,
+        "between_steps_bytes": between,
+        "rss_peak_bytes": rss_peak_bytes(),
+        "baseline_bytes": baseline,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "trainable": sum(p.numel() for p in trainable),
+    }))
+
+
+main()
