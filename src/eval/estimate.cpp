@@ -205,6 +205,54 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   return out;
 }
 
+// The allocated peak under each alternative of the framework fields the user left to the
+// profile (loss, norm, logits dtype): the band's ends and the field that moves it most. The
+// attention kernel is a choice users make, not an uncertainty: it stays as resolved.
+struct Band {
+  Bytes low, high;
+  std::string moves_most;
+};
+
+Band framework_band(const TrainingJob& job, const Recipe& recipe, const Layout& layout,
+                    Bytes peak) {
+  Band out{peak, peak, ""};
+  if (!job.model.architecture) return out;
+  double widest = 0.0;
+  const auto consider = [&](const std::string& name, const TrainingJob& alt) {
+    const Bytes m = evaluate(make_profile(alt, recipe), layout, ClusterProfile{}).memory;
+    out.low = std::min(out.low, m);
+    out.high = std::max(out.high, m);
+    const double moved = std::abs(m.value() - peak.value());
+    if (moved > widest) {
+      widest = moved;
+      out.moves_most = name;
+    }
+  };
+  if (!job.setup.loss) {
+    for (const LossSpec loss : {LossSpec{LossImpl::kFused, 1}, LossSpec{LossImpl::kFull, 1},
+                                LossSpec{LossImpl::kChunked, 8}}) {
+      TrainingJob alt = job;
+      alt.setup.loss = loss;
+      consider("loss=" + loss_name(loss), alt);
+    }
+  }
+  if (!job.setup.norm) {
+    for (const NormImpl norm : {NormImpl::kFused, NormImpl::kEager, NormImpl::kEagerFp32}) {
+      TrainingJob alt = job;
+      alt.setup.norm = norm;
+      consider(fmt::format("norm={}", enum_name(norm)), alt);
+    }
+  }
+  if (!job.setup.logits_dtype) {
+    for (const LogitsDtype d : {LogitsDtype::kActivation, LogitsDtype::kFp32}) {
+      TrainingJob alt = job;
+      alt.setup.logits_dtype = d;
+      consider(fmt::format("logits_dtype={}", enum_name(d)), alt);
+    }
+  }
+  return out;
+}
+
 Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& recipe,
                        const std::vector<MachineChoice>& machines,
                        const std::optional<Bytes>& lora_total) {
@@ -222,6 +270,9 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   const StepCost base = evaluate(s.profile, s.layout, ClusterProfile{});
   s.memory = states_view(s.profile, s.layout, base.stage);
   s.memory.total = base.memory;
+  const Band band = framework_band(job, recipe, s.layout, base.memory);
+  s.numbers = memory_numbers(base.memory, band.low, band.high, true, job.devices);
+  s.numbers.moves_most = band.moves_most;
   s.comm_buffers = base.comm_buffers;
   s.host_per_device = base.host;
   s.host_per_node = base.host * static_cast<double>(job.devices);  // refined per machine below
@@ -301,6 +352,12 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.at_peak = cost.at_peak;
     m.at_utilization = cost.at_utilization;
     m.fits = cost.status == Status::kFits;
+    m.numbers = memory_numbers(cost.memory, s.numbers.band_low * (cost.memory / s.memory.total),
+                               s.numbers.band_high * (cost.memory / s.memory.total),
+                               cuda_like(*choice.device), job.devices);
+    m.numbers.moves_most = s.numbers.moves_most;
+    m.usable = usable_capacity(*choice.device);
+    m.fits_device_total = m.numbers.device_total <= m.usable;
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (m.fits) {
       m.fit = Fit::kFits;

@@ -5,6 +5,7 @@
 
 #include "step_document.hpp"
 #include "trainbudget/build_info.hpp"
+#include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/report/document.hpp"
 #include "trainbudget/report/format.hpp"
 
@@ -166,8 +167,22 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
   }
   switch (m.fit) {
     case Fit::kFits:
-      return fmt::format("{} fits ({} of {}); {}.", s.label, gb(s.memory.total), gb(capacity),
-                         time);
+      if (!s.memory.activations_included) {
+        // No verdict without activations (docs/memory-numbers.md).
+        return fmt::format(
+            "{}: the model states fit ({} of {}); activations not counted (they need the model's "
+            "architecture); {}.",
+            s.label, gb(s.memory.total), gb(capacity), time);
+      }
+      if (!m.fits_device_total) {
+        return fmt::format(
+            "{} fits by its allocated peak ({} of {}) but not with the allocator's cache and the "
+            "runtime (device total {} > {} usable); {}.",
+            s.label, gb(s.memory.total), gb(capacity), gb(m.numbers.device_total), gb(m.usable),
+            time);
+      }
+      return fmt::format("{} fits (allocated peak {}, device total {} of {}); {}.", s.label,
+                         gb(s.memory.total), gb(m.numbers.device_total), gb(m.usable), time);
     case Fit::kNeedsLora:
       return fmt::format(
           "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
@@ -211,6 +226,27 @@ Document estimate_document(const Estimate& e) {
                                        e.primary.layout.zero_shards())
                          : std::string{});
   memory.table(memory_table(e.primary.memory));
+  {
+    const MemoryNumbers& n = e.primary.numbers;
+    if (e.primary.memory.activations_included) {
+      std::string band =
+          n.band_low == n.band_high
+              ? std::string{"framework fields all given"}
+              : fmt::format("band {} - {} over the framework's kernels; moves most: {}",
+                            gb(n.band_low), gb(n.band_high), n.moves_most);
+      memory.text(fmt::format(
+          "three numbers (docs/memory-numbers.md): allocated peak {} ({}); reserved {} (+{:g} % "
+          "allocator cache, {} - {}); device total {} on a CUDA device (+ {} context, cuBLAS "
+          "workspace{})",
+          gb(n.allocated), band, gb(n.reserved), kReservedFraction * 100.0, gb(n.reserved_low),
+          gb(n.reserved_high), gb(n.device_total), gb(n.runtime),
+          job.devices > 1 ? ", NCCL buffers" : ""));
+    } else {
+      memory.text(
+          "model states only: activations are not counted without the model's architecture "
+          "(docs/models.md)");
+    }
+  }
   if (job.parallel.pp > 1) {
     memory.text(fmt::format("pipeline stage {} of {} (the most loaded)", e.primary.memory.stage,
                             job.parallel.pp));
@@ -349,6 +385,12 @@ TextTable estimate_rows(const Estimate& e) {
                {"hours_at_peak"},
                {"hours"},
                {"memory_total_bytes"},
+               {"allocated_peak_bytes"},
+               {"reserved_peak_bytes"},
+               {"device_total_bytes"},
+               {"band_low_bytes"},
+               {"band_high_bytes"},
+               {"usable_bytes"},
                {"memory_capacity_bytes"},
                {"fits"},
                {"verdict"},
@@ -374,6 +416,12 @@ TextTable estimate_rows(const Estimate& e) {
                  r ? fmt::format("{:.6g}", hours(m.at_peak)) : "",
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
                  fmt::format("{:.6g}", s.memory.total.value()),
+                 fmt::format("{:.6g}", m.numbers.allocated.value()),
+                 fmt::format("{:.6g}", m.numbers.reserved.value()),
+                 fmt::format("{:.6g}", m.numbers.device_total.value()),
+                 fmt::format("{:.6g}", m.numbers.band_low.value()),
+                 fmt::format("{:.6g}", m.numbers.band_high.value()),
+                 fmt::format("{:.6g}", m.usable.value()),
                  fmt::format("{:.6g}", m.device.memory_capacity.value()),
                  m.fits ? "true" : "false",
                  std::string{enum_name(m.fit)},

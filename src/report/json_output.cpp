@@ -16,7 +16,21 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json memory_json(const MemoryEstimate& m) {
+// The three memory numbers (docs/memory-numbers.md), the same keys at the top and per machine.
+ordered_json numbers_json(const MemoryNumbers& n) {
+  return {{"allocated_peak_bytes", n.allocated.value()},
+          {"reserved_peak_bytes", n.reserved.value()},
+          {"device_total_bytes", n.device_total.value()},
+          {"runtime_bytes", n.runtime.value()},
+          {"band",
+           {{"low_bytes", n.band_low.value()},
+            {"high_bytes", n.band_high.value()},
+            {"reserved_low_bytes", n.reserved_low.value()},
+            {"reserved_high_bytes", n.reserved_high.value()},
+            {"moves_most", n.moves_most.empty() ? json(nullptr) : json(n.moves_most)}}}};
+}
+
+ordered_json memory_json(const MemoryEstimate& m, const MemoryNumbers& n) {
   ordered_json components = ordered_json::object();
   ordered_json rows = ordered_json::array();
   for (const MemoryComponent& c : m.components) {
@@ -28,14 +42,24 @@ ordered_json memory_json(const MemoryEstimate& m) {
                     {"bytes", c.bytes.value()},
                     {"sharded_over", c.sharded_over}});
   }
-  return {{"total_bytes", m.total.value()},
-          {"per_device_bytes", m.total.value()},
-          {"host_bytes_per_device", m.host_total.value()},
-          {"pipeline_stage", m.stage},
-          {"replica_total_bytes", m.replica_total().value()},
-          {"activations_included", m.activations_included},
-          {"components", components},
-          {"rows", rows}};
+  ordered_json out{{"total_bytes", m.total.value()}, {"per_device_bytes", m.total.value()}};
+  out.update(numbers_json(n));
+  ordered_json rest{{"host_bytes_per_device", m.host_total.value()},
+                    {"pipeline_stage", m.stage},
+                    {"replica_total_bytes", m.replica_total().value()},
+                    {"activations_included", m.activations_included},
+                    {"components", components},
+                    {"rows", rows}};
+  out.update(rest);
+  return out;
+}
+
+ordered_json machine_memory_json(const MachineEstimate& m) {
+  ordered_json out = numbers_json(m.numbers);
+  out["usable_bytes"] = m.usable.value();
+  out["fits_allocated_peak"] = m.fits;
+  out["fits_device_total"] = m.fits_device_total;
+  return out;
 }
 
 ordered_json time_json(const MachineEstimate& m) {
@@ -137,6 +161,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"seconds", m.rate ? json(m.at_utilization.count()) : json(nullptr)},
       {"hours", m.rate ? json(hours(m.at_utilization)) : json(nullptr)},
       {"memory_capacity_bytes", m.device.memory_capacity.value()},
+      {"memory", machine_memory_json(m)},
       {"fits", m.fits},
       {"verdict", enum_name(m.fit)},
       {"devices_to_fit", m.devices_to_fit},
@@ -159,7 +184,7 @@ ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lor
   ordered_json j{{"label", s.label},
                  {"method", enum_name(s.method)},
                  {"params_trainable", s.params_trainable},
-                 {"memory", memory_json(s.memory)},
+                 {"memory", memory_json(s.memory, s.numbers)},
                  {"compute",
                   {{"flops_per_token", s.compute.flops_per_token},
                    {"flops_per_token_6n", s.compute.flops_per_token_6n},

@@ -63,7 +63,7 @@ def main():
     if estimate.returncode != 0:
         sys.exit(f"{a.name}: trainbudget failed: {estimate.stderr.strip()}")
     memory = json.loads(estimate.stdout)["memory"]
-    predicted = memory.get("allocated_peak_bytes", memory["peak_bytes"])
+    predicted = memory["allocated_peak_bytes"]
     actual = measured["allocated_peak_bytes"]
     error = predicted / actual - 1.0
     phases = measured["phases"]

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
 #include "trainbudget/spec/enum_names.hpp"
@@ -116,6 +117,9 @@ struct MachineEstimate {
   std::vector<std::string> assumptions;
   std::vector<Advice> advice;       // when it does not fit: the smallest and the fastest change
   Bytes host_per_node;              // offload: host memory per device x the devices of a node
+  MemoryNumbers numbers;            // for this device: with the CUDA runtime or without
+  Bytes usable;                     // what the device lets a process use (Apple: Metal's cap)
+  bool fits_device_total{false};    // numbers.device_total <= usable
   std::vector<ScalePoint> scaling;  // the layout on 1x, 2x, 4x ... 32x the devices
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
@@ -135,6 +139,9 @@ struct Scenario {
   Bytes comm_buffers;  // ZeRO buffers inside the peak
   Bytes host_per_device;
   Bytes host_per_node;  // all devices on one host (machines refine it by their system)
+  // The three memory numbers on a CUDA device (docs/memory-numbers.md); machines[] hold their
+  // own for their device kind.
+  MemoryNumbers numbers;
 };
 
 struct Estimate {

@@ -1,0 +1,35 @@
+// The three memory numbers and the usable capacity (docs/memory-numbers.md).
+#include "trainbudget/eval/device_memory.hpp"
+
+namespace tb {
+
+Bytes cuda_runtime_bytes(int devices) noexcept {
+  return Bytes{kCudaContextBytes + kCublasWorkspaceBytes + (devices > 1 ? kNcclBytes : 0.0)};
+}
+
+MemoryNumbers memory_numbers(Bytes allocated, Bytes band_low, Bytes band_high, bool cuda,
+                             int devices) {
+  MemoryNumbers out;
+  out.allocated = allocated;
+  out.band_low = band_low;
+  out.band_high = band_high;
+  out.reserved = allocated * (1.0 + kReservedFraction);
+  out.reserved_low = band_low * (1.0 + kReservedFractionLow);
+  out.reserved_high = band_high * (1.0 + kReservedFractionHigh);
+  out.runtime = cuda ? cuda_runtime_bytes(devices) : Bytes{0.0};
+  out.device_total = out.reserved + out.runtime;
+  return out;
+}
+
+bool cuda_like(const Device& device) noexcept {
+  return (device.vendor == "nvidia" || device.vendor == "amd") && device.category != "soc";
+}
+
+Bytes usable_capacity(const Device& device) noexcept {
+  if (device.vendor != "apple") return device.memory_capacity;
+  constexpr double kSmall = 36e9 * 1.073741824;  // 36 GiB: Apple's "36 GB" is binary
+  const double fraction = device.memory_capacity.value() <= kSmall ? 2.0 / 3.0 : 0.78;
+  return device.memory_capacity * fraction;
+}
+
+}  // namespace tb
