@@ -32,4 +32,10 @@ Bytes usable_capacity(const Device& device) noexcept {
   return device.memory_capacity * fraction;
 }
 
+Bytes allocatable_capacity(const Device& device, int devices) noexcept {
+  const Bytes runtime = cuda_like(device) ? cuda_runtime_bytes(devices) : Bytes{0.0};
+  const Bytes left = usable_capacity(device) - runtime;
+  return left.value() > 0.0 ? left / (1.0 + kReservedFractionLow) : Bytes{0.0};
+}
+
 }  // namespace tb

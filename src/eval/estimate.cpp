@@ -75,7 +75,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
                           const ComputeRate* rate, std::vector<std::string>* assumptions) {
   const Device& d = *choice.device;
   ClusterProfile c;
-  c.capacity = d.memory_capacity;
+  c.capacity = allocatable_capacity(d, job.devices);
   if (rate != nullptr) {
     c.rate = rate->dense;
     c.gemm_efficiency = gemm_efficiency_of(*rate, job.gemm_efficiency).value;
@@ -357,11 +357,12 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
                                cuda_like(*choice.device), job.devices);
     m.numbers.moves_most = s.numbers.moves_most;
     m.usable = usable_capacity(*choice.device);
+    m.allocatable = cluster.capacity;
     m.fits_device_total = m.numbers.device_total <= m.usable;
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (m.fits) {
       m.fit = Fit::kFits;
-    } else if (lora_total && *lora_total <= choice.device->memory_capacity) {
+    } else if (lora_total && *lora_total <= cluster.capacity) {
       m.fit = Fit::kNeedsLora;
     } else {
       m.fit = Fit::kNeedsSharding;

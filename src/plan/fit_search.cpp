@@ -90,7 +90,7 @@ void add_fits(Estimate& estimate) {
     if (!s.step) return;
     s.step->fits.clear();
     for (const MachineEstimate& m : s.machines) {
-      s.step->fits.push_back(fit_on(s.profile, s.layout, m.device.memory_capacity));
+      s.step->fits.push_back(fit_on(s.profile, s.layout, m.allocatable));
     }
   };
   fill(estimate.primary);

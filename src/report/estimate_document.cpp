@@ -144,7 +144,9 @@ std::string machine_label(const MachineEstimate& m) {
 
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
-  const Bytes capacity = m.device.memory_capacity;
+  // What the allocated peak is held against (docs/memory-numbers.md, "The verdict").
+  const std::string room =
+      fmt::format("{} allocatable of {}", gb(m.allocatable), gb(m.device.memory_capacity));
   std::string time;
   if (m.rate.has_value()) {
     time = fmt::format("{} at {} MFU{}", duration(m.at_utilization), percent(m.utilization),
@@ -162,7 +164,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
     return fmt::format(
         "{} does not fit ({} > {}); the smallest change that fits: {} ({} per "
         "device{}).",
-        s.label, gb(s.memory.total), gb(capacity), a.summary, gb(a.memory),
+        s.label, gb(s.memory.total), room, a.summary, gb(a.memory),
         a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{});
   }
   switch (m.fit) {
@@ -172,29 +174,30 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
         return fmt::format(
             "{}: the model states fit ({} of {}); activations not counted (they need the model's "
             "architecture); {}.",
-            s.label, gb(s.memory.total), gb(capacity), time);
+            s.label, gb(s.memory.total), room, time);
       }
       if (!m.fits_device_total) {
         return fmt::format(
-            "{} fits by its allocated peak ({} of {}) but not with the allocator's cache and the "
-            "runtime (device total {} > {} usable); {}.",
-            s.label, gb(s.memory.total), gb(capacity), gb(m.numbers.device_total), gb(m.usable),
-            time);
+            "{} fits, tightly (allocated peak {} + {} runtime within {} usable; with the "
+            "allocator's usual cache the device would show about {}); {}.",
+            s.label, gb(s.memory.total), gb(m.numbers.runtime), gb(m.usable),
+            gb(m.numbers.device_total), time);
       }
-      return fmt::format("{} fits (allocated peak {}, device total {} of {}); {}.", s.label,
-                         gb(s.memory.total), gb(m.numbers.device_total), gb(m.usable), time);
+      return fmt::format("{} fits (allocated peak {}, device total about {} of {} usable); {}.",
+                         s.label, gb(s.memory.total), gb(m.numbers.device_total), gb(m.usable),
+                         time);
     case Fit::kNeedsLora:
       return fmt::format(
           "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
           "devices (ZeRO-3/FSDP, model states only).",
-          s.label, gb(s.memory.total), gb(capacity), lora ? lora->label : "LoRA",
+          s.label, gb(s.memory.total), room, lora ? lora->label : "LoRA",
           lora ? gb(lora->memory.total) : "?", m.devices_to_fit);
     case Fit::kNeedsSharding:
       return fmt::format(
           "{} does not fit ({} > {}){}; shard over >= {} devices (ZeRO-3/FSDP, model states "
           "only) or use a card with >= {}.",
-          s.label, gb(s.memory.total), gb(capacity), lora ? ", nor does LoRA" : "",
-          m.devices_to_fit, gb(s.memory.total));
+          s.label, gb(s.memory.total), room, lora ? ", nor does LoRA" : "", m.devices_to_fit,
+          gb(s.memory.total));
   }
   return {};
 }

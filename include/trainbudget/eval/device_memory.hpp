@@ -59,4 +59,11 @@ struct MemoryNumbers {
 // 37.44 GiB, 128 GB M5 Max 107.52 GiB; no Apple document states the rule).
 [[nodiscard]] Bytes usable_capacity(const Device& device) noexcept;
 
+// What the allocated peak may reach on one device and still fit: the usable capacity less the
+// runtime, over the allocator's fragmentation floor (1 + kReservedFractionLow). The caching
+// allocator frees its cached blocks and retries before it reports out of memory
+// (c10/cuda/CUDACachingAllocator.cpp, release_cached_blocks on a failed cudaMalloc), so the
+// usual 10 % cache is not needed to fit; the fragmentation that remains is.
+[[nodiscard]] Bytes allocatable_capacity(const Device& device, int devices) noexcept;
+
 }  // namespace tb

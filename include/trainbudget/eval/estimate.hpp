@@ -119,6 +119,7 @@ struct MachineEstimate {
   Bytes host_per_node;              // offload: host memory per device x the devices of a node
   MemoryNumbers numbers;            // for this device: with the CUDA runtime or without
   Bytes usable;                     // what the device lets a process use (Apple: Metal's cap)
+  Bytes allocatable;                // what the allocated peak may reach: allocatable_capacity()
   bool fits_device_total{false};    // numbers.device_total <= usable
   std::vector<ScalePoint> scaling;  // the layout on 1x, 2x, 4x ... 32x the devices
 
