@@ -80,6 +80,7 @@ std::string frameworks() { return enum_choices<Framework>(); }
 std::string losses() { return "fused|full|chunked:N (N in 2..1024)"; }
 std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }
 std::string norms() { return enum_choices<NormImpl>(); }
+std::string optimizer_kernels() { return enum_choices<OptimizerKernel>(); }
 std::string activation_dtypes() { return "bf16|fp16|fp32"; }
 std::string probability() { return "[0, 1)"; }
 std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
@@ -302,6 +303,12 @@ const std::array kEstimateFields{
           "x*rsqrt) | eager-fp32 (transformers' LlamaRMSNorm, upcast first); default the "
           "framework's",
           norms, [](V v, R r) { r.job.setup.norm = parse_norm(v); }, "step"},
+    Field{"optimizer_kernel", FieldType::kChoice, "KERNEL", "", "",
+          "How the optimizer step runs, which sets its temporary: per-tensor (two copies of the "
+          "largest tensor) | foreach (one copy of all trainable parameters; torch.optim's CUDA "
+          "default) | fused (none); default the framework's",
+          optimizer_kernels,
+          [](V v, R r) { r.job.setup.optimizer_kernel = parse_optimizer_kernel(v); }, "step"},
     Field{"recompute", FieldType::kChoice, "MODE", "", "none",
           "Activation recomputation: none | selective (attention core) | full (keep layer "
           "inputs only)",

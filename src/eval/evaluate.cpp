@@ -23,8 +23,8 @@ constexpr double kZeroBucketElements = 5e8;
 // optimizer is offloaded.
 Bytes optimizer_transient(const ModelProfile& p, const Layout& l) {
   if (l.parallel.offload != Offload::kNone) return Bytes{0.0};
-  const Bytes full = optimizer_step_transient(OptimizerKernel::kPerTensor,
-                                              p.largest_trainable_tensor, p.trainable.value());
+  const Bytes full = optimizer_step_transient(p.optimizer_kernel, p.largest_trainable_tensor,
+                                              p.trainable.value(), p.moment_bytes);
   const double shards = l.zero_stage >= 1 ? static_cast<double>(l.zero_shards()) : 1.0;
   return full / (shards * l.parallel.tp);
 }

@@ -4,15 +4,14 @@
 namespace tb {
 
 Bytes optimizer_step_transient(OptimizerKernel kernel, double largest_tensor,
-                               double trainable_params) noexcept {
-  constexpr double kFp32 = 4.0;
+                               double trainable_params, double moment_bytes) noexcept {
   switch (kernel) {
     case OptimizerKernel::kFused:
       return Bytes{0.0};
     case OptimizerKernel::kPerTensor:
-      return Bytes{kFp32 * largest_tensor};
+      return Bytes{2.0 * moment_bytes * largest_tensor};
     case OptimizerKernel::kForeach:
-      return Bytes{kFp32 * trainable_params};
+      return Bytes{moment_bytes * trainable_params};
   }
   return Bytes{0.0};
 }

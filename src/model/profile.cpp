@@ -198,6 +198,9 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
                         shard_stage(c)});
   }
   add_frozen_base(job, recipe, p.trainable, p.states);
+  p.optimizer_kernel =
+      resolved_setup(job.setup, 0).optimizer_kernel.value_or(OptimizerKernel::kPerTensor);
+  p.moment_bytes = adam_moment_bytes(recipe);
   if (job.model.architecture) add_architecture(job, p);
   return p;
 }

@@ -22,6 +22,7 @@ constexpr std::array kProfiles{
         LogitsDtype::kFp32,
         NormImpl::kFused,
         true,
+        OptimizerKernel::kPerTensor,
         "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
         "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
         "FlashAttention (Dao et al. 2022): no framework's extras"},
@@ -32,6 +33,7 @@ constexpr std::array kProfiles{
         LogitsDtype::kActivation,
         NormImpl::kEager,
         true,
+        OptimizerKernel::kPerTensor,
         "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
         "F.cross_entropy on the full logits held by the loop",
         "tests/realstep/realstep.py, measured on this CPU with torch 1.13: pow/mean/rsqrt/mul "
@@ -45,12 +47,14 @@ constexpr std::array kProfiles{
         LogitsDtype::kFp32,
         NormImpl::kEagerFp32,
         false,
+        OptimizerKernel::kForeach,
         "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
         "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
         "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
         "(hidden_states.to(torch.float32), pow(2).mean, rsqrt); loss/loss_utils.py ForCausalLMLoss "
         "(logits = logits.float(), nn.functional.cross_entropy); trainer.py compute_loss returns "
-        "the loss only"},
+        "the loss only; Trainer's default optim adamw_torch is torch.optim.AdamW, foreach on CUDA "
+        "(torch/optim/optimizer.py _default_to_fused_or_foreach)"},
     FrameworkProfile{
         Framework::kTorchtune,
         false,
@@ -58,11 +62,12 @@ constexpr std::array kProfiles{
         LogitsDtype::kFp32,
         NormImpl::kFused,
         false,
+        OptimizerKernel::kFused,
         "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
         "logits deleted before backward",
         "torchtune modules/loss/ce_chunked_output_loss.py (num_output_chunks = 8, each chunk "
         ".float() then cross_entropy); recipes/lora_finetune_single_device.py (del logits before "
-        "backward; compile of the loss with compile: True)"},
+        "backward; compile of the loss with compile: True); configs set AdamW fused: True"},
     FrameworkProfile{
         Framework::kTorchtitan,
         false,
@@ -70,9 +75,11 @@ constexpr std::array kProfiles{
         LogitsDtype::kFp32,
         NormImpl::kFused,
         false,
+        OptimizerKernel::kFused,
         "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
         "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
-        "torch.nn.functional.cross_entropy); train.py deletes pred before backward"},
+        "torch.nn.functional.cross_entropy); train.py deletes pred before backward; "
+        "config_manager.py Optimizer.implementation = \"fused\""},
     FrameworkProfile{
         Framework::kMegatron,
         false,
@@ -80,9 +87,11 @@ constexpr std::array kProfiles{
         LogitsDtype::kFp32,
         NormImpl::kFused,
         true,
+        OptimizerKernel::kFused,
         "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
         "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
-        "softmax saved, gradient computed in place of it)"},
+        "softmax saved, gradient computed in place of it); core/optimizer: Transformer Engine's or "
+        "apex's FusedAdam"},
     FrameworkProfile{
         Framework::kLitgpt,
         false,
@@ -90,10 +99,12 @@ constexpr std::array kProfiles{
         LogitsDtype::kActivation,
         NormImpl::kEagerFp32,
         true,
+        OptimizerKernel::kForeach,
         "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
         "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "
-        "128-token chunk, no upcast); finetune/lora.py keeps logits through fabric.backward"},
+        "128-token chunk, no upcast); finetune/lora.py keeps logits through fabric.backward and "
+        "uses torch.optim.AdamW (foreach on CUDA)"},
 };
 
 std::vector<std::string> names_of() {
@@ -148,6 +159,12 @@ LossSpec parse_loss(std::string_view text) {
 LogitsDtype parse_logits_dtype(std::string_view text) {
   if (const auto d = enum_from_name<LogitsDtype>(text)) return *d;
   unknown("logits_dtype", text, enum_choices<LogitsDtype>(), {"activation", "fp32"});
+}
+
+OptimizerKernel parse_optimizer_kernel(std::string_view text) {
+  if (const auto k = enum_from_name<OptimizerKernel>(text)) return *k;
+  unknown("optimizer_kernel", text, enum_choices<OptimizerKernel>(),
+          {"per-tensor", "foreach", "fused"});
 }
 
 NormImpl parse_norm(std::string_view text) {

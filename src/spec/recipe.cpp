@@ -242,6 +242,16 @@ const Recipe& find_recipe(std::string_view id) {
   throw InvalidRequest("recipe", fmt::format("unknown recipe '{}'", id), recipe_choices());
 }
 
+double adam_moment_bytes(const Recipe& recipe) {
+  double adam = 0.0;
+  for (const StateComponent& c : recipe.components) {
+    if (c.kind == StateKind::kOptimizer && c.label.find("Adam m, v") != std::string_view::npos) {
+      adam += c.bytes_per_param;
+    }
+  }
+  return adam / 2.0;
+}
+
 std::string recipe_choices() {
   std::string out;
   for (const Recipe& recipe : recipes()) {

@@ -104,6 +104,7 @@ TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positi
   if (!out.loss) out.loss = f.loss;
   if (!out.logits_dtype) out.logits_dtype = f.logits;
   if (!out.norm) out.norm = f.norm;
+  if (!out.optimizer_kernel) out.optimizer_kernel = f.optimizer;
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/param_count.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
 namespace {
@@ -86,11 +87,12 @@ TEST(PeakMemory, WalksEveryMomentOfBackwardAndKeepsTheWorst) {
 
 TEST(PeakMemory, SmallBatchFullFineTunePeaksAtTheOptimizerStep) {
   // b = 1, s = 2048: ~10.5 GB of activations against 13.5 GB of gradients plus the Adam
-  // temporary (4 x 32000 x 4096 B for the embedding table, the largest tensor).
+  // temporary (sqrt(v) and its quotient, 2 x 4 x 32000 x 4096 B for the embedding table, the
+  // largest tensor).
   const Job job;
   const PeakMemory p = job.run(1);
   EXPECT_EQ(p.peak_phase, Phase::kOptimizerStep);
-  EXPECT_DOUBLE_EQ(p.peak.value(), 16.0 * job.params + 4.0 * 32000 * 4096);
+  EXPECT_DOUBLE_EQ(p.peak.value(), 16.0 * job.params + 2.0 * 4.0 * 32000 * 4096);
   EXPECT_EQ(enum_name(p.peak_phase), "optimizer_step");
 }
 
@@ -125,9 +127,17 @@ TEST(PeakMemory, FullRecomputeHoldsCheckpointsPlusOneLayer) {
 }
 
 TEST(PeakMemory, OptimizerTransientByKernel) {
-  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kFused, 1e8, 7e9).value(), 0.0);
-  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kPerTensor, 1e8, 7e9).value(), 4e8);
-  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kForeach, 1e8, 7e9).value(), 28e9);
+  // fp32 moments (4 B): per-tensor holds sqrt(v) and its quotient, two copies of the largest
+  // tensor; foreach one copy of every trainable parameter; fused nothing.
+  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kFused, 1e8, 7e9, 4.0).value(), 0.0);
+  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kPerTensor, 1e8, 7e9, 4.0).value(), 8e8);
+  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kForeach, 1e8, 7e9, 4.0).value(), 28e9);
+  // bf16 moments (pure-bf16-adam): half; SGD without a second moment: none.
+  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kForeach, 1e8, 7e9, 2.0).value(), 14e9);
+  EXPECT_EQ(optimizer_step_transient(OptimizerKernel::kPerTensor, 1e8, 7e9, 0.0).value(), 0.0);
+  EXPECT_EQ(adam_moment_bytes(find_recipe("amp-adam")), 4.0);
+  EXPECT_EQ(adam_moment_bytes(find_recipe("pure-bf16-adam")), 2.0);
+  EXPECT_EQ(adam_moment_bytes(find_recipe("sgd-momentum")), 0.0);
   EXPECT_EQ(largest_tensor_params(config("llama-2-7b-hf.json")), 32000.0 * 4096);
   // Llama-3-8B: the 128256 x 4096 table is larger than any projection.
   EXPECT_EQ(largest_tensor_params(config("meta-llama-3-8b.json")), 128256.0 * 4096);

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/framework.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb {
@@ -21,18 +22,13 @@ struct EnumNames<Phase> {
        {Phase::kOptimizerStep, "optimizer_step"}}};
 };
 
-// How the optimizer step is run, which sets its transient memory.
-enum class OptimizerKernel {
-  kFused,      // one kernel updates each parameter in place (torch fused=True, apex FusedAdam)
-  kPerTensor,  // a loop over tensors (torch foreach=False): one fp32 temporary of the largest
-  kForeach,    // torch foreach=True: each temporary is a list over all trainable tensors
-};
-
-// The optimizer step's temporary memory. Per-tensor: one fp32 copy of the largest trainable
-// tensor (the sqrt(v)+eps temporary of torch.optim's single-tensor Adam); foreach: one fp32
-// list as large as all trainable parameters (torch _multi_tensor_adam's exp_avg_sq_sqrt);
-// fused: none.
+// The optimizer step's temporary memory, in the dtype of Adam's second moment (`moment_bytes`
+// per value; 0 for optimizers without one). Per-tensor: torch.optim's _single_tensor_adam
+// computes (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps), two copies of the largest
+// trainable tensor at once (measured in tests/realstep: the optimizer phase); foreach:
+// _multi_tensor_adam's exp_avg_sq_sqrt = torch._foreach_sqrt(...), a list as large as all
+// trainable parameters, divided and shifted in place; fused: none.
 [[nodiscard]] Bytes optimizer_step_transient(OptimizerKernel kernel, double largest_tensor,
-                                             double trainable_params) noexcept;
+                                             double trainable_params, double moment_bytes) noexcept;
 
 }  // namespace tb

@@ -12,6 +12,7 @@
 #include "trainbudget/model/flop_shape.hpp"
 #include "trainbudget/model/step_dims.hpp"
 #include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/framework.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/recipe.hpp"
 #include "trainbudget/units/units.hpp"
@@ -65,6 +66,8 @@ struct ModelProfile {
   double head_gradient_share{0.0};
   double embedding_gradient_share{0.0};
   double largest_trainable_tensor{0.0};  // parameters; sizes the per-tensor optimizer temporary
+  OptimizerKernel optimizer_kernel{OptimizerKernel::kPerTensor};  // the resolved setup's
+  double moment_bytes{4.0};  // bytes of one Adam second-moment value (adam_moment_bytes)
   // Where the base model's parameters sit, for pipeline stages, expert parallelism and ZeRO-3's
   // gathered layers (shares of `params`): per decoder layer, of which routed experts, the input
   // embedding, and the LM head with the final norm (tied: the norm only; the last pipeline stage

@@ -74,6 +74,21 @@ struct EnumNames<NormImpl> {
        {NormImpl::kEagerFp32, "eager-fp32"}}};
 };
 
+// How the optimizer step is run, which sets its transient memory (eval/phase.hpp).
+enum class OptimizerKernel : std::uint8_t {
+  kPerTensor,  // a loop over tensors (torch foreach=False)
+  kForeach,    // torch foreach=True, torch.optim's default on CUDA since 2.0
+  kFused,      // one kernel updates each parameter in place (torch fused=True, apex FusedAdam)
+};
+
+template <>
+struct EnumNames<OptimizerKernel> {
+  static constexpr std::array<std::pair<OptimizerKernel, std::string_view>, 3> kNames{
+      {{OptimizerKernel::kPerTensor, "per-tensor"},
+       {OptimizerKernel::kForeach, "foreach"},
+       {OptimizerKernel::kFused, "fused"}}};
+};
+
 // The dtype the loss computes in: the logits' own, or fp32 after an upcast.
 enum class LogitsDtype : std::uint8_t { kActivation, kFp32 };
 
@@ -93,6 +108,7 @@ struct FrameworkProfile {
   // `logits = model(x)`); frameworks that drop them before backward keep only what the loss
   // saved.
   bool keeps_logits{true};
+  OptimizerKernel optimizer{OptimizerKernel::kPerTensor};
   std::string_view summary;  // one line for --help and the views
   std::string_view source;   // where in the framework's code each default comes from
 };
@@ -107,6 +123,7 @@ struct FrameworkProfile {
 [[nodiscard]] LossSpec parse_loss(std::string_view text);
 [[nodiscard]] LogitsDtype parse_logits_dtype(std::string_view text);
 [[nodiscard]] NormImpl parse_norm(std::string_view text);
+[[nodiscard]] OptimizerKernel parse_optimizer_kernel(std::string_view text);
 
 // "fused", "full", "chunked:8".
 [[nodiscard]] std::string loss_name(const LossSpec& loss);

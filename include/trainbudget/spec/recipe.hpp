@@ -71,6 +71,11 @@ struct RecipeBreakdown {
 // Every built-in recipe broken down by kind, in all_recipes() order.
 [[nodiscard]] std::vector<RecipeBreakdown> recipe_breakdowns();
 
+// Bytes of one Adam second-moment value: half the recipe's Adam state (its optimizer
+// components whose label names Adam's m and v), 0 for SGD, Adafactor and states without a
+// second moment. The optimizer step's temporary is in this dtype (eval/phase.hpp).
+[[nodiscard]] double adam_moment_bytes(const Recipe& recipe);
+
 // "amp-adam|megatron|..." for --help and error messages.
 [[nodiscard]] std::string recipe_choices();
 

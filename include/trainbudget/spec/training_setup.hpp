@@ -47,6 +47,7 @@ struct TrainingSetup {
   std::optional<LossSpec> loss;
   std::optional<LogitsDtype> logits_dtype;
   std::optional<NormImpl> norm;
+  std::optional<OptimizerKernel> optimizer_kernel;
   // nullopt: the recipe's (activation_dtype()).
   std::optional<DType> activation_dtype;
   double dropout{0.0};  // 0: no dropout, no masks stored
