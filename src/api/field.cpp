@@ -75,7 +75,7 @@ std::string targets() { return "q,k,v,o,gate,up,down, all-linear or module names
 std::string micro_batches() { return fmt::format("1..{}", kMaxMicroBatch); }
 std::string seq_lens() { return fmt::format("1..{} tokens", kMaxSeqLen); }
 std::string attentions() { return "eager|flash"; }
-std::string recomputes() { return "none|selective|full"; }
+std::string recomputes() { return "none|selective|full|selective-op"; }
 std::string frameworks() { return enum_choices<Framework>(); }
 std::string losses() { return "fused|full|chunked:N (N in 2..1024)"; }
 std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }
@@ -311,7 +311,8 @@ const std::array kEstimateFields{
           [](V v, R r) { r.job.setup.optimizer_kernel = parse_optimizer_kernel(v); }, "step"},
     Field{"recompute", FieldType::kChoice, "MODE", "", "none",
           "Activation recomputation: none | selective (attention core) | full (keep layer "
-          "inputs only)",
+          "inputs only) | selective-op (torchtitan's per-op AC: every second matmul's output "
+          "and the attention output kept)",
           recomputes, [](V v, R r) { r.job.setup.recompute = parse_recompute(v); }, "step"},
     Field{"activation_dtype", FieldType::kChoice, "DTYPE", "", "",
           "bf16 | fp16 | fp32; default the recipe's compute dtype (fp8 recipes: bf16)",

@@ -55,6 +55,22 @@ LayerActivations layer_kind(const ModelArchitecture& arch, const TrainingSetup& 
                     "is recomputed from",
                     "b*s*h*e", d.b * d.s * d.h, d.e, false}};
       break;
+    case Recompute::kSelectiveOp:
+      out.terms = {{"checkpoint", "layer_input",
+                    "decoder layer input [b, s, h] (activation dtype): the region's input",
+                    "b*s*h*e", d.b * d.s * d.h, d.e, false}};
+      if (moe) break;
+      for (ActivationTerm& t : terms_of(decoder_layer_rows(), d)) {
+        if (t.name == "query" || t.name == "value" || t.name == "output_proj_input" ||
+            t.name == "softmax_logsumexp" || t.name == "gate_output") {
+          out.terms.push_back(std::move(t));
+        }
+      }
+      out.terms.push_back({"mlp", "down_output",
+                           "down projection output [b, s, h] (activation dtype): kept by per-op "
+                           "selective AC as every second matmul's output",
+                           "b*s*h*e", d.b * d.s * d.h, d.e, false});
+      break;
   }
   return out;
 }

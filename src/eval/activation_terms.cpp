@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 namespace tb {
 namespace {
@@ -401,17 +402,30 @@ constexpr std::array kHeadRows{
 std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
 std::span<const ActivationRow> head_rows() { return kHeadRows; }
 
+// The rows torchtitan's per-op selective AC keeps (torchtitan
+// distributed/activation_checkpoint.py _apply_op_sac: outputs of the ops in _save_list, SDPA
+// included, but every second aten.mm recomputed; per layer the matmuls run q, k, v, o, gate,
+// up, down, so q, v, gate and down are kept). The down projection's output has no row of its
+// own: layer_kind_bytes adds it.
+bool op_saved(const ActivationRow& row) noexcept {
+  constexpr std::array<std::string_view, 5> kSaved{"query", "value", "output_proj_input",
+                                                   "softmax_logsumexp", "gate_output"};
+  return std::find(kSaved.begin(), kSaved.end(), std::string_view{row.name}) != kSaved.end();
+}
+
 LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept {
   LayerKindBytes out;
   double all = 0.0;
   double kept = 0.0;
   double largest = 0.0;  // the largest activation-dtype row, whose gradient the backward holds
+  double op = 0.0;       // the rows per-op selective AC keeps
   for (const ActivationRow& row : kDecoderRows) {
     if (!row.applies(d)) continue;
     const double per_element = element_bytes(row.bytes, d);
     const double bytes = row.elements(d) * per_element;
     all += bytes;
     if (!row.attention_core) kept += bytes;
+    if (recompute == Recompute::kSelectiveOp && !d.moe_layer && op_saved(row)) op += bytes;
     if (per_element == d.e) largest = std::max(largest, bytes);
   }
   out.all = Bytes{all};
@@ -430,6 +444,17 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
       // The decoder layer input [b, s, h] is the checkpoint the layer is recomputed from.
       out.per_layer = Bytes{d.b * d.s * d.h * d.e};
       out.recompute_transient = out.all;
+      break;
+    case Recompute::kSelectiveOp:
+      // The layer input, the kept rows and the down projection's output [b, s, h]; the rest is
+      // rebuilt in the layer's backward. MoE layers keep what full recomputation keeps.
+      if (d.moe_layer) {
+        out.per_layer = Bytes{d.b * d.s * d.h * d.e};
+        out.recompute_transient = out.all;
+      } else {
+        out.per_layer = Bytes{2.0 * d.b * d.s * d.h * d.e + op};
+        out.recompute_transient = Bytes{all - op};
+      }
       break;
   }
   return out;

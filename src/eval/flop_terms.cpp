@@ -13,7 +13,10 @@ namespace {
 double attention_recompute(const FlopsSetup& setup, double forward) {
   double extra = 0.0;
   if (setup.attention == AttentionImpl::kFlash) extra += 0.5 * forward;
-  if (setup.recompute != Recompute::kNone) extra += forward;  // selective, and full's rerun
+  // Selective, and full's rerun; per-op selective AC keeps the attention kernel's output.
+  if (setup.recompute == Recompute::kSelective || setup.recompute == Recompute::kFull) {
+    extra += forward;
+  }
   return extra;
 }
 
@@ -36,7 +39,11 @@ FlopCounts count_flops(const FlopShape& shape, const FlopsSetup& setup) noexcept
   const bool full_recompute = setup.recompute == Recompute::kFull;
   for (std::size_t g = 0; g < shape.group_macs.size(); ++g) {
     const double forward = 2.0 * shape.group_macs[g];
-    out.terms[g] = term(forward, gemm_backward, full_recompute ? forward : 0.0);
+    // Per-op selective AC reruns every second matmul: half of each group's forward.
+    const double rerun = full_recompute                               ? forward
+                         : setup.recompute == Recompute::kSelectiveOp ? 0.5 * forward
+                                                                      : 0.0;
+    out.terms[g] = term(forward, gemm_backward, rerun);
   }
   // Per token and layer, QK^T takes a*d multiply-adds per key and AV a*d_v, over the keys the
   // query sees (keys_per_query, with the layer's sliding window where it has one).

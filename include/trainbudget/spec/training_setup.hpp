@@ -25,6 +25,10 @@ enum class Recompute {
   kNone,       // every activation the backward needs is kept
   kSelective,  // the attention core (softmax, its dropout, AV inputs) is recomputed
   kFull,       // only each decoder layer's input is kept; the layer reruns in backward
+  // torchtitan's per-op selective AC (selective_ac_option = "op"): the layer input, the
+  // attention kernel's output and statistics and every second matmul's output are kept; the
+  // other matmuls and the elementwise ops rerun in backward.
+  kSelectiveOp,
 };
 
 inline constexpr std::int64_t kDefaultSeqLen = 2048;
@@ -64,10 +68,11 @@ struct EnumNames<AttentionImpl> {
 };
 template <>
 struct EnumNames<Recompute> {
-  static constexpr std::array<std::pair<Recompute, std::string_view>, 3> kNames{
+  static constexpr std::array<std::pair<Recompute, std::string_view>, 4> kNames{
       {{Recompute::kNone, "none"},
        {Recompute::kSelective, "selective"},
-       {Recompute::kFull, "full"}}};
+       {Recompute::kFull, "full"},
+       {Recompute::kSelectiveOp, "selective-op"}}};
 };
 
 // Throw InvalidRequest naming the field (attention, recompute, activation_dtype) and its
