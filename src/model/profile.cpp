@@ -143,7 +143,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.adapters_only = uses_adapters(job.method);
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
-  if (p.adapters_only) keep_adapted_inputs(arch, job.lora, p.shape);
+  if (frozen_inputs_dropped(job)) keep_adapted_inputs(arch, job.lora, p.shape);
   gradient_shares(arch, p);
   parameter_layout(arch, p);
   p.layer_gradient_prefix.assign(1, 0.0);
@@ -178,6 +178,11 @@ Params trainable_params(const TrainingJob& job) {
       return params * job.trainable_fraction;
   }
   return params;
+}
+
+bool frozen_inputs_dropped(const TrainingJob& job) {
+  if (job.method == Method::kLora) return true;
+  return job.method == Method::kQlora && !framework_profile(job.setup.framework).qlora_saves_inputs;
 }
 
 ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {

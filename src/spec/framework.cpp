@@ -23,6 +23,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         true,
         OptimizerKernel::kPerTensor,
+        true,
         "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
         "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
         "FlashAttention (Dao et al. 2022): no framework's extras"},
@@ -34,6 +35,7 @@ constexpr std::array kProfiles{
         NormImpl::kEager,
         true,
         OptimizerKernel::kPerTensor,
+        false,
         "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
         "F.cross_entropy on the full logits held by the loop",
         "tests/realstep/realstep.py, measured on this CPU with torch 1.13: pow/mean/rsqrt/mul "
@@ -48,6 +50,7 @@ constexpr std::array kProfiles{
         NormImpl::kEagerFp32,
         false,
         OptimizerKernel::kForeach,
+        true,
         "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
         "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
         "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
@@ -63,6 +66,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         false,
         OptimizerKernel::kFused,
+        false,
         "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
         "logits deleted before backward",
         "torchtune modules/loss/ce_chunked_output_loss.py (num_output_chunks = 8, each chunk "
@@ -76,6 +80,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         false,
         OptimizerKernel::kFused,
+        false,
         "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
         "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
         "torch.nn.functional.cross_entropy); train.py deletes pred before backward; "
@@ -88,6 +93,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         true,
         OptimizerKernel::kFused,
+        false,
         "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
         "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
         "softmax saved, gradient computed in place of it); core/optimizer: Transformer Engine's or "
@@ -100,6 +106,7 @@ constexpr std::array kProfiles{
         NormImpl::kEagerFp32,
         true,
         OptimizerKernel::kForeach,
+        true,
         "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
         "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "

@@ -110,4 +110,8 @@ struct EnumNames<StateKey> {
        {StateKey::kActivations, "activations"}}};
 };
 
+// Whether the job's frozen linears without an adapter keep no input (keep_adapted_inputs):
+// LoRA, and QLoRA unless the framework's NF4 linear is bitsandbytes' (qlora_saves_inputs).
+[[nodiscard]] bool frozen_inputs_dropped(const TrainingJob& job);
+
 }  // namespace tb

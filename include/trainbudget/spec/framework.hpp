@@ -109,6 +109,10 @@ struct FrameworkProfile {
   // saved.
   bool keeps_logits{true};
   OptimizerKernel optimizer{OptimizerKernel::kPerTensor};
+  // QLoRA through bitsandbytes: MatMul4Bit saves its input whenever it needs an input gradient
+  // (bitsandbytes/autograd/_functions.py: `if any(ctx.needs_input_grad[:2]): ctx.tensors =
+  // (A, B)`), so a frozen NF4 linear keeps its input; torchao's NF4 linear (torchtune) does not.
+  bool qlora_saves_inputs{true};
   std::string_view summary;  // one line for --help and the views
   std::string_view source;   // where in the framework's code each default comes from
 };
