@@ -5,6 +5,7 @@
 
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/catalog.hpp"
 
@@ -29,6 +30,19 @@ void BM_EstimateAllMachines(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(tb::estimate(job, machines));
 }
 BENCHMARK(BM_EstimateAllMachines);
+
+// With an architecture: activations, the peak over phases and the memory band (each framework
+// field not given re-evaluated at its values: 8 more profiles and evaluations).
+void BM_EstimateLlama8bWithBand(benchmark::State& state) {
+  const tb::HardwareCatalog cat = catalog();
+  const auto machines = tb::parse_machine_list(tb::kDefaultMachines, cat);
+  tb::TrainingJob job;
+  job.model = tb::io::load_model("llama-3.1-8b", tb::io::data_dir() / "models");
+  job.params = static_cast<double>(job.model.counts->total);
+  job.method = tb::Method::kLora;
+  for (auto _ : state) benchmark::DoNotOptimize(tb::estimate(job, machines));
+}
+BENCHMARK(BM_EstimateLlama8bWithBand);
 
 void BM_LoadCatalog(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(catalog());
