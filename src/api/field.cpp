@@ -256,6 +256,12 @@ const std::array kEstimateFields{
           "Adapted layers (needs {model}): q,k,v,o,gate,up,down, all-linear, or module names "
           "such as q_proj (PEFT's default: q,v)",
           targets, [](V v, R r) { r.job.lora.targets = parse_lora_targets(v); }, "job"},
+    Field{"lora_dropout", FieldType::kNumber, "P", "probability", "",
+          "LoRA/QLoRA: PEFT's lora_dropout on each adapter's input (a dropped copy and a mask "
+          "per adapted module); default 0",
+          probability,
+          [](V v, R r) { r.job.lora.dropout = parse_number_in(v, "lora_dropout", 0.0, 1.0, true); },
+          "job"},
     Field{"no_double_quant", FieldType::kFlag, "", "", "",
           "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
           [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},

@@ -14,6 +14,8 @@ StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DTyp
   StepDims shape = with_kernels(shape_dims(arch), setup);
   shape.norm_statistics = o.norm_statistics;
   shape.adapter_ranks = adapter_rank_sum(o.adapters);
+  shape.lora_dropout = !o.adapters.empty() && o.lora_dropout > 0.0;
+  shape.adapter_inputs = shape.lora_dropout ? adapter_input_sum(o.adapters) : 0.0;
   if (!o.adapters.empty() && o.lora) keep_adapted_inputs(arch, *o.lora, shape);
   return with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention, setup.dropout,
                    moe_layer && arch.moe.has_value());

@@ -344,6 +344,20 @@ constexpr std::array kDecoderRows{
                            "through, per layer (activation dtype): B's weight gradient needs them";
                   },
                   [](D) { return "b*s*sum(r*n_active)/L*e"; }},
+    // PEFT's lora_dropout: lora_A(dropout(x)) makes a new tensor per adapted module, which A's
+    // weight gradient needs, and dropout keeps its bool mask (peft/tuners/lora/layer.py).
+    ActivationRow{"adapters", "adapter_dropout_input", [](D d) { return d.lora_dropout; },
+                  [](D d) { return d.b * d.s * d.adapter_inputs / d.L; }, ElementBytes::kActivation,
+                  false,
+                  [](D) {
+                    return "each adapter's dropped-out input [b, s, in] (activation dtype): "
+                           "lora_A's input";
+                  },
+                  [](D) { return "b*s*sum(in*n_active)/L*e"; }},
+    ActivationRow{"adapters", "adapter_dropout_mask", [](D d) { return d.lora_dropout; },
+                  [](D d) { return d.b * d.s * d.adapter_inputs / d.L; }, ElementBytes::kMask,
+                  false, [](D) { return "lora_dropout's mask per adapter [b, s, in] (bool)"; },
+                  [](D) { return "b*s*sum(in*n_active)/L*1"; }},
 };
 
 constexpr std::array kHeadRows{

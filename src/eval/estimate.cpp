@@ -197,6 +197,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   }
   ActivationOptions options;
   options.adapters = p.adapters;
+  if (p.adapters_only) options.lora_dropout = job.lora.dropout;
   if (frozen_inputs_dropped(job)) options.lora = job.lora;
   out.activations = estimate_activations(arch, out.setup, l.activation_dtype, options);
   const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};

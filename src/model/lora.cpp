@@ -139,6 +139,8 @@ std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const Lo
 
 void keep_adapted_inputs(const ModelArchitecture& arch, const LoraSpec& lora, StepDims& d) {
   d.keep_qkv_input = d.keep_o_input = d.keep_mlp_input = d.keep_down_input = false;
+  // With lora_dropout each adapter's A saves its own dropped copy instead of the input.
+  if (lora.dropout > 0.0) return;
   using K = LinearKind;
   for (const AdaptedLinear& a : lora_adapters(arch, lora)) {
     switch (a.layer.kind) {

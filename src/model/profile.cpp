@@ -143,6 +143,8 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.adapters_only = uses_adapters(job.method);
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
+  p.shape.lora_dropout = p.adapters_only && job.lora.dropout > 0.0;
+  p.shape.adapter_inputs = p.shape.lora_dropout ? adapter_input_sum(p.adapters) : 0.0;
   if (frozen_inputs_dropped(job)) keep_adapted_inputs(arch, job.lora, p.shape);
   gradient_shares(arch, p);
   parameter_layout(arch, p);

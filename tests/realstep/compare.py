@@ -35,6 +35,7 @@ def parse():
     p.add_argument("--method", default="full")
     p.add_argument("--lora-rank", default="8")
     p.add_argument("--lora-targets", default="q,v")
+    p.add_argument("--lora-dropout", default="0")
     p.add_argument("--optimizer", default="adamw")
     p.add_argument("--recompute", default="none")
     p.add_argument("--grad-accum", default="1")
@@ -49,6 +50,8 @@ def main():
            "--recompute", a.recompute, "--grad-accum", a.grad_accum]
     if a.method == "lora":
         job += ["--lora-rank", a.lora_rank, "--lora-targets", a.lora_targets]
+        if float(a.lora_dropout) > 0:
+            job += ["--lora-dropout", a.lora_dropout]
     env = dict(os.environ, LD_PRELOAD=a.heap, OMP_NUM_THREADS="1")
     step = subprocess.run(
         [a.python, os.path.join(HERE, "realstep.py"), "--config", config, "--optimizer",

@@ -30,6 +30,7 @@ def parse_args():
     p.add_argument("--method", choices=["full", "lora"], default="full")
     p.add_argument("--lora-rank", type=int, default=8)
     p.add_argument("--lora-targets", default="q,v")
+    p.add_argument("--lora-dropout", type=float, default=0.0)
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--recompute", choices=["none", "full"], default="none")
     p.add_argument("--grad-accum", type=int, default=1)
@@ -101,7 +102,7 @@ class Config:
 
 
 class LoRALinear(nn.Module):
-    """y = W x + (B (A x)) * alpha / r with W frozen (Hu et al. 2021), no dropout."""
+    """y = W x + (B (A dropout(x))) * alpha / r with W frozen (Hu et al. 2021), as PEFT runs it."""
 
     def __init__(self, base, rank):
         super().__init__()
@@ -114,7 +115,8 @@ class LoRALinear(nn.Module):
         self.scale = 2.0
 
     def forward(self, x):
-        return self.base(x) + F.linear(F.linear(x, self.a), self.b) * self.scale
+        dropped = F.dropout(x, ARGS.lora_dropout) if ARGS.lora_dropout > 0 else x
+        return self.base(x) + F.linear(F.linear(dropped, self.a), self.b) * self.scale
 
 
 def linear(cfg, n_in, n_out, name, adapted):

@@ -59,6 +59,7 @@ struct ActivationOptions {
   std::vector<AdapterShape> adapters;
   // With adapters: the targets, whose frozen linears without an adapter keep no input.
   std::optional<LoraSpec> lora;
+  double lora_dropout{0.0};  // PEFT's lora_dropout of the adapters
 };
 
 struct ActivationEstimate {

@@ -30,4 +30,13 @@ struct AdapterShape {
   return sum;
 }
 
+// sum(in_features x active instances): the adapter inputs a token's dropped copies take.
+[[nodiscard]] inline double adapter_input_sum(const std::vector<AdapterShape>& adapters) {
+  double sum = 0.0;
+  for (const AdapterShape& a : adapters) {
+    sum += static_cast<double>(a.in_features) * static_cast<double>(a.active());
+  }
+  return sum;
+}
+
 }  // namespace tb

@@ -18,15 +18,17 @@ struct StepDims {
   double p{0};                        // dropout probability
   double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
   double r_q{0}, r_kv{0};             // MLA latent ranks
-  double norm_stats{1};     // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
-  double adapter_ranks{0};  // sum over adapters of rank x active copies (all layers)
-  bool eager{false};        // eager attention (the s x s scores are saved)
-  bool dropout{false};      // p > 0
-  bool gated{true};         // gated MLP
-  bool latent{false};       // multi-head latent attention
-  bool q_latent{false};     // MLA with a query bottleneck (q_lora_rank > 0)
-  bool qk_norm{false};      // RMSNorm on q and k heads
-  bool post_norms{false};   // Gemma 2/3: norms after each sublayer too
+  double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
+  double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)
+  double adapter_inputs{0};  // with lora_dropout: sum over adapters of in_features x active copies
+  bool lora_dropout{false};  // PEFT's lora_dropout > 0
+  bool eager{false};         // eager attention (the s x s scores are saved)
+  bool dropout{false};       // p > 0
+  bool gated{true};          // gated MLP
+  bool latent{false};        // multi-head latent attention
+  bool q_latent{false};      // MLA with a query bottleneck (q_lora_rank > 0)
+  bool qk_norm{false};       // RMSNorm on q and k heads
+  bool post_norms{false};    // Gemma 2/3: norms after each sublayer too
   bool norm_statistics{true};
   bool moe_layer{false};  // the rows of an MoE layer instead of a dense one
   bool shared_experts{false};

@@ -20,6 +20,8 @@ struct LoraSpec {
   // fused c_attn and DeepSeek's q_a_proj/q_b_proj), "all-linear" (every linear layer but the
   // LM head, as PEFT's "all-linear"), or a module name as the checkpoint spells it ("w1").
   std::vector<std::string> targets{"q", "v"};
+  // PEFT's lora_dropout: a dropout on each adapter's input, a new tensor per adapted module.
+  double dropout{0.0};
 };
 
 // "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming --lora-targets on
