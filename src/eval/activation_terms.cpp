@@ -235,6 +235,15 @@ constexpr std::array kDecoderRows{
                            "backward needs its output; without dropout it is also AV's input";
                   },
                   [](D) { return "b*a*s^2*e"; }},
+    ActivationRow{"attention", "softmax_fp32_output",
+                  [](D d) { return d.eager && d.softmax_fp32 && d.e < 4.0; }, scores,
+                  ElementBytes::kFp32, true,
+                  [](D) {
+                    return "fp32 softmax probabilities [b, a, s, s]: softmax(dtype=float32)'s "
+                           "backward needs them; the cast copy above is AV's input (transformers' "
+                           "eager attention)";
+                  },
+                  [](D) { return "b*a*s^2*4"; }},
     ActivationRow{"attention", "attention_dropout_mask", [](D d) { return d.eager && d.dropout; },
                   scores, ElementBytes::kMask, true,
                   [](D) { return "dropout mask on the probabilities [b, a, s, s] (bool)"; },

@@ -24,6 +24,7 @@ constexpr std::array kProfiles{
         true,
         OptimizerKernel::kPerTensor,
         true,
+        false,
         "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
         "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
         "FlashAttention (Dao et al. 2022): no framework's extras"},
@@ -35,6 +36,7 @@ constexpr std::array kProfiles{
         NormImpl::kEager,
         true,
         OptimizerKernel::kPerTensor,
+        false,
         false,
         "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
         "F.cross_entropy on the full logits held by the loop",
@@ -51,11 +53,14 @@ constexpr std::array kProfiles{
         false,
         OptimizerKernel::kForeach,
         true,
+        true,
         "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
         "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
         "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
         "(hidden_states.to(torch.float32), pow(2).mean, rsqrt); loss/loss_utils.py ForCausalLMLoss "
-        "(logits = logits.float(), nn.functional.cross_entropy); trainer.py compute_loss returns "
+        "(logits = logits.float(), nn.functional.cross_entropy); with attn_implementation "
+        "eager, eager_attention_forward's softmax(..., dtype=torch.float32).to(query.dtype); "
+        "trainer.py compute_loss returns "
         "the loss only; Trainer's default optim adamw_torch is torch.optim.AdamW, foreach on CUDA "
         "(torch/optim/optimizer.py _default_to_fused_or_foreach)"},
     FrameworkProfile{
@@ -66,6 +71,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         false,
         OptimizerKernel::kFused,
+        false,
         false,
         "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
         "logits deleted before backward",
@@ -81,6 +87,7 @@ constexpr std::array kProfiles{
         false,
         OptimizerKernel::kFused,
         false,
+        false,
         "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
         "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
         "torch.nn.functional.cross_entropy); train.py deletes pred before backward; "
@@ -93,6 +100,7 @@ constexpr std::array kProfiles{
         NormImpl::kFused,
         true,
         OptimizerKernel::kFused,
+        false,
         false,
         "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
         "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
@@ -107,6 +115,7 @@ constexpr std::array kProfiles{
         true,
         OptimizerKernel::kForeach,
         true,
+        false,
         "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
         "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "

@@ -112,6 +112,23 @@ TEST(Framework, EagerNormKeepsSquareAndNormalized) {
   EXPECT_DOUBLE_EQ(upcast - eager, 2.0 * 2.0 * 16 * 4096 * 2);
 }
 
+TEST(Framework, HfEagerSoftmaxKeepsAnFp32Copy) {
+  StepDims d = shape_dims(testing_models::config("llama-2-7b-hf.json"));
+  d = with_step(d, 1, 16, DType::kBf16, AttentionImpl::kEager, 0.0, false);
+  const LayerKindBytes plain = layer_kind_bytes(d, Recompute::kNone);
+  d.softmax_fp32 = true;
+  const LayerKindBytes hf = layer_kind_bytes(d, Recompute::kNone);
+  // b*a*s^2*4: 1 x 32 x 16^2 x 4 B more per layer, an attention-core row (selective drops it).
+  EXPECT_DOUBLE_EQ(hf.all.value() - plain.all.value(), 32.0 * 16 * 16 * 4);
+  d.softmax_fp32 = false;
+  const double selective_plain = layer_kind_bytes(d, Recompute::kSelective).per_layer.value();
+  d.softmax_fp32 = true;
+  EXPECT_DOUBLE_EQ(layer_kind_bytes(d, Recompute::kSelective).per_layer.value(), selective_plain);
+  TrainingSetup hf_setup;
+  hf_setup.framework = Framework::kHf;
+  EXPECT_TRUE(with_kernels(StepDims{}, resolved_setup(hf_setup, 0)).softmax_fp32);
+}
+
 TEST(Framework, BandCollapsesWhenEveryFieldIsGiven) {
   TrainingJob job = testing_models::job_for("llama-2-7b-hf.json", Method::kFull);
   Device d;

@@ -38,6 +38,7 @@ struct StepDims {
   bool logits_fp32{true};  // the loss upcasts the logits to fp32 first
   bool keep_logits{true};  // the loop holds the returned logits through backward
   NormImpl norm{NormImpl::kFused};
+  bool softmax_fp32{false};  // eager attention's softmax in fp32 (transformers)
   // Whether a linear layer's input is saved: autograd keeps it only for the weight's gradient,
   // so under LoRA/QLoRA a frozen linear without an adapter keeps none (set by the profile).
   bool keep_qkv_input{true};
@@ -59,6 +60,7 @@ struct StepDims {
   shape.logits_fp32 = resolved.logits_dtype.value_or(LogitsDtype::kFp32) == LogitsDtype::kFp32;
   shape.norm = resolved.norm.value_or(NormImpl::kFused);
   shape.keep_logits = framework_profile(resolved.framework).keeps_logits;
+  shape.softmax_fp32 = framework_profile(resolved.framework).softmax_fp32;
   return shape;
 }
 

@@ -113,6 +113,10 @@ struct FrameworkProfile {
   // (bitsandbytes/autograd/_functions.py: `if any(ctx.needs_input_grad[:2]): ctx.tensors =
   // (A, B)`), so a frozen NF4 linear keeps its input; torchao's NF4 linear (torchtune) does not.
   bool qlora_saves_inputs{true};
+  // Eager attention's softmax computed in fp32 and cast back (transformers'
+  // eager_attention_forward: softmax(..., dtype=torch.float32).to(query.dtype)): the fp32
+  // probabilities are kept for softmax's backward beside the cast copy AV keeps.
+  bool softmax_fp32{false};
   std::string_view summary;  // one line for --help and the views
   std::string_view source;   // where in the framework's code each default comes from
 };
