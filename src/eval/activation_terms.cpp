@@ -1,4 +1,5 @@
-// The activation rows, one per saved tensor. Each row's derivation and source is in
+// The decoder layers' activation rows, one per saved tensor, and their sums per recompute mode
+// (the head's rows are in head_terms.cpp). Each row's derivation and source is in
 // docs/activations.md; the comments here say which operation saves the tensor and why.
 //
 // Element counts multiply in the order b, s, then the widths, so the sums are reproducible.
@@ -8,78 +9,12 @@
 #include <array>
 #include <string_view>
 
+#include "row_helpers.hpp"
+
 namespace tb {
 namespace {
 
-using D = const StepDims&;
-
-bool always(D) { return true; }
-bool with_stats(D d) { return d.norm_statistics; }
-bool with_dropout(D d) { return d.dropout; }
-
-double bsh(D d) { return d.b * d.s * d.h; }
-double bs_stats(D d) { return d.b * d.s * d.norm_stats; }
-const char* stats_tensor(D d) {
-  return d.norm_stats == 1.0 ? "fp32 reciprocal RMS per token, saved by the norm kernel"
-                             : "fp32 mean and reciprocal std per token, saved by the norm kernel";
-}
-const char* stats_formula(D d) { return d.norm_stats == 1.0 ? "b*s*4" : "b*s*2*4"; }
-const char* f_bshe(D) { return "b*s*h*e"; }
-const char* f_bsh1(D) { return "b*s*h*1"; }
-bool eager_rms(D d) { return d.norm != NormImpl::kFused && d.norm_stats == 1.0; }
-// LoRA and QLoRA freeze the norms: autograd keeps no tensor only their weight's gradient needs.
-bool trained_norm(D d) { return d.adapter_ranks == 0.0; }
-const char* f_norm_input(D d) {
-  return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0 ? "b*s*h*4" : "b*s*h*e";
-}
-
-// Eager attention with grouped KV heads expands K and V to all a heads before the matmuls
-// (transformers' repeat_kv), and the matmuls save the expanded copies; FlashAttention takes
-// the a_kv heads directly.
-bool kv_expanded(D d) { return d.eager && d.a_kv != d.a; }
-double kv_heads(D d) { return kv_expanded(d) ? d.a : d.a_kv; }
-
-// A norm over h channels keeps its input (backward re-normalizes it) and, optionally, its fp32
-// per-token statistics (Korthikanti et al. 2022 sec. 4.1: "LayerNorm stores its input 2sbh").
-// An RMSNorm written out op by op (docs/frameworks.md, "Norms") also keeps x^2 (mean's input,
-// saved by torch 1.13's autograd) and, when its weight trains, x * rsqrt (the weight's
-// gradient); transformers' LlamaRMSNorm does that after upcasting x to fp32, so its input and
-// x^2 are fp32.
-#define TB_NORM_ROWS(module, which, when, when_stats, what)                                        \
-  ActivationRow{module,                                                                            \
-                which "_input",                                                                    \
-                when,                                                                              \
-                bsh,                                                                               \
-                ElementBytes::kNorm,                                                               \
-                false,                                                                             \
-                [](D d) {                                                                          \
-                  return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0                     \
-                             ? what " upcast to fp32; the norm's backward needs it"                \
-                             : what " (activation dtype); the norm's backward needs it";           \
-                },                                                                                 \
-                f_norm_input},                                                                     \
-      ActivationRow{module, which "_stats", when_stats,   bs_stats, ElementBytes::kFp32,           \
-                    false,  stats_tensor,   stats_formula},                                        \
-      ActivationRow{module,                                                                        \
-                    which "_square",                                                               \
-                    [](D n) { return eager_rms(n) && (when)(n); },                                 \
-                    bsh,                                                                           \
-                    ElementBytes::kNorm,                                                           \
-                    false,                                                                         \
-                    [](D) {                                                                        \
-                      return "x^2 [b, s, h] of an RMSNorm written out op by op: mean's saved "     \
-                             "input";                                                              \
-                    },                                                                             \
-                    f_norm_input},                                                                 \
-      ActivationRow {                                                                              \
-    module, which "_normalized", [](D n) { return eager_rms(n) && trained_norm(n) && (when)(n); }, \
-        bsh, ElementBytes::kActivation, false,                                                     \
-        [](D) {                                                                                    \
-          return "x * rsqrt(mean(x^2) + eps) [b, s, h] (activation dtype): the trained norm "      \
-                 "weight's gradient needs it";                                                     \
-        },                                                                                         \
-        f_bshe                                                                                     \
-  }
+using namespace rows;
 
 // A gated MLP act(x W_gate) * (x W_up) -> W_down (Shazeer 2020) on `rows` token-rows of width
 // `width`: the activation's input (gate output), the product's two operands (activation
@@ -369,61 +304,12 @@ constexpr std::array kDecoderRows{
                   [](D) { return "b*s*sum(in*n_active)/L*1"; }},
 };
 
-constexpr std::array kHeadRows{
-    // Megatron-LM theoretical_memory_usage.py counts the int64 ids (8sb) the embedding's
-    // backward scatters into.
-    ActivationRow{"head", "token_ids", always, [](D d) { return d.b * d.s; },
-                  ElementBytes::kTokenId, false,
-                  [](D) { return "token ids [b, s] (int64): the embedding backward's indices"; },
-                  [](D) { return "b*s*8"; }},
-    // Korthikanti et al. 2022 sec. 4.3: "dropout in the input embeddings ... sbhp" (p = 1).
-    ActivationRow{"head", "embedding_dropout_mask", with_dropout, bsh, ElementBytes::kMask, false,
-                  [](D) { return "dropout mask on the embeddings [b, s, h] (bool)"; }, f_bsh1},
-    TB_NORM_ROWS("head", "final_norm", always, with_stats,
-                 "last layer's output [b, s, h], final norm input"),
-    // Korthikanti et al. 2022 sec. 4.3: "output layer projection 2sbh", "cross entropy ... 4sbv".
-    ActivationRow{"head", "lm_head_input", always, bsh, ElementBytes::kActivation, false,
-                  [](D) {
-                    return "final norm output [b, s, h] (activation dtype): the LM head's weight "
-                           "gradient needs it";
-                  },
-                  f_bshe},
-    ActivationRow{"head", "logits",
-                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kActivation, false,
-                  [](D d) {
-                    return d.loss == LossImpl::kChunked
-                               ? "LM head output [b, s, V] in chunks (activation dtype): the "
-                                 "compiled per-chunk loss saves its input"
-                               : "LM head output [b, s, V] (activation dtype), the returned "
-                                 "logits the training loop holds through backward";
-                  },
-                  [](D) { return "b*s*V*e"; }},
-    ActivationRow{"head", "loss_buffer", [](D d) { return d.loss == LossImpl::kFused; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kFp32, false,
-                  [](D) {
-                    return "fp32 softmax [b, s, V] a fused cross-entropy keeps for its "
-                           "backward (which writes the gradient once)";
-                  },
-                  [](D) { return "b*s*V*4"; }},
-    ActivationRow{"head", "log_probs", [](D d) { return d.loss == LossImpl::kFull; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kLoss, false,
-                  [](D d) {
-                    return d.logits_fp32 ? "log_softmax output [b, s, V] of the fp32-upcast "
-                                           "logits (fp32): F.cross_entropy saves it"
-                                         : "log_softmax output [b, s, V] (the logits' dtype): "
-                                           "F.cross_entropy saves it";
-                  },
-                  [](D d) { return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e"; }},
-};
-
 #undef TB_NORM_ROWS
 #undef TB_GATED_ROWS
 
 }  // namespace
 
 std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
-std::span<const ActivationRow> head_rows() { return kHeadRows; }
 
 // The rows torchtitan's per-op selective AC keeps (torchtitan
 // distributed/activation_checkpoint.py _apply_op_sac: outputs of the ops in _save_list, SDPA
@@ -481,32 +367,6 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
       break;
   }
   return out;
-}
-
-Bytes logits_gradient_bytes(const StepDims& d) noexcept {
-  const double bsv = d.b * d.s * d.V;
-  switch (d.loss) {
-    case LossImpl::kFused:
-      return Bytes{bsv * 4.0};
-    case LossImpl::kFull:
-      return Bytes{2.0 * bsv * element_bytes(ElementBytes::kLoss, d)};
-    case LossImpl::kChunked:
-      return Bytes{bsv * (4.0 + d.e) / d.loss_chunks};
-  }
-  return Bytes{bsv * 4.0};
-}
-
-Bytes loss_released_bytes(const StepDims& d) noexcept {
-  if (d.loss != LossImpl::kFull) return Bytes{0.0};
-  return Bytes{d.b * d.s * d.V * element_bytes(ElementBytes::kLoss, d)};
-}
-
-Bytes head_bytes(const StepDims& d) noexcept {
-  double sum = 0.0;
-  for (const ActivationRow& row : kHeadRows) {
-    if (row.applies(d)) sum += row.elements(d) * element_bytes(row.bytes, d);
-  }
-  return Bytes{sum};
 }
 
 }  // namespace tb

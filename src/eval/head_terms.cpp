@@ -1,0 +1,93 @@
+// The activation rows outside the decoder layers: token ids, embedding dropout, final norm,
+// LM head input, logits and the loss's buffers, and what the loss's backward holds. Each row's
+// derivation is in docs/activations.md, the loss implementations in docs/frameworks.md.
+#include <array>
+
+#include "row_helpers.hpp"
+
+namespace tb {
+namespace {
+
+using namespace rows;
+
+constexpr std::array kHeadRows{
+    // Megatron-LM theoretical_memory_usage.py counts the int64 ids (8sb) the embedding's
+    // backward scatters into.
+    ActivationRow{"head", "token_ids", always, [](D d) { return d.b * d.s; },
+                  ElementBytes::kTokenId, false,
+                  [](D) { return "token ids [b, s] (int64): the embedding backward's indices"; },
+                  [](D) { return "b*s*8"; }},
+    // Korthikanti et al. 2022 sec. 4.3: "dropout in the input embeddings ... sbhp" (p = 1).
+    ActivationRow{"head", "embedding_dropout_mask", with_dropout, bsh, ElementBytes::kMask, false,
+                  [](D) { return "dropout mask on the embeddings [b, s, h] (bool)"; }, f_bsh1},
+    TB_NORM_ROWS("head", "final_norm", always, with_stats,
+                 "last layer's output [b, s, h], final norm input"),
+    // Korthikanti et al. 2022 sec. 4.3: "output layer projection 2sbh", "cross entropy ... 4sbv".
+    ActivationRow{"head", "lm_head_input", always, bsh, ElementBytes::kActivation, false,
+                  [](D) {
+                    return "final norm output [b, s, h] (activation dtype): the LM head's weight "
+                           "gradient needs it";
+                  },
+                  f_bshe},
+    ActivationRow{"head", "logits",
+                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kActivation, false,
+                  [](D d) {
+                    return d.loss == LossImpl::kChunked
+                               ? "LM head output [b, s, V] in chunks (activation dtype): the "
+                                 "compiled per-chunk loss saves its input"
+                               : "LM head output [b, s, V] (activation dtype), the returned "
+                                 "logits the training loop holds through backward";
+                  },
+                  [](D) { return "b*s*V*e"; }},
+    ActivationRow{"head", "loss_buffer", [](D d) { return d.loss == LossImpl::kFused; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kFp32, false,
+                  [](D) {
+                    return "fp32 softmax [b, s, V] a fused cross-entropy keeps for its "
+                           "backward (which writes the gradient once)";
+                  },
+                  [](D) { return "b*s*V*4"; }},
+    ActivationRow{"head", "log_probs", [](D d) { return d.loss == LossImpl::kFull; },
+                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kLoss, false,
+                  [](D d) {
+                    return d.logits_fp32 ? "log_softmax output [b, s, V] of the fp32-upcast "
+                                           "logits (fp32): F.cross_entropy saves it"
+                                         : "log_softmax output [b, s, V] (the logits' dtype): "
+                                           "F.cross_entropy saves it";
+                  },
+                  [](D d) { return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e"; }},
+};
+
+#undef TB_NORM_ROWS
+
+}  // namespace
+
+std::span<const ActivationRow> head_rows() { return kHeadRows; }
+
+Bytes logits_gradient_bytes(const StepDims& d) noexcept {
+  const double bsv = d.b * d.s * d.V;
+  switch (d.loss) {
+    case LossImpl::kFused:
+      return Bytes{bsv * 4.0};
+    case LossImpl::kFull:
+      return Bytes{2.0 * bsv * element_bytes(ElementBytes::kLoss, d)};
+    case LossImpl::kChunked:
+      return Bytes{bsv * (4.0 + d.e) / d.loss_chunks};
+  }
+  return Bytes{bsv * 4.0};
+}
+
+Bytes loss_released_bytes(const StepDims& d) noexcept {
+  if (d.loss != LossImpl::kFull) return Bytes{0.0};
+  return Bytes{d.b * d.s * d.V * element_bytes(ElementBytes::kLoss, d)};
+}
+
+Bytes head_bytes(const StepDims& d) noexcept {
+  double sum = 0.0;
+  for (const ActivationRow& row : kHeadRows) {
+    if (row.applies(d)) sum += row.elements(d) * element_bytes(row.bytes, d);
+  }
+  return Bytes{sum};
+}
+
+}  // namespace tb
