@@ -63,10 +63,7 @@ LayerActivations layer_kind(const ModelArchitecture& arch, const TrainingSetup& 
                     "b*s*h*e", d.b * d.s * d.h, d.e, false}};
       if (moe) break;
       for (ActivationTerm& t : terms_of(decoder_layer_rows(), d)) {
-        if (t.name == "query" || t.name == "value" || t.name == "output_proj_input" ||
-            t.name == "softmax_logsumexp" || t.name == "gate_output") {
-          out.terms.push_back(std::move(t));
-        }
+        if (kept_by_selective_op(t.name)) out.terms.push_back(std::move(t));
       }
       out.terms.push_back({"mlp", "down_output",
                            "down projection output [b, s, h] (activation dtype): kept by per-op "

@@ -316,10 +316,10 @@ std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
 // included, but every second aten.mm recomputed; per layer the matmuls run q, k, v, o, gate,
 // up, down, so q, v, gate and down are kept). The down projection's output has no row of its
 // own: layer_kind_bytes adds it.
-bool op_saved(const ActivationRow& row) noexcept {
+bool kept_by_selective_op(std::string_view row) noexcept {
   constexpr std::array<std::string_view, 5> kSaved{"query", "value", "output_proj_input",
                                                    "softmax_logsumexp", "gate_output"};
-  return std::find(kSaved.begin(), kSaved.end(), std::string_view{row.name}) != kSaved.end();
+  return std::find(kSaved.begin(), kSaved.end(), row) != kSaved.end();
 }
 
 LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept {
@@ -334,7 +334,8 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
     const double bytes = row.elements(d) * per_element;
     all += bytes;
     if (!row.attention_core) kept += bytes;
-    if (recompute == Recompute::kSelectiveOp && !d.moe_layer && op_saved(row)) op += bytes;
+    if (recompute == Recompute::kSelectiveOp && !d.moe_layer && kept_by_selective_op(row.name))
+      op += bytes;
     if (per_element == d.e) largest = std::max(largest, bytes);
   }
   out.all = Bytes{all};

@@ -123,9 +123,11 @@ constexpr std::array kProfiles{
         "uses torch.optim.AdamW (foreach on CUDA)"},
 };
 
+// Every name of a named enum, for suggestions.
+template <NamedEnum E>
 std::vector<std::string> names_of() {
   std::vector<std::string> out;
-  for (const auto& [v, name] : EnumNames<Framework>::kNames) out.emplace_back(name);
+  for (const auto& [v, name] : EnumNames<E>::kNames) out.emplace_back(name);
   return out;
 }
 
@@ -137,6 +139,13 @@ std::vector<std::string> names_of() {
       near.empty() ? fmt::format("unknown value '{}'", text)
                    : fmt::format("unknown value '{}'; did you mean '{}'?", text, near.front()),
       accepted);
+}
+
+// The value of a named enum spelled `text`, or InvalidRequest naming `key` with a suggestion.
+template <NamedEnum E>
+E parse_named(const char* key, std::string_view text) {
+  if (const auto v = enum_from_name<E>(text)) return *v;
+  unknown(key, text, enum_choices<E>(), names_of<E>());
 }
 
 }  // namespace
@@ -151,8 +160,7 @@ const FrameworkProfile& framework_profile(Framework id) {
 }
 
 Framework parse_framework(std::string_view text) {
-  if (const auto f = enum_from_name<Framework>(text)) return *f;
-  unknown("framework", text, enum_choices<Framework>(), names_of());
+  return parse_named<Framework>("framework", text);
 }
 
 LossSpec parse_loss(std::string_view text) {
@@ -173,20 +181,14 @@ LossSpec parse_loss(std::string_view text) {
 }
 
 LogitsDtype parse_logits_dtype(std::string_view text) {
-  if (const auto d = enum_from_name<LogitsDtype>(text)) return *d;
-  unknown("logits_dtype", text, enum_choices<LogitsDtype>(), {"activation", "fp32"});
+  return parse_named<LogitsDtype>("logits_dtype", text);
 }
 
 OptimizerKernel parse_optimizer_kernel(std::string_view text) {
-  if (const auto k = enum_from_name<OptimizerKernel>(text)) return *k;
-  unknown("optimizer_kernel", text, enum_choices<OptimizerKernel>(),
-          {"per-tensor", "foreach", "fused"});
+  return parse_named<OptimizerKernel>("optimizer_kernel", text);
 }
 
-NormImpl parse_norm(std::string_view text) {
-  if (const auto n = enum_from_name<NormImpl>(text)) return *n;
-  unknown("norm", text, enum_choices<NormImpl>(), {"fused", "eager", "eager-fp32"});
-}
+NormImpl parse_norm(std::string_view text) { return parse_named<NormImpl>("norm", text); }
 
 std::string loss_name(const LossSpec& loss) {
   switch (loss.impl) {

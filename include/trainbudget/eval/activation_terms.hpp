@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "trainbudget/model/step_dims.hpp"
 #include "trainbudget/spec/training_setup.hpp"
@@ -88,6 +89,11 @@ struct LayerKindBytes {
 // rows; full recomputation keeps 2sbh per layer (the layer input) and rebuilds everything else
 // in the layer's backward. No allocation, no strings.
 [[nodiscard]] LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept;
+
+// Whether torchtitan's per-op selective AC keeps the decoder row named `row` (q, v, the
+// attention output and logsumexp, the gate output); the down projection's output, which has no
+// row, is kept too. layer_kind_bytes and the activation view both ask here.
+[[nodiscard]] bool kept_by_selective_op(std::string_view row) noexcept;
 
 // Sum of the head rows' bytes.
 [[nodiscard]] Bytes head_bytes(const StepDims& d) noexcept;
