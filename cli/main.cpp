@@ -17,6 +17,7 @@
 #include "fields.hpp"
 #include "fields_command.hpp"
 #include "hardware_command.hpp"
+#include "infer_command.hpp"
 #include "measure_command.hpp"
 #include "plan_command.hpp"
 #include "recipes_command.hpp"
@@ -63,6 +64,8 @@ int main(int argc, char** argv) {
   CLI::App* measure = tb::cli::setup_measure(app, measure_options);
   tb::cli::PlanCommandOptions plan_options;
   CLI::App* plan = tb::cli::setup_plan(app, plan_options);
+  tb::cli::InferCommandOptions infer_options;
+  CLI::App* infer = tb::cli::setup_infer(app, infer_options);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool implicit_estimate = needs_default_command(args);
@@ -97,6 +100,8 @@ int main(int argc, char** argv) {
       tb::cli::run_recipes(recipes_options, out);
     } else if (plan->parsed()) {
       tb::cli::run_plan(plan_options, out);
+    } else if (infer->parsed()) {
+      tb::cli::run_infer(infer_options, out);
     } else if (measure->parsed()) {
       code = tb::cli::run_measure(measure_options, out);
     }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "field_checks.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/comma_list.hpp"
@@ -23,34 +24,10 @@ namespace {
 
 using R = EstimateRequest&;
 using V = std::string_view;
-
-std::int64_t whole(V text, const char* key, double max) {
-  const double v = parse_number_in(text, key, 1.0, max, true);
-  if (v != std::floor(v)) {
-    throw InvalidRequest(key, fmt::format("'{}' must be a whole number", text),
-                         fmt::format("1..{:.0f}", max));
-  }
-  return static_cast<std::int64_t>(v);
-}
-
-bool flag(V text, const char* key) {
-  if (text == "true" || text == "1") return true;
-  if (text == "false" || text == "0") return false;
-  throw InvalidRequest(key, fmt::format("'{}' is not a flag value", text), "true|false");
-}
-
-std::string choice(V text, const char* key, std::initializer_list<V> accepted) {
-  for (const V a : accepted) {
-    if (text == a) return std::string{text};
-  }
-  throw InvalidRequest(key, fmt::format("unknown value '{}'", text),
-                       fmt::format("{}", fmt::join(accepted, "|")));
-}
-
-std::string text(V value, const char* key, const char* what) {
-  if (value.empty()) throw InvalidRequest(key, fmt::format("empty ({})", what));
-  return std::string{value};
-}
+using checks::choice;
+using checks::flag;
+using checks::text;
+using checks::whole;
 
 // Accepted-value texts.
 std::string count_in(Range r) {

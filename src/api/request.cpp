@@ -50,6 +50,13 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
                           "{params} use {trainable_fraction}",
                           ""});
     }
+    for (const std::string_view key : {"kv_dtype", "context"}) {
+      if (!r.has(key)) continue;
+      problems.push_back({std::string{key},
+                          "needs an architecture ({model}) to size the KV cache; a bare "
+                          "{params} prices the weights only",
+                          ""});
+    }
   }
   if (!uses_adapters(r.job.method)) {
     for (const std::string_view key : {"lora_rank", "lora_targets", "lora_dropout"}) {
@@ -110,6 +117,14 @@ EstimateRequest parse_estimate_request(const FieldMap& values) {
 
 EstimateRequest parse_plan_request(const FieldMap& values) {
   return parse_request(values, plan_fields(), "a plan request");
+}
+
+EstimateRequest parse_infer_request(const FieldMap& values) {
+  return parse_request(values, infer_fields(), "an infer request");
+}
+
+EstimateRequest parse_compare_request(const FieldMap& values) {
+  return parse_request(values, compare_fields(), "a compare request");
 }
 
 FieldMap field_map_from_json(std::string_view json_text) {

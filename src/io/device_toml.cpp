@@ -41,6 +41,7 @@ constexpr std::string_view kPrice = "price";
 constexpr std::string_view kCapacityGb = "capacity_gb";
 constexpr std::string_view kCapacityGib = "capacity_gib";
 constexpr std::string_view kBandwidthGbPerS = "bandwidth_gb_per_s";
+constexpr std::string_view kBandwidthKind = "bandwidth_kind";
 constexpr std::string_view kSource = "source";
 constexpr std::string_view kDenseTflops = "dense_tflops";
 constexpr std::string_view kSparseTflops = "sparse_tflops";
@@ -151,7 +152,8 @@ Device build_device(const toml::table& root, const std::string& origin) {
 
   if (const toml::table* mem = top.object(key::kMemory, true)) {
     Reader r(*mem, "memory", problems);
-    r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kSource});
+    r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kBandwidthKind,
+                  key::kSource});
     // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
     const bool decimal = mem->contains("capacity_gb");
     const bool binary = mem->contains("capacity_gib");
@@ -173,6 +175,14 @@ Device build_device(const toml::table& root, const std::string& origin) {
     }
     if (auto bw = r.positive(key::kBandwidthGbPerS, false, kBandwidthRange)) {
       d.memory_bandwidth = BytesPerSecond{*bw * kGiga};
+    }
+    // "measured": a STREAM-style run saved by the measure command; "spec" or absent: the peak.
+    const std::string bw_kind = r.string(key::kBandwidthKind, false);
+    if (bw_kind == kMeasured) {
+      d.memory_bandwidth_kind = RateKind::kMeasured;
+    } else if (!bw_kind.empty() && bw_kind != kSpec) {
+      problems.push_back(
+          fmt::format("memory.bandwidth_kind: '{}' is not spec|measured", excerpt(bw_kind)));
     }
     d.memory_source = r.string(key::kSource, true);
   }
@@ -310,6 +320,8 @@ std::string device_toml(const Device& d) {
   }
   if (d.memory_bandwidth) {
     put(out, key::kBandwidthGbPerS, number(d.memory_bandwidth->value() / kGiga));
+    if (d.memory_bandwidth_kind == RateKind::kMeasured)
+      put_string(out, key::kBandwidthKind, kMeasured, true);
   }
   put_string(out, key::kSource, d.memory_source, true);
 

@@ -127,6 +127,7 @@ Device profile_device(const Measurement& m, std::string_view id) {
                   c.cpu.model_name, m.peak.microarchitecture, fmt::join(isa_flags(c.cpu), " "));
   if (bw != nullptr) {
     d.memory_bandwidth = BytesPerSecond{significant(bw->median_rate.value() / kGiga) * kGiga};
+    d.memory_bandwidth_kind = RateKind::kMeasured;
     d.memory_source += fmt::format("; bandwidth: {}, {} median of {}, {}", by, bw->kernel,
                                    bw->samples_seconds.size(), day);
   }

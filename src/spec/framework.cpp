@@ -10,6 +10,7 @@
 
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/parse_named.hpp"
 
 namespace tb {
 namespace {
@@ -123,31 +124,6 @@ constexpr std::array kProfiles{
         "uses torch.optim.AdamW (foreach on CUDA)"},
 };
 
-// Every name of a named enum, for suggestions.
-template <NamedEnum E>
-std::vector<std::string> names_of() {
-  std::vector<std::string> out;
-  for (const auto& [v, name] : EnumNames<E>::kNames) out.emplace_back(name);
-  return out;
-}
-
-[[noreturn]] void unknown(const char* key, std::string_view text, const std::string& accepted,
-                          const std::vector<std::string>& candidates) {
-  const std::vector<std::string> near = closest_names(text, candidates, 1, 3);
-  throw InvalidRequest(
-      key,
-      near.empty() ? fmt::format("unknown value '{}'", text)
-                   : fmt::format("unknown value '{}'; did you mean '{}'?", text, near.front()),
-      accepted);
-}
-
-// The value of a named enum spelled `text`, or InvalidRequest naming `key` with a suggestion.
-template <NamedEnum E>
-E parse_named(const char* key, std::string_view text) {
-  if (const auto v = enum_from_name<E>(text)) return *v;
-  unknown(key, text, enum_choices<E>(), names_of<E>());
-}
-
 }  // namespace
 
 std::span<const FrameworkProfile> framework_profiles() { return kProfiles; }
@@ -177,7 +153,7 @@ LossSpec parse_loss(std::string_view text) {
     }
     return {LossImpl::kChunked, n};
   }
-  unknown("loss", text, kAccepted, {"fused", "full", "chunked:8"});
+  unknown_name("loss", text, kAccepted, {"fused", "full", "chunked:8"});
 }
 
 LogitsDtype parse_logits_dtype(std::string_view text) {

@@ -48,6 +48,12 @@ struct Field {
 // A plan request's: the estimate's (less fit and explain) and the plan's own.
 [[nodiscard]] std::span<const Field> plan_fields();
 
+// An infer request's: the model, the machines, the output and the serving rows
+// (serving_fields.cpp).
+[[nodiscard]] std::span<const Field> infer_fields();
+// A compare request's: the infer request's, the fine-tuning tokens and the pretraining rows.
+[[nodiscard]] std::span<const Field> compare_fields();
+
 // The field with this key, or nullptr.
 [[nodiscard]] const Field* find_field(std::span<const Field> fields, std::string_view key);
 

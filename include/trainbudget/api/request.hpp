@@ -10,6 +10,7 @@
 
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/spec/job.hpp"
+#include "trainbudget/spec/serving.hpp"
 
 namespace tb::api {
 
@@ -27,6 +28,12 @@ struct PlanOptions {
   int max_devices{4096};
 };
 
+// The compare query's own inputs (compare_fields()): the pretraining task's tokens and devices.
+struct CompareOptions {
+  std::optional<double> pretrain_tokens;  // default: 20 tokens per parameter (Chinchilla)
+  std::optional<int> pretrain_devices;    // default: the fewest (powers of two) that fit
+};
+
 struct EstimateRequest {
   TrainingJob job;
   std::string model;     // config.json, model folder or preset id; empty: job.params is the model
@@ -36,6 +43,8 @@ struct EstimateRequest {
   std::string format{"table"};
   std::optional<std::string> hardware_dir;
   PlanOptions plan;                          // plan requests only
+  ServingSetup serving;                      // infer and compare requests
+  CompareOptions compare;                    // compare requests only
   std::set<std::string, std::less<>> given;  // the keys the request set
   FieldMap values;                           // and their values as given
   [[nodiscard]] bool has(std::string_view key) const { return given.contains(key); }
@@ -46,6 +55,10 @@ struct EstimateRequest {
 [[nodiscard]] EstimateRequest parse_estimate_request(const FieldMap& values);
 // The same for a plan query, through plan_fields().
 [[nodiscard]] EstimateRequest parse_plan_request(const FieldMap& values);
+
+// An infer request (infer_fields()) and a compare request (compare_fields()).
+[[nodiscard]] EstimateRequest parse_infer_request(const FieldMap& values);
+[[nodiscard]] EstimateRequest parse_compare_request(const FieldMap& values);
 
 // A JSON request file's text as a FieldMap: one object, keys from the field table, values as
 // JSON strings, numbers or booleans (flags). Throws InvalidRequest for the shape of the file.

@@ -11,6 +11,7 @@
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/inference.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -42,6 +43,12 @@ struct PlanResult {
   std::vector<Problem> notes;
 };
 
+struct InferResult {
+  ServingEstimate estimate;
+  std::vector<Problem> warnings;
+  std::vector<Problem> notes;
+};
+
 class Session {
  public:
   explicit Session(const Sources& sources);
@@ -58,6 +65,12 @@ class Session {
   // (plan_session.cpp). Throws InvalidRequest listing every problem.
   [[nodiscard]] PlanResult plan(const EstimateRequest& request,
                                 const plan::Progress& progress = {}) const;
+
+  // The serving budget of an infer request on its machines (serve_session.cpp).
+  [[nodiscard]] InferResult infer(const EstimateRequest& request) const;
+  [[nodiscard]] InferResult infer(const FieldMap& values) const {
+    return infer(parse_infer_request(values));
+  }
 
  private:
   // Loads request.model into the job (counts, warnings, the rank a fraction asks for).

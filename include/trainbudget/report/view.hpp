@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/inference.hpp"
 #include "trainbudget/measure/records.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/report/document.hpp"
@@ -34,6 +35,7 @@ struct RecipeComparison {
 [[nodiscard]] Document document_of(const RecipeComparison& recipes);
 [[nodiscard]] Document document_of(const measure::Measurement& measurement);
 [[nodiscard]] Document document_of(const plan::PlanReport& plan);
+[[nodiscard]] Document document_of(const ServingEstimate& serving);
 
 [[nodiscard]] std::string json_of(const Estimate& estimate);
 [[nodiscard]] std::string json_of(const DeviceList& list);
@@ -41,6 +43,7 @@ struct RecipeComparison {
 [[nodiscard]] std::string json_of(const RecipeComparison& recipes);
 [[nodiscard]] std::string json_of(const measure::Measurement& measurement);
 [[nodiscard]] std::string json_of(const plan::PlanReport& plan);
+[[nodiscard]] std::string json_of(const ServingEstimate& serving);
 
 // A document in one of the people formats (table, markdown) or as CSV (its rows); field
 // references in its prose are spelled by `names` (the key itself when empty).

@@ -57,6 +57,9 @@ struct Device {
   Bytes memory_capacity;
   CapacityUnit memory_capacity_unit{CapacityUnit::kGB};  // the unit the catalog gave it in
   std::optional<BytesPerSecond> memory_bandwidth;
+  // kMeasured: a STREAM-style triad on this machine (measure --save), used as it is for the
+  // achievable bandwidth; kSpec: the vendor's peak.
+  RateKind memory_bandwidth_kind{RateKind::kSpec};
   std::string memory_source;
   std::vector<ComputeRate> rates;
   std::optional<Interconnect> interconnect;

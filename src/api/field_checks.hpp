@@ -1,0 +1,48 @@
+// The checks the field tables' rows share (field.cpp, serving_fields.cpp): each throws
+// InvalidRequest naming its key. Private to the api library.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
+
+namespace tb::api::checks {
+
+using V = std::string_view;
+
+inline std::int64_t whole(V text, const char* key, double max) {
+  const double v = parse_number_in(text, key, 1.0, max, true);
+  if (v != std::floor(v)) {
+    throw InvalidRequest(key, fmt::format("'{}' must be a whole number", text),
+                         fmt::format("1..{:.0f}", max));
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+inline bool flag(V text, const char* key) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw InvalidRequest(key, fmt::format("'{}' is not a flag value", text), "true|false");
+}
+
+inline std::string choice(V text, const char* key, std::initializer_list<V> accepted) {
+  for (const V a : accepted) {
+    if (text == a) return std::string{text};
+  }
+  throw InvalidRequest(key, fmt::format("unknown value '{}'", text),
+                       fmt::format("{}", fmt::join(accepted, "|")));
+}
+
+inline std::string text(V value, const char* key, const char* what) {
+  if (value.empty()) throw InvalidRequest(key, fmt::format("empty ({})", what));
+  return std::string{value};
+}
+
+}  // namespace tb::api::checks
