@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare_command.hpp"
 #include "estimate_command.hpp"
 #include "fields.hpp"
 #include "fields_command.hpp"
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
   CLI::App* plan = tb::cli::setup_plan(app, plan_options);
   tb::cli::InferCommandOptions infer_options;
   CLI::App* infer = tb::cli::setup_infer(app, infer_options);
+  tb::cli::CompareCommandOptions compare_options;
+  CLI::App* compare = tb::cli::setup_compare(app, compare_options);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool implicit_estimate = needs_default_command(args);
@@ -100,6 +103,8 @@ int main(int argc, char** argv) {
       tb::cli::run_recipes(recipes_options, out);
     } else if (plan->parsed()) {
       tb::cli::run_plan(plan_options, out);
+    } else if (compare->parsed()) {
+      tb::cli::run_compare(compare_options, out);
     } else if (infer->parsed()) {
       tb::cli::run_infer(infer_options, out);
     } else if (measure->parsed()) {

@@ -111,6 +111,14 @@ std::vector<Field> serving_table(bool compare) {
     for (const std::string_view key : {"tokens", "lora_rank", "framework"}) {
       out.push_back(*find_field(estimate_fields(), key));
     }
+    // The training tasks checkpoint by default, as the QLoRA paper (Dettmers et al. 2023, sec.
+    // 4) and the fine-tuning recipes do: the comparison is of what each machine can do.
+    Field recompute = *find_field(estimate_fields(), "recompute");
+    recompute.default_value = "full";
+    recompute.help =
+        "Activation recomputation of the training tasks (needs {model}): none | selective | "
+        "full | selective-op; default full (gradient checkpointing, as fine-tuning recipes do)";
+    out.push_back(recompute);
   }
   out.insert(out.end(), kServingFields.begin(), kServingFields.end());
   if (compare) out.insert(out.end(), kCompareFields.begin(), kCompareFields.end());

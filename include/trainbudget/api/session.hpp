@@ -12,6 +12,7 @@
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/eval/inference.hpp"
+#include "trainbudget/eval/task_verdict.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -49,6 +50,12 @@ struct InferResult {
   std::vector<Problem> notes;
 };
 
+struct CompareResult {
+  TaskComparison comparison;
+  std::vector<Problem> warnings;
+  std::vector<Problem> notes;
+};
+
 class Session {
  public:
   explicit Session(const Sources& sources);
@@ -72,9 +79,19 @@ class Session {
     return infer(parse_infer_request(values));
   }
 
+  // Each task (serve, QLoRA, LoRA, full fine-tune, pretraining) on each machine, and which
+  // machine wins it (serve_session.cpp).
+  [[nodiscard]] CompareResult compare(const EstimateRequest& request) const;
+  [[nodiscard]] CompareResult compare(const FieldMap& values) const {
+    return compare(parse_compare_request(values));
+  }
+
  private:
   // Loads request.model into the job (counts, warnings, the rank a fraction asks for).
   void resolve_model(EstimateRequest& request, EstimateResult& out) const;
+  // The serving job of an infer or compare request, its model loaded.
+  [[nodiscard]] ServingJob serving_job(const EstimateRequest& request,
+                                       std::vector<Problem>& warnings) const;
   std::filesystem::path models_dir_;
   HardwareCatalog catalog_;
 };

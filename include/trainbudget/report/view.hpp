@@ -10,6 +10,7 @@
 
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/eval/inference.hpp"
+#include "trainbudget/eval/task_verdict.hpp"
 #include "trainbudget/measure/records.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/report/document.hpp"
@@ -36,6 +37,7 @@ struct RecipeComparison {
 [[nodiscard]] Document document_of(const measure::Measurement& measurement);
 [[nodiscard]] Document document_of(const plan::PlanReport& plan);
 [[nodiscard]] Document document_of(const ServingEstimate& serving);
+[[nodiscard]] Document document_of(const TaskComparison& comparison);
 
 [[nodiscard]] std::string json_of(const Estimate& estimate);
 [[nodiscard]] std::string json_of(const DeviceList& list);
@@ -44,6 +46,7 @@ struct RecipeComparison {
 [[nodiscard]] std::string json_of(const measure::Measurement& measurement);
 [[nodiscard]] std::string json_of(const plan::PlanReport& plan);
 [[nodiscard]] std::string json_of(const ServingEstimate& serving);
+[[nodiscard]] std::string json_of(const TaskComparison& comparison);
 
 // A document in one of the people formats (table, markdown) or as CSV (its rows); field
 // references in its prose are spelled by `names` (the key itself when empty).

@@ -1,0 +1,78 @@
+// The verdict by task: one model laid against machines for each thing one might do with it —
+// serve it, fine-tune it with QLoRA, LoRA or every weight, pretrain it at a Chinchilla-style
+// token count — and which machine wins each, by what factor. Built from the serving estimate
+// and the training estimate; docs/inference.md, "The verdict by task".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainbudget/eval/inference.hpp"
+#include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/job.hpp"
+#include "trainbudget/spec/machine_choice.hpp"
+
+namespace tb {
+
+enum class Task : std::uint8_t { kServe, kQlora, kLora, kFull, kPretrain };
+
+template <>
+struct EnumNames<Task> {
+  static constexpr std::array<std::pair<Task, std::string_view>, 5> kNames{
+      {{Task::kServe, "serve"},
+       {Task::kQlora, "qlora"},
+       {Task::kLora, "lora"},
+       {Task::kFull, "full"},
+       {Task::kPretrain, "pretrain"}}};
+};
+
+// Chinchilla's compute-optimal tokens per parameter (Hoffmann et al. 2022, Table 3: 20.0
+// tokens per parameter for a 70B at 1.4T; "Chinchilla-style").
+inline constexpr double kChinchillaTokensPerParam = 20.0;
+// The largest device count the fewest-devices search tries.
+inline constexpr int kMaxTaskDevices = 4096;
+
+struct TaskMachine {
+  std::string id;
+  std::string name;
+  bool fits{false};             // on `devices`
+  bool fits_one_device{false};  // on one device
+  int devices{1};  // what the numbers are for: serve its tp; training the fewest (powers of
+                   // two, ZeRO-3 beyond one) that hold the task, or the pretraining devices
+                   // given (0: none up to kMaxTaskDevices)
+  std::optional<double> decode_tokens_per_s;  // serve
+  std::optional<double> hours;                // training tasks, at `devices`
+  std::optional<double> cost_usd;             // where a price is known
+  Bytes memory;        // serve: needed per device; training: the allocated peak per device
+  Bytes capacity;      // what it is held against
+  std::string detail;  // one line for people
+};
+
+struct TaskResult {
+  Task task{Task::kServe};
+  std::string label;   // "serve (bf16, 4096 tokens)", "QLoRA fine-tune (rank 16, 1.0 B tokens)"
+  double tokens{0.0};  // training tasks
+  std::vector<TaskMachine> machines;
+  std::optional<std::string> winner;  // id; none when no machine fits
+  std::optional<double> factor;       // winner over the runner-up that also fits
+  std::string verdict;                // one sentence
+};
+
+struct TaskComparison {
+  std::string model;  // display name
+  double params{0.0};
+  std::vector<TaskResult> tasks;
+};
+
+struct CompareInputs {
+  TrainingJob training;  // the model, fine-tuning tokens, LoRA rank, framework
+  ServingJob serving;
+  std::optional<double> pretrain_tokens;  // default kChinchillaTokensPerParam x params
+  std::optional<int> pretrain_devices;    // default: the fewest (powers of two) that fit
+};
+
+[[nodiscard]] TaskComparison compare_tasks(const CompareInputs& in,
+                                           const std::vector<MachineChoice>& machines);
+
+}  // namespace tb
