@@ -106,34 +106,33 @@ void validate(const ServingJob& job) {
           {"tp",
            fmt::format("{} does not divide the {} attention heads", s.tp, a->attention.num_heads),
            "a divisor of the attention heads"});
-    }
-    const std::int64_t kv = a->attention.num_kv_heads;
-    if (!a->attention.latent && kv % s.tp != 0 && s.tp % kv != 0) {
+    } else if (!a->attention.latent && a->attention.num_kv_heads % s.tp != 0 &&
+               s.tp % a->attention.num_kv_heads != 0) {
+      const std::int64_t kv = a->attention.num_kv_heads;
       problems.push_back(
           {"tp", fmt::format("{} neither divides nor is a multiple of the {} KV heads", s.tp, kv),
            "a divisor or a multiple of the KV heads"});
     }
   }
-  // Group-wise int4 packs groups of 128 inputs (AutoGPTQ / AutoAWQ); llama.cpp's K-quants
-  // super-blocks of 256 (QK_K) and falls back to another type for rows that are not (not
-  // modelled): a shape the format cannot take is a problem.
+  // AutoAWQ's WQLinear_GEMM holds in_features / 128 groups of zeros and scales, so the groups
+  // must divide a linear's inputs; AutoGPTQ's QuantLinear packs rows of 32 inputs per int32s
+  // (and rounds its groups up). llama.cpp's GGUF types fall back instead (gguf_fallback).
   if (const auto& a = job.model.architecture) {
     const WeightFormat f = s.weights;
-    std::int64_t block = 0;
-    if (f == WeightFormat::kGptqInt4 || f == WeightFormat::kAwqInt4) block = 128;
-    if (f == WeightFormat::kGgufQ6_K || f == WeightFormat::kGgufQ5_K_M ||
-        f == WeightFormat::kGgufQ4_K_M)
-      block = 256;
-    if (f == WeightFormat::kGgufQ8_0 || f == WeightFormat::kGgufQ4_0) block = 32;
+    const std::int64_t block = f == WeightFormat::kAwqInt4    ? 128
+                               : f == WeightFormat::kGptqInt4 ? 32
+                                                              : 0;
     for (const LinearLayer& l : model_linears(*a)) {
-      if (block == 0 || l.kind == LinearKind::kRouter || l.place == LinearPlace::kVision) continue;
-      if (l.kind == LinearKind::kLmHead && !is_gguf(f)) continue;
+      if (block == 0 || l.kind == LinearKind::kRouter || l.kind == LinearKind::kLmHead ||
+          l.place == LinearPlace::kVision) {
+        continue;
+      }
       if (l.in_features % block != 0) {
         problems.push_back({"weights",
-                            fmt::format("{} packs blocks of {} inputs; {} has {} ({}), not a "
-                                        "multiple",
-                                        enum_name(f), block, l.path, l.in_features, l.name),
-                            "bf16|fp16|fp8|int8|nf4, or a model whose widths are multiples"});
+                            fmt::format("{} needs linears whose inputs are a multiple of {}; {} "
+                                        "has {}",
+                                        enum_name(f), block, l.path, l.in_features),
+                            "bf16|fp16|fp8|int8|nf4 or a GGUF type for this model"});
         break;
       }
     }

@@ -103,8 +103,23 @@ double gguf_bits(GgufType t) noexcept {
       return 144.0 * 8.0 / 256.0;
     case GgufType::kQ4_0:
       return 18.0 * 8.0 / 32.0;
+    case GgufType::kQ5_0:
+      return 22.0 * 8.0 / 32.0;
+    case GgufType::kQ5_1:
+      return 24.0 * 8.0 / 32.0;
   }
   return 16.0;
+}
+
+GgufType gguf_fallback(GgufType t, std::int64_t in_features) noexcept {
+  const bool k_type = t == GgufType::kQ6_K || t == GgufType::kQ5_K || t == GgufType::kQ4_K;
+  if (k_type && in_features % 256 != 0) {
+    t = t == GgufType::kQ4_K   ? GgufType::kQ5_0
+        : t == GgufType::kQ5_K ? GgufType::kQ5_1
+                               : GgufType::kQ8_0;
+  }
+  const bool quantized = t != GgufType::kF32 && t != GgufType::kF16;
+  return (quantized && in_features % 32 != 0) ? GgufType::kF16 : t;
 }
 
 bool gguf_more_bits(std::int64_t i, std::int64_t n) noexcept {
@@ -185,8 +200,9 @@ WeightStorage weight_storage(const ModelArchitecture& arch, F format) {
       // The router (ffn_gate_inp) is never quantized and convert_hf_to_gguf.py stores it F32.
       const GgufType t = l.kind == LinearKind::kRouter
                              ? GgufType::kF32
-                             : gguf_tensor_type(format, gguf_tensor_of(l.kind), layer,
-                                                arch.num_layers, experts, llama_70b);
+                             : gguf_fallback(gguf_tensor_type(format, gguf_tensor_of(l.kind), layer,
+                                                              arch.num_layers, experts, llama_70b),
+                                             l.in_features);
       bytes = static_cast<double>(l.weight_params()) * gguf_bits(t) / 8.0;
     } else {
       bytes = linear_bytes(format, l);

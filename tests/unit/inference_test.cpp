@@ -138,6 +138,15 @@ TEST(WeightStorage, MixtralRoutedExpertsAreReadOnlyWhenPicked) {
   EXPECT_DOUBLE_EQ(experts_touched(8, 2, 2.0), 3.5);
 }
 
+// tensor_type_fallback: Qwen2.5 0.5B's 896-wide rows are not whole 256-value super-blocks.
+TEST(WeightStorage, GgufKTypesFallBackOnRowsThatAreNotSuperBlocks) {
+  EXPECT_EQ(gguf_fallback(GgufType::kQ4_K, 896), GgufType::kQ5_0);
+  EXPECT_EQ(gguf_fallback(GgufType::kQ5_K, 896), GgufType::kQ5_1);
+  EXPECT_EQ(gguf_fallback(GgufType::kQ6_K, 896), GgufType::kQ8_0);
+  EXPECT_EQ(gguf_fallback(GgufType::kQ4_K, 4096), GgufType::kQ4_K);
+  EXPECT_EQ(gguf_fallback(GgufType::kQ4_0, 100), GgufType::kF16);
+}
+
 TEST(WeightFormats, ParseSuggestsTheNearestName) {
   EXPECT_EQ(parse_named<WeightFormat>("weights", "q4_k_m"), WeightFormat::kGgufQ4_K_M);
   try {
@@ -241,11 +250,13 @@ TEST(Serving, BadInputNamesTheField) {
   j = job;
   j.setup.concurrency = 0;
   EXPECT_EQ(problem_field(j), "concurrency");
-  // A width that is not a multiple of GPTQ's group of 128 inputs.
+  // A width that is not a multiple of AWQ's group of 128 inputs.
   j = job;
   j.model.architecture->hidden = 4000;
-  j.setup.weights = WeightFormat::kGptqInt4;
+  j.setup.weights = WeightFormat::kAwqInt4;
   EXPECT_EQ(problem_field(j), "weights");
+  j.setup.weights = WeightFormat::kGgufQ4_K_M;  // llama.cpp falls back instead
+  EXPECT_EQ(problem_field(j), "none");
   EXPECT_EQ(problem_field(job), "none");
 }
 

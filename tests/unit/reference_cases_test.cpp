@@ -2,7 +2,8 @@
 // (the keys of a JSON request file), runs it in-process through api::Session, renders the JSON
 // view and checks each expected value within its stated tolerance. A case the
 // estimator is known to miss says so (`outside = "why"`): the test then asserts that it IS
-// outside, so a later fix cannot go unnoticed. Adding a case needs no C++.
+// outside, so a later fix cannot go unnoticed. Adding a case needs no C++. `command = "infer"`
+// or `"compare"` runs that query instead of an estimate.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
@@ -15,6 +16,7 @@
 
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/report/json_output.hpp"
+#include "trainbudget/report/view.hpp"
 
 namespace {
 
@@ -103,10 +105,21 @@ TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
   ASSERT_TRUE(t["name"].is_string()) << file;
   const toml::table* request = t["request"].as_table();
   ASSERT_NE(request, nullptr) << file << ": [request] missing";
+  // `command` picks the query: estimate (the default), infer or compare.
+  const std::string command = t["command"].value_or(std::string{"estimate"});
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(
-        tb::report::estimate_json(session().estimate(request_of(*request)).estimate));
+    const tb::api::FieldMap values = request_of(*request);
+    std::string text;
+    if (command == "infer") {
+      text = tb::report::json_of(session().infer(values).estimate);
+    } else if (command == "compare") {
+      text = tb::report::json_of(session().compare(values).comparison);
+    } else {
+      ASSERT_EQ(command, "estimate") << file << ": command is estimate, infer or compare";
+      text = tb::report::estimate_json(session().estimate(values).estimate);
+    }
+    j = nlohmann::json::parse(text);
   } catch (const tb::Error& e) {
     FAIL() << file << ": " << e.what();
   }

@@ -12,11 +12,11 @@
 namespace tb {
 
 // llama.cpp's tensor types that its GGUF mixtures use (ggml-common.h, block structs).
-enum class GgufType : std::uint8_t { kF32, kF16, kQ8_0, kQ6_K, kQ5_K, kQ4_K, kQ4_0 };
+enum class GgufType : std::uint8_t { kF32, kF16, kQ8_0, kQ6_K, kQ5_K, kQ4_K, kQ4_0, kQ5_0, kQ5_1 };
 
 // Bits per weight of one GGUF tensor type: Q8_0 34 B per 32 weights (8.5), Q6_K 210 B per 256
-// (6.5625), Q5_K 176 B per 256 (5.5), Q4_K 144 B per 256 (4.5), Q4_0 18 B per 32 (4.5)
-// (ggml/src/ggml-common.h, block_q8_0 ... block_q4_K).
+// (6.5625), Q5_K 176 B per 256 (5.5), Q4_K 144 B per 256 (4.5), Q4_0 18 B per 32 (4.5), Q5_0
+// 22 B per 32 (5.5), Q5_1 24 B per 32 (6.0) (ggml/src/ggml-common.h, block_q8_0 ... block_q4_K).
 [[nodiscard]] double gguf_bits(GgufType t) noexcept;
 
 // Where a GGUF tensor sits, as llama-quant.cpp's llama_tensor_get_type_impl tells them apart.
@@ -41,6 +41,11 @@ enum class GgufTensor : std::uint8_t {
 [[nodiscard]] GgufType gguf_tensor_type(WeightFormat format, GgufTensor tensor, std::int64_t layer,
                                         std::int64_t layers, std::int64_t experts,
                                         bool llama_70b) noexcept;
+
+// The type a tensor of rows `in_features` long gets: a K-type needs rows of whole 256-value
+// super-blocks (QK_K), else llama-quant.cpp's tensor_type_fallback takes Q4_K -> Q5_0, Q5_K ->
+// Q5_1, Q6_K -> Q8_0, and F16 when even the 32-value blocks do not divide the row.
+[[nodiscard]] GgufType gguf_fallback(GgufType t, std::int64_t in_features) noexcept;
 
 // use_more_bits(i, n) of llama-quant.cpp: i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2.
 [[nodiscard]] bool gguf_more_bits(std::int64_t layer, std::int64_t layers) noexcept;
