@@ -1,4 +1,5 @@
-// `trainbudget fields`: the estimate request's field table, as the CLI flags and the JSON keys
+// `trainbudget fields`: a request's field table (estimate by default; --command plan, infer,
+// compare), as the CLI flags and the JSON keys
 // of a request file (docs/fields.md is this command's Markdown output).
 #pragma once
 
@@ -11,6 +12,7 @@ namespace tb::cli {
 
 struct FieldsOptions {
   CommonOptions common;
+  std::string command{"estimate"};  // whose table: estimate | plan | infer | compare
 };
 
 CLI::App* setup_fields(CLI::App& app, FieldsOptions& options);

@@ -22,6 +22,7 @@ void expect_same(const Device& a, const Device& b) {
   if (a.memory_bandwidth) {
     EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), b.memory_bandwidth->value());
   }
+  EXPECT_EQ(a.memory_bandwidth_kind, b.memory_bandwidth_kind) << a.id;
   EXPECT_EQ(a.memory_source, b.memory_source);
   ASSERT_EQ(a.rates.size(), b.rates.size()) << a.id;
   for (std::size_t i = 0; i < a.rates.size(); ++i) {
@@ -87,6 +88,29 @@ TEST(DeviceToml, CapacityIsWrittenInItsOwnUnit) {
   text = device_toml(d);
   EXPECT_NE(text.find("\ncapacity_gb = 25.275\n"), std::string::npos) << text;
   EXPECT_DOUBLE_EQ(parse_device_toml(text, "box.toml").memory_capacity.value(), 25.275e9);
+}
+
+// A measured bandwidth (measure --save's STREAM triad) is written as such and read back, so that
+// the serving estimate uses it as it is instead of a fraction of a peak.
+TEST(DeviceToml, MeasuredBandwidthKeepsItsKind) {
+  Device d;
+  d.id = "box";
+  d.name = "Box";
+  d.vendor = "other";
+  d.category = "cpu";
+  d.memory_capacity = Bytes{64e9};
+  d.memory_bandwidth = BytesPerSecond{85e9};
+  d.memory_bandwidth_kind = RateKind::kMeasured;
+  d.memory_source = "triad";
+  ComputeRate r;
+  r.dense = FlopsPerSecond{1e12};
+  r.source = "sheet";
+  d.rates.push_back(r);
+  const std::string text = device_toml(d);
+  EXPECT_NE(text.find("\nbandwidth_kind = \"measured\"\n"), std::string::npos) << text;
+  expect_same(d, parse_device_toml(text, "box.toml"));
+  const std::string bad = std::string{text}.replace(text.find("\"measured\"\n"), 11, "\"guess\"\n");
+  EXPECT_THROW((void)parse_device_toml(bad, "box.toml"), DataError);
 }
 
 }  // namespace
