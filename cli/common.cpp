@@ -20,7 +20,7 @@ void print_problems(const std::vector<Problem>& warnings, const std::vector<Prob
 
 void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_option("--format", options.format,
-                 "Output: table (for people), json (docs/json.md), csv, markdown")
+                 "Output: table (for people), json (docs/json.md), csv, markdown, html")
       ->type_name("FORMAT")
       ->default_val("table");
   app.add_option("--hardware-dir", options.hardware_dir,

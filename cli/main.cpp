@@ -22,6 +22,7 @@
 #include "measure_command.hpp"
 #include "plan_command.hpp"
 #include "recipes_command.hpp"
+#include "serve_command.hpp"
 #include "suggest.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
   CLI::App* plan = tb::cli::setup_plan(app, plan_options);
   tb::cli::InferCommandOptions infer_options;
   CLI::App* infer = tb::cli::setup_infer(app, infer_options);
+  tb::cli::ServeCommandOptions serve_options;
+  CLI::App* serve = tb::cli::setup_serve(app, serve_options);
   tb::cli::CompareCommandOptions compare_options;
   CLI::App* compare = tb::cli::setup_compare(app, compare_options);
 
@@ -103,6 +106,8 @@ int main(int argc, char** argv) {
       tb::cli::run_recipes(recipes_options, out);
     } else if (plan->parsed()) {
       tb::cli::run_plan(plan_options, out);
+    } else if (serve->parsed()) {
+      return tb::cli::run_serve(serve_options);
     } else if (compare->parsed()) {
       tb::cli::run_compare(compare_options, out);
     } else if (infer->parsed()) {

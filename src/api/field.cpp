@@ -61,7 +61,7 @@ std::string optimizer_kernels() { return enum_choices<OptimizerKernel>(); }
 std::string activation_dtypes() { return "bf16|fp16|fp32"; }
 std::string probability() { return "[0, 1)"; }
 std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
-std::string formats() { return "table|json|csv|markdown"; }
+std::string formats() { return "table|json|csv|markdown|html"; }
 std::string degrees() { return fmt::format("1..{}", kMaxDegree); }
 std::string virtual_stage_counts() { return fmt::format("1..{}", kMaxVirtualStages); }
 std::string offloads() { return "none|optimizer|params"; }
@@ -324,9 +324,11 @@ const std::array kEstimateFields{
           "Print every term's formula, symbol values and value", flags,
           [](V v, R r) { r.explain = flag(v, "explain"); }, "step"},
     Field{"format", FieldType::kChoice, "FORMAT", "", "table",
-          "Output: table (for people), json (docs/json.md), csv, markdown", formats,
+          "Output: table (for people), json (docs/json.md), csv, markdown, html (a "
+          "self-contained page with SVG charts)",
+          formats,
           [](V v, R r) {
-            r.format = choice(v, "format", {"table", "json", "csv", "markdown"});
+            r.format = choice(v, "format", {"table", "json", "csv", "markdown", "html"});
           },
           "output"},
     Field{"hardware_dir", FieldType::kText, "DIR", "", "",

@@ -69,9 +69,17 @@ void render(const Document& doc, Format format, std::ostream& out, const FieldNa
     case Format::kCsv:
       doc.rows.render_csv(out);
       return;
+    case Format::kHtml:
+      render_html(doc, {}, out, names);
+      return;
     case Format::kJson:
       return;  // JSON is a view of its own (json_of)
   }
+}
+
+void render_html(const Document& doc, const std::string& charts, std::ostream& out,
+                 const FieldNamer& names) {
+  render_html_page(with_names(doc, names), charts, out);
 }
 
 }  // namespace tb::report

@@ -42,6 +42,9 @@ struct Document {
 
 void render_text(const Document& doc, std::ostream& out);
 void render_markdown(const Document& doc, std::ostream& out);
+// A whole HTML page: title, `charts` (SVG markup, may be empty), then each section's paragraphs
+// and tables, escaped; inline style, nothing fetched.
+void render_html_page(const Document& doc, const std::string& charts, std::ostream& out);
 
 // The Job section's model lines: a bare count, or name, family, exact counts and sources.
 [[nodiscard]] std::vector<std::string> model_lines(const TrainingJob& job);

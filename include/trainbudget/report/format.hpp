@@ -10,21 +10,22 @@
 
 namespace tb::report {
 
-enum class Format { kTable, kJson, kCsv, kMarkdown };
+enum class Format { kTable, kJson, kCsv, kMarkdown, kHtml };
 }  // namespace tb::report
 
 template <>
 struct tb::EnumNames<tb::report::Format> {
-  static constexpr std::array<std::pair<tb::report::Format, std::string_view>, 4> kNames{
+  static constexpr std::array<std::pair<tb::report::Format, std::string_view>, 5> kNames{
       {{tb::report::Format::kTable, "table"},
        {tb::report::Format::kJson, "json"},
        {tb::report::Format::kCsv, "csv"},
-       {tb::report::Format::kMarkdown, "markdown"}}};
+       {tb::report::Format::kMarkdown, "markdown"},
+       {tb::report::Format::kHtml, "html"}}};
 };
 
 namespace tb::report {
 
-// "table" | "json" | "csv" | "markdown"; throws InvalidArgument naming --format.
+// "table" | "json" | "csv" | "markdown" | "html"; throws InvalidArgument naming --format.
 [[nodiscard]] Format parse_format(std::string_view text);
 
 [[nodiscard]] std::string gb(Bytes bytes);  // "112.0 GB"

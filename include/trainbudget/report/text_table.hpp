@@ -24,6 +24,7 @@ class TextTable {
   void render_text(std::ostream& out, const std::string& indent = "  ") const;
   void render_markdown(std::ostream& out) const;
   void render_csv(std::ostream& out) const;
+  void render_html(std::ostream& out) const;  // <table> with <th scope="col">, cells escaped
 
   [[nodiscard]] const std::vector<std::vector<std::string>>& rows() const { return rows_; }
 

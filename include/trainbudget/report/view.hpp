@@ -52,10 +52,25 @@ struct RecipeComparison {
 // references in its prose are spelled by `names` (the key itself when empty).
 void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names = {});
 
+// The SVG charts an HTML report draws above its document: the estimate's memory against each
+// machine and its hours on a log axis; the serving estimate's memory and decode speed.
+[[nodiscard]] std::string charts_of(const Estimate& estimate);
+[[nodiscard]] std::string charts_of(const ServingEstimate& serving);
+template <class Result>
+[[nodiscard]] std::string charts_of(const Result&) {
+  return {};
+}
+
+// A self-contained HTML page (--format html): the charts, then the document's sections.
+void render_html(const Document& doc, const std::string& charts, std::ostream& out,
+                 const FieldNamer& names = {});
+
 template <class Result>
 void write(const Result& result, Format format, std::ostream& out, const FieldNamer& names = {}) {
   if (format == Format::kJson) {
     out << json_of(result);
+  } else if (format == Format::kHtml) {
+    render_html(document_of(result), charts_of(result), out, names);
   } else {
     render(document_of(result), format, out, names);
   }

@@ -1,0 +1,110 @@
+// The web API in-process: each POST answers byte for byte what the CLI's --format json prints
+// for the same request (the same views), problems come back as JSON with the field and a 4xx,
+// and the page's files and the field tables are served.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainbudget/report/view.hpp"
+#include "trainbudget/server/routes.hpp"
+
+namespace tb::server {
+namespace {
+
+const api::Session& session() {
+  static const api::Session s{api::Sources{TB_TEST_DATA_DIR, std::nullopt, false}};
+  return s;
+}
+const Api& api_under_test() {
+  static const Api a{session(), std::filesystem::path{TB_TEST_DATA_DIR} / "models"};
+  return a;
+}
+
+TEST(ServerRoutes, EstimateEqualsTheCliJson) {
+  const std::string body =
+      R"({"model": "llama-3.1-8b", "method": "lora", "machine": "h100-sxm,rtx-4090"})";
+  const HttpResponse r = api_under_test().handle("POST", "/api/estimate", "", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "application/json");
+  const api::FieldMap values{
+      {"model", "llama-3.1-8b"}, {"method", "lora"}, {"machine", "h100-sxm,rtx-4090"}};
+  EXPECT_EQ(r.body, report::json_of(session().estimate(values).estimate));
+}
+
+TEST(ServerRoutes, InferAndCompareEqualTheCliJson) {
+  const HttpResponse infer = api_under_test().handle(
+      "POST", "/api/infer", "",
+      R"({"model": "mistral-7b-v0.1", "weights": "q4_k_m", "context": 32768})");
+  ASSERT_EQ(infer.status, 200) << infer.body;
+  EXPECT_EQ(infer.body, report::json_of(session()
+                                            .infer(api::FieldMap{{"model", "mistral-7b-v0.1"},
+                                                                 {"weights", "q4_k_m"},
+                                                                 {"context", "32768"}})
+                                            .estimate));
+  const HttpResponse compare =
+      api_under_test().handle("POST", "/api/compare", "", R"({"model": "llama-3.1-70b"})");
+  ASSERT_EQ(compare.status, 200) << compare.body;
+  EXPECT_EQ(
+      compare.body,
+      report::json_of(session().compare(api::FieldMap{{"model", "llama-3.1-70b"}}).comparison));
+}
+
+TEST(ServerRoutes, ProblemsNameTheFieldWithA400) {
+  const auto field_of = [](const HttpResponse& r) {
+    return nlohmann::json::parse(r.body)["problems"][0]["field"].get<std::string>();
+  };
+  HttpResponse r = api_under_test().handle("POST", "/api/estimate", "", R"({"micro_batch": "0"})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(field_of(r), "micro_batch");
+  r = api_under_test().handle("POST", "/api/estimate", "", R"({"parms": "7B"})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("did you mean {params}"), std::string::npos) << r.body;
+  r = api_under_test().handle("POST", "/api/infer", "",
+                              R"({"model": "llama-3.1-8b", "weights": 4})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(field_of(r), "weights");
+  r = api_under_test().handle("POST", "/api/estimate", "", "{not json");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(field_of(r), "request");
+  r = api_under_test().handle("POST", "/api/estimate", "", R"({"params": {"nested": 1}})");
+  EXPECT_EQ(r.status, 400);
+  r = api_under_test().handle("POST", "/api/estimate", "", std::string(kMaxBodyBytes + 1, ' '));
+  EXPECT_EQ(r.status, 413);
+  r = api_under_test().handle("POST", "/api/nothing", "", "{}");
+  EXPECT_EQ(r.status, 404);
+  r = api_under_test().handle("DELETE", "/api/estimate", "", "");
+  EXPECT_EQ(r.status, 405);
+  r = api_under_test().handle("POST", "/api/estimate", "", R"({"machine": "local"})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(field_of(r), "machine");
+}
+
+TEST(ServerRoutes, ServesThePageTheFieldsTheCatalogAndThePresets) {
+  HttpResponse r = api_under_test().handle("GET", "/", "", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.content_type.find("text/html"), std::string::npos);
+  EXPECT_NE(r.body.find("<script src=\"/app.js\">"), std::string::npos);
+  r = api_under_test().handle("GET", "/app.js", "", "");
+  EXPECT_NE(r.body.find("/api/fields"), std::string::npos);
+  r = api_under_test().handle("GET", "/api/fields", "command=infer", "");
+  ASSERT_EQ(r.status, 200);
+  const nlohmann::json fields = nlohmann::json::parse(r.body);
+  ASSERT_EQ(fields.size(), api::infer_fields().size());
+  EXPECT_EQ(fields[0]["key"], "params");
+  r = api_under_test().handle("GET", "/api/fields", "command=bogus", "");
+  EXPECT_EQ(r.status, 400);
+  r = api_under_test().handle("GET", "/api/models", "", "");
+  EXPECT_GE(nlohmann::json::parse(r.body).size(), 30U);
+  r = api_under_test().handle("GET", "/api/hardware", "", "");
+  EXPECT_GE(nlohmann::json::parse(r.body).size(), 40U);
+}
+
+TEST(ServerRoutes, AnotherFormatIsRenderedAsAsked) {
+  const HttpResponse r =
+      api_under_test().handle("POST", "/api/estimate", "", R"({"format": "csv"})");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.rfind("scenario,method,machine_id", 0), 0U) << r.body.substr(0, 80);
+}
+
+}  // namespace
+}  // namespace tb::server
