@@ -62,7 +62,8 @@ function input(f) {
     control = el('input', { id, name: f.key, type: 'text', placeholder: f.default || '', autocomplete: 'off' });
     if (f.key === 'model') control.setAttribute('list', 'models-list');
     if (f.key === 'machine') control.setAttribute('list', 'machines-list');
-    control.value = state.values[f.key] || '';
+    const v = state.values[f.key] || '';
+    control.value = f.key === 'model' && v.trim().startsWith('{') ? '' : v;
   }
   control.setAttribute('aria-describedby', `${id}-help`);
   control.title = `${f.help} (accepted: ${f.accepted})`;
@@ -75,6 +76,19 @@ function input(f) {
   });
   return el('div', { class: 'field' }, label, control, help);
 }
+// A pasted config.json goes in the model field as its text (the API counts it as a file).
+function pasteBox() {
+  const area = el('textarea', { id: 'f-config', rows: '3', placeholder: '{ "model_type": "llama", ... }', spellcheck: 'false' });
+  const v = state.values.model || '';
+  if (v.trim().startsWith('{')) area.value = v;
+  area.addEventListener('input', () => {
+    const text = area.value.trim();
+    const model = $('f-model');
+    if (text) { state.values.model = text; if (model) model.value = ''; } else { delete state.values.model; }
+    schedule();
+  });
+  return el('div', { class: 'field' }, el('label', { for: 'f-config', text: 'or paste config.json' }), area);
+}
 async function buildForm() {
   const res = await fetch(`/api/fields?command=${state.mode}`);
   const fields = await res.json();
@@ -83,7 +97,11 @@ async function buildForm() {
   const more = $('more-fields');
   main.replaceChildren(el('legend', { text: 'Inputs' }));
   more.replaceChildren();
-  for (const key of MAIN[state.mode]) if (state.fields[key]) main.append(input(state.fields[key]));
+  for (const key of MAIN[state.mode]) {
+    if (!state.fields[key]) continue;
+    main.append(input(state.fields[key]));
+    if (key === 'model') main.append(pasteBox());
+  }
   for (const f of fields) {
     if (!MAIN[state.mode].includes(f.key) && f.key !== 'format') more.append(input(f));
   }
@@ -267,9 +285,11 @@ const render = {
     charts.replaceChildren(
       stackedBars('Memory per device against what each machine lets it use', bars, names),
       logBars('Hours per machine; band: 38-56 % MFU', hours, 'hours'));
-    tables.replaceChildren(table(['Machine', 'Fits', 'Memory', 'Usable', 'Hours', 'Cost'],
+    tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Cost'],
       j.machines.map((m, i) => [m.name, m.fits ? 'yes' : 'no',
         num('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes, GB(j.memory.allocated_peak_bytes)),
+        num(`machines.${i}.memory.reserved_peak_bytes`, m.memory.reserved_peak_bytes, GB(m.memory.reserved_peak_bytes)),
+        num(`machines.${i}.memory.device_total_bytes`, m.memory.device_total_bytes, GB(m.memory.device_total_bytes)),
         num(`machines.${i}.memory.usable_bytes`, m.memory.usable_bytes, GB(m.memory.usable_bytes)),
         num(`machines.${i}.hours`, m.hours, hoursText(m.hours)),
         m.cost_usd == null ? '-' : num(`machines.${i}.cost_usd`, m.cost_usd, `$${m.cost_usd.toFixed(0)}`)])));

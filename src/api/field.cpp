@@ -43,7 +43,9 @@ std::string fraction() { return "(0, 1]"; }
 std::string flags() { return "true|false (a flag)"; }
 std::string recipes() { return recipe_choices(); }
 std::string machines() { return "ID[:dtype][,ID[:dtype]...], all or local"; }
-std::string model_forms() { return "a config.json, a model folder or a preset id"; }
+std::string model_forms() {
+  return "a config.json, a model folder, a preset id or a config.json's text";
+}
 std::string methods() { return "full|lora|qlora|freeze"; }
 std::string devices_range() { return "1..1000000"; }
 std::string zero_stages() { return "0|1|2|3"; }
@@ -83,8 +85,9 @@ const std::array kEstimateFields{
           [](V v, R r) { r.job.params = parse_count(v, "params", kParamsRange); }, "job"},
     Field{"model", FieldType::kText, "MODEL", "", "",
           "The model, counted exactly from its architecture (docs/models.md): a config.json, a "
-          "model folder (config.json + safetensors headers) or a preset id from data/models "
-          "(e.g. llama-3.1-8b); replaces {params}",
+          "model folder (config.json + safetensors headers), a preset id from data/models "
+          "(e.g. llama-3.1-8b) or a config.json's text itself (starting with '{'); replaces "
+          "{params}",
           model_forms,
           [](V v, R r) { r.model = text(v, "model", "a config.json, a folder or a preset id"); },
           "job"},

@@ -234,6 +234,14 @@ std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
 
 ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   if (spec.empty()) throw InvalidRequest("model", "empty (a config.json, a folder or a preset id)");
+  // A config.json's text itself (the web page's paste box, scripts): no file is read.
+  if (spec.find_first_not_of(" \t\r\n") != std::string::npos &&
+      spec[spec.find_first_not_of(" \t\r\n")] == '{') {
+    ModelSource m = from_architecture(parse_hf_config(spec, "the given config.json text"), "config",
+                                      "config.json text");
+    m.name = "config.json text";
+    return m;
+  }
   const fs::path path{spec};
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);

@@ -3,7 +3,9 @@
 // and the page's files and the field tables are served.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/server/routes.hpp"
@@ -97,6 +99,28 @@ TEST(ServerRoutes, ServesThePageTheFieldsTheCatalogAndThePresets) {
   EXPECT_GE(nlohmann::json::parse(r.body).size(), 30U);
   r = api_under_test().handle("GET", "/api/hardware", "", "");
   EXPECT_GE(nlohmann::json::parse(r.body).size(), 40U);
+}
+
+// A config.json's text in the model field (the page's paste box) is counted as the file is.
+TEST(ServerRoutes, PastedConfigCountsAsTheFile) {
+  const std::filesystem::path file =
+      std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs" / "mistral-7b-v0.1.json";
+  std::ifstream in{file};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const nlohmann::json request{{"model", text}, {"method", "lora"}};
+  const HttpResponse r = api_under_test().handle("POST", "/api/estimate", "", request.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const nlohmann::json pasted = nlohmann::json::parse(r.body);
+  const nlohmann::json from_file = nlohmann::json::parse(report::json_of(
+      session().estimate(api::FieldMap{{"model", file.string()}, {"method", "lora"}}).estimate));
+  EXPECT_EQ(pasted["memory"], from_file["memory"]);
+  EXPECT_EQ(pasted["machines"][0]["hours"], from_file["machines"][0]["hours"]);
+  EXPECT_EQ(pasted["model"]["params_total"], from_file["model"]["params_total"]);
+  const HttpResponse bad =
+      api_under_test().handle("POST", "/api/estimate", "", R"({"model": "{\"model_type\": 3}"})");
+  EXPECT_EQ(bad.status, 422) << bad.body;
 }
 
 TEST(ServerRoutes, AnotherFormatIsRenderedAsAsked) {

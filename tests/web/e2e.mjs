@@ -75,6 +75,17 @@ try {
   await settled();
   assert.equal(await page.locator('#problems .problem').count(), 0);
 
+  // 4b. A pasted config.json is counted like the file: Mistral 7B's text against --model FILE.
+  const config = (await import('node:fs')).readFileSync(new URL('../data/hf_configs/mistral-7b-v0.1.json', import.meta.url), 'utf8');
+  await page.fill('#f-config', config);
+  await settled();
+  j = cli(['estimate', '--model', new URL('../data/hf_configs/mistral-7b-v0.1.json', import.meta.url).pathname, '--method', 'lora', '--machine', 'h100-sxm,rtx-4090']);
+  await sameNumber('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes);
+  await sameNumber('machines.0.hours', j.machines[0].hours);
+  await page.fill('#f-config', '');
+  await page.fill('#f-model', 'llama-3.1-8b');
+  await settled();
+
   // 5. Serve: the infer tab against `trainbudget infer`, reached with the keyboard.
   await page.focus('#tab-infer');
   await page.keyboard.press('Enter');

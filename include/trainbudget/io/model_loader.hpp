@@ -45,8 +45,9 @@ struct ModelPreset {
 [[nodiscard]] std::optional<CheckpointSummary> read_checkpoint_headers(
     const std::filesystem::path& dir);
 
-// --model SPEC: an existing folder (config.json required, safetensors headers cross-checked),
-// an existing file (config.json), else a preset id in presets_dir. Throws InvalidArgument
+// --model SPEC: a config.json's text (SPEC starts with '{'), an existing folder (config.json
+// required, safetensors headers cross-checked), an existing file (config.json), else a preset
+// id in presets_dir. Throws InvalidArgument
 // naming --model when SPEC is none of them, DataError for a broken file.
 [[nodiscard]] ModelSource load_model(const std::string& spec,
                                      const std::filesystem::path& presets_dir);
