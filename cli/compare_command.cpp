@@ -24,9 +24,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
 }
 
 void run_compare(const CompareCommandOptions& o, std::ostream& out) {
-  api::FieldMap values;
-  if (!o.request_file.empty()) values = request_fields(o.request_file);
-  for (auto& [key, value] : given_fields(o.fields)) values[key] = value;
+  const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_compare_request(values);
   const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
   const api::CompareResult result = session.compare(request);

@@ -40,6 +40,13 @@ api::FieldMap request_fields(const std::string& path) {
   return api::field_map_from_json(text);
 }
 
+api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields) {
+  api::FieldMap values;
+  if (!request_file.empty()) values = request_fields(request_file);
+  for (auto& [key, value] : given_fields(fields)) values[key] = value;
+  return values;
+}
+
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "estimate",
@@ -55,9 +62,7 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
 }
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
-  api::FieldMap values;
-  if (!o.request_file.empty()) values = request_fields(o.request_file);
-  for (auto& [key, value] : given_fields(o.fields)) values[key] = value;
+  const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_estimate_request(values);
 
   CommonOptions common;

@@ -18,6 +18,9 @@ struct EstimateOptions {
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
 // A JSON request file's fields; "-" reads standard input (capped like a file).
 [[nodiscard]] api::FieldMap request_fields(const std::string& path);
+// What a command was asked: the --request file's keys (if any), overridden by the flags given.
+[[nodiscard]] api::FieldMap request_values(const std::string& request_file,
+                                           const FieldSlots& fields);
 void run_estimate(const EstimateOptions& options, std::ostream& out);
 
 }  // namespace tb::cli

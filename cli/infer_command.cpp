@@ -23,9 +23,7 @@ CLI::App* setup_infer(CLI::App& app, InferCommandOptions& o) {
 }
 
 void run_infer(const InferCommandOptions& o, std::ostream& out) {
-  api::FieldMap values;
-  if (!o.request_file.empty()) values = request_fields(o.request_file);
-  for (auto& [key, value] : given_fields(o.fields)) values[key] = value;
+  const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_infer_request(values);
   const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
   const api::InferResult result = session.infer(request);

@@ -29,9 +29,7 @@ CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& o) {
 }
 
 void run_plan(const PlanCommandOptions& o, std::ostream& out) {
-  api::FieldMap values;
-  if (!o.request_file.empty()) values = request_fields(o.request_file);
-  for (auto& [key, value] : given_fields(o.fields)) values[key] = value;
+  const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_plan_request(values);
   api::Sources sources{io::data_dir(), request.hardware_dir, true};
   const api::Session session{sources};

@@ -73,13 +73,15 @@ void add_problems_header(HttpResponse& r, const std::vector<Problem>& warnings,
   if (!out.empty()) r.headers.emplace_back("X-Trainbudget-Problems", out.dump());
 }
 
-template <class Result>
-HttpResponse rendered(const Result& result, const api::EstimateRequest& request) {
+// The view of a query's result in the request's format, its warnings and notes in the header.
+template <class Result, class View>
+HttpResponse answer(const Result& result, const View& view, const api::EstimateRequest& request) {
   std::ostringstream text;
   const report::Format format = report::parse_format(request.format);
-  report::write(result, format, text);
+  report::write(view, format, text);
   HttpResponse r = json_response(200, text.str());
   if (format != report::Format::kJson) r.content_type = "text/plain; charset=utf-8";
+  add_problems_header(r, result.warnings, result.notes);
   return r;
 }
 
@@ -166,30 +168,22 @@ HttpResponse Api::post(std::string_view path, std::string_view body) const {
                                 "a device id"}});
     }
     const api::EstimateResult result = session_.estimate(request);
-    HttpResponse r = rendered(result.estimate, request);
-    add_problems_header(r, result.warnings, result.notes);
-    return r;
+    return answer(result, result.estimate, request);
   }
   if (path == "/api/plan") {
     const api::EstimateRequest request = api::parse_plan_request(values);
     const api::PlanResult result = session_.plan(request);
-    HttpResponse r = rendered(result.report, request);
-    add_problems_header(r, result.warnings, result.notes);
-    return r;
+    return answer(result, result.report, request);
   }
   if (path == "/api/infer") {
     const api::EstimateRequest request = api::parse_infer_request(values);
     const api::InferResult result = session_.infer(request);
-    HttpResponse r = rendered(result.estimate, request);
-    add_problems_header(r, result.warnings, result.notes);
-    return r;
+    return answer(result, result.estimate, request);
   }
   if (path == "/api/compare") {
     const api::EstimateRequest request = api::parse_compare_request(values);
     const api::CompareResult result = session_.compare(request);
-    HttpResponse r = rendered(result.comparison, request);
-    add_problems_header(r, result.warnings, result.notes);
-    return r;
+    return answer(result, result.comparison, request);
   }
   return message(404, "not_found", "no such route: " + excerpt(path, 80));
 }
