@@ -25,6 +25,7 @@ namespace {
 using R = EstimateRequest&;
 using V = std::string_view;
 using checks::choice;
+using checks::degree;
 using checks::flag;
 using checks::text;
 using checks::whole;
@@ -75,7 +76,6 @@ std::string pues() { return "1..3"; }
 std::string shares() { return "[0, 1]"; }
 std::string efficiencies() { return "(0, 1]"; }
 
-int degree(V v, const char* key) { return static_cast<int>(whole(v, key, kMaxDegree)); }
 double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
 namespace tb::api::checks {
@@ -24,6 +25,11 @@ inline std::int64_t whole(V text, const char* key, double max) {
                          fmt::format("1..{:.0f}", max));
   }
   return static_cast<std::int64_t>(v);
+}
+
+// A parallel degree: 1 to kMaxDegree.
+inline int degree(V text, const char* key) {
+  return static_cast<int>(whole(text, key, kMaxDegree));
 }
 
 inline bool flag(V text, const char* key) {

@@ -183,7 +183,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
         "machine", fmt::format("a plan is for one device type; {} were given", machines.size()),
         "one ID[:dtype]");
   }
-  attach_systems(r.job, catalog_, machines);
+  attach_systems(r.job.system, catalog_, machines);
   const MachineChoice& choice = machines.front();
   if (choice.system != nullptr && r.job.system.empty()) r.job.system = choice.system->id;
   if (r.plan.budget_usd && !r.job.price_usd_per_hour && !choice.device->price) {

@@ -31,9 +31,7 @@ InferResult Session::infer(const EstimateRequest& request) const {
   InferResult out;
   const ServingJob job = serving_job(request, out.warnings);
   std::vector<MachineChoice> machines = parse_machine_list(request.machines, catalog_);
-  TrainingJob for_systems;
-  for_systems.system = request.job.system;
-  attach_systems(for_systems, catalog_, machines);
+  attach_systems(request.job.system, catalog_, machines);
   out.estimate = serving_estimate(job, machines);
   return out;
 }
@@ -48,7 +46,7 @@ CompareResult Session::compare(const EstimateRequest& request) const {
   in.pretrain_tokens = request.compare.pretrain_tokens;
   in.pretrain_devices = request.compare.pretrain_devices;
   std::vector<MachineChoice> machines = parse_machine_list(request.machines, catalog_);
-  attach_systems(in.training, catalog_, machines);
+  attach_systems(in.training.system, catalog_, machines);
   out.comparison = compare_tasks(in, machines);
   return out;
 }

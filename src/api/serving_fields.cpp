@@ -74,11 +74,7 @@ const std::array kServingFields{
     Field{"tp", FieldType::kInteger, "N", "devices", "1",
           "Tensor-parallel devices inside one node: weights and KV heads split over N, two "
           "all-reduces per layer over the node's link",
-          degrees,
-          [](V v, R r) {
-            r.serving.tp = static_cast<int>(whole(v, "tp", static_cast<double>(kMaxDegree)));
-          },
-          "serve"},
+          degrees, [](V v, R r) { r.serving.tp = checks::degree(v, "tp"); }, "serve"},
 };
 
 const std::array kCompareFields{

@@ -51,9 +51,9 @@ void solve_rank(EstimateRequest& r, EstimateResult& out) {
 
 }  // namespace
 
-void attach_systems(const TrainingJob& job, const HardwareCatalog& catalog,
+void attach_systems(const std::string& system, const HardwareCatalog& catalog,
                     std::vector<MachineChoice>& machines) {
-  const System* given = job.system.empty() ? nullptr : &catalog.system_at(job.system, "system");
+  const System* given = system.empty() ? nullptr : &catalog.system_at(system, "system");
   for (MachineChoice& m : machines) {
     if (given == nullptr) {
       m.system = catalog.system_for(m.device->id);
@@ -94,7 +94,7 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   EstimateResult out;
   resolve_model(r, out);
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
-  attach_systems(r.job, catalog_, machines);
+  attach_systems(r.job.system, catalog_, machines);
   out.estimate = tb::estimate(r.job, machines);
   // The verdict's advice comes from the planner: the smallest change that fits each machine.
   for (std::size_t i = 0; i < machines.size(); ++i) {

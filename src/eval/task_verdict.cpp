@@ -10,13 +10,14 @@
 #include "trainbudget/units/format.hpp"
 
 namespace tb {
-namespace {
 
-std::string duration_text(double hours) {
+std::string task_duration_text(double hours) {
   if (hours >= 24.0 * 365.0) return fmt::format("{:.1f} years", hours / (24.0 * 365.0));
   if (hours >= 72.0) return fmt::format("{:.1f} days", hours / 24.0);
   return fmt::format("{:.1f} h", hours);
 }
+
+namespace {
 
 std::string where(const TaskMachine& m) {
   return m.devices > 1 ? fmt::format("{} x {}", m.devices, m.id) : m.id;
@@ -60,7 +61,7 @@ TaskMachine training_machine(const TrainingJob& job, const MachineChoice& choice
   if (out.devices == 0) {
     out.detail = fmt::format("{}: does not fit on up to {} devices", out.id, kMaxTaskDevices);
   } else if (out.hours) {
-    out.detail = fmt::format("{}: {}{}", where(out), duration_text(*out.hours),
+    out.detail = fmt::format("{}: {}{}", where(out), task_duration_text(*out.hours),
                              out.devices > 1 ? " (ZeRO-3)" : "");
   } else {
     out.detail = fmt::format("{}: no compute rate", where(out));
@@ -101,8 +102,8 @@ std::string training_verdict(const TaskResult& t) {
     return fmt::format("{}: no machine fits on up to {} devices; {}", enum_name(t.task),
                        kMaxTaskDevices, fmt::join(others, "; "));
   }
-  std::string out =
-      fmt::format("{}: {} wins, {}", enum_name(t.task), where(*win), duration_text(*win->hours));
+  std::string out = fmt::format("{}: {} wins, {}", enum_name(t.task), where(*win),
+                                task_duration_text(*win->hours));
   if (t.factor) out += fmt::format(" ({:.1f}x faster)", *t.factor);
   if (!others.empty()) out += fmt::format("; {}", fmt::join(others, "; "));
   return out;

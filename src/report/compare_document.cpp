@@ -6,15 +6,6 @@
 #include "trainbudget/units/format.hpp"
 
 namespace tb::report {
-namespace {
-
-std::string duration_cell(double hours) {
-  if (hours >= 24.0 * 365.0) return fmt::format("{:.1f} years", hours / (24.0 * 365.0));
-  if (hours >= 72.0) return fmt::format("{:.1f} days", hours / 24.0);
-  return fmt::format("{:.1f} h", hours);
-}
-
-}  // namespace
 
 Document document_of(const TaskComparison& c) {
   const std::string model = c.model.empty() ? fmt::format("{}", Params{c.params}) : c.model;
@@ -38,7 +29,7 @@ Document document_of(const TaskComparison& c) {
     for (const TaskMachine& m : t.machines) {
       std::string result = "-";
       if (m.decode_tokens_per_s) result = fmt::format("{:.1f} tok/s", *m.decode_tokens_per_s);
-      if (m.hours) result = duration_cell(*m.hours);
+      if (m.hours) result = task_duration_text(*m.hours);
       const bool won = t.winner && *t.winner == m.id;
       table.add_row({std::string{enum_name(t.task)}, m.id, m.fits ? "yes" : "no",
                      m.devices > 0 ? fmt::format("{}", m.devices) : "-", result,

@@ -33,9 +33,9 @@ struct EstimateResult {
   std::vector<Problem> notes;  // how a value was resolved (a rank solved from a fraction)
 };
 
-// Each machine's system: the one the job names (which must be built from that machine's
+// Each machine's system: the one the request names (which must be built from that machine's
 // device), else the first system of its device. Throws InvalidRequest naming system.
-void attach_systems(const TrainingJob& job, const HardwareCatalog& catalog,
+void attach_systems(const std::string& system, const HardwareCatalog& catalog,
                     std::vector<MachineChoice>& machines);
 
 struct PlanResult {

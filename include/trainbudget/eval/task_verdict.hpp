@@ -72,6 +72,9 @@ struct CompareInputs {
   std::optional<int> pretrain_devices;    // default: the fewest (powers of two) that fit
 };
 
+// Hours in the unit that reads best: "13.8 h", "6.9 days" (from 72 h), "2.2 years".
+[[nodiscard]] std::string task_duration_text(double hours);
+
 [[nodiscard]] TaskComparison compare_tasks(const CompareInputs& in,
                                            const std::vector<MachineChoice>& machines);
 
