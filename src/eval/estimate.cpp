@@ -79,8 +79,20 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
   if (rate != nullptr) {
     c.rate = rate->dense;
     c.gemm_efficiency = gemm_efficiency_of(*rate, job.gemm_efficiency).value;
+    c.rate_16 = c.rate;
+    c.gemm_efficiency_16 = c.gemm_efficiency;
+    // An fp8 recipe runs its linear layers in fp8 and the rest (attention, the LM head) in
+    // 16 bits (Transformer Engine's fp8_autocast covers te.Linear modules only).
+    if (rate->dtype == DType::kFp8) {
+      c.fp8_linears = true;
+      if (const ComputeRate* r16 = select_rate(d, DType::kBf16); r16 != nullptr) {
+        c.rate_16 = r16->dense;
+        c.gemm_efficiency_16 = gemm_efficiency_of(*r16, job.gemm_efficiency).value;
+      }
+    }
   }
   if (d.memory_bandwidth) c.memory_bandwidth = *d.memory_bandwidth;
+  c.kernels = choice.kernels;
   c.utilization = job.utilization.value_or(0.0);
   c.overlap = job.overlap;
   c.pue = job.pue;

@@ -2,8 +2,10 @@
 // of every parallel dimension over the links it runs on, what overlap hides, the pipeline
 // bubble and offload's host transfers. docs/scale.md derives each term.
 #include <algorithm>
+#include <cmath>
 
 #include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/kernel_time.hpp"
 
 namespace tb {
 namespace {
@@ -60,6 +62,8 @@ DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l, co
   return out;
 }
 
+Seconds positive(Seconds s) { return std::max(Seconds{0.0}, s); }
+
 // What the step spends on one communicator kind, with the window it may hide behind.
 void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes bytes, Link link) {
   term.total += total;
@@ -68,25 +72,48 @@ void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes by
   term.link = link;
 }
 
-// The memory-bound kernels of one micro-batch on one device (Ivanov et al. 2021, "Data Movement
-// Is All You Need": norms, softmax and element-wise operators are bound by memory traffic, not
-// FLOPs): every saved activation is written once and read once in forward, read again and its
-// gradient written in backward, 4 x the saved bytes, at the memory bandwidth; a recomputed
-// tensor is written and read once more. Over the stage's layers (docs/scale.md, "Step time").
-Seconds memory_bound_time(const ModelProfile& p, const StageSpan& st, const ClusterProfile& c,
-                          const StepCost& cost) {
-  if (!p.has_architecture || c.memory_bandwidth.value() <= 0.0) return Seconds{0.0};
+// One micro-batch on the device of the most loaded pipeline stage, from its kernels: the decoder
+// layers it runs, with the embedding on the first stage and the head on the last (the slower
+// of the two ends when pp > 1). docs/time.md, "The step as kernels".
+struct StageCompute {
+  PassTime all;                 // the stage's device time by kernel class, and launches
+  Seconds total{0.0};           // with the launch gaps or the host's dispatch
+  Seconds forward{0.0};         // of which forward (and the recomputed passes: backward)
+  Seconds layer_forward{0.0};   // one decoder layer (the stage's most common kind)
+  Seconds layer_backward{0.0};  // with its recomputation
+  double layers{0.0};           // decoder layers on the stage
+};
+
+StageCompute stage_compute(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                           const MicroBatchKernels& k, const StageSpan& st, bool first, bool last) {
+  StageCompute out;
   const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
                            p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
   const std::int64_t dense = (st.end - st.begin) - moe;
-  const auto traffic = [](const LayerKindBytes& k) {
-    return k.all * 4.0 + (k.all - k.per_layer) * 2.0;
+  out.layers = static_cast<double>(st.end - st.begin);
+  const Dispatch mode = p.dispatch;
+  const auto add = [&](const LayerPasses& x, double times) {
+    if (times <= 0.0) return;
+    PassTime all = x.all();
+    const Seconds f = pass_time(x.forward, mode, c);
+    const Seconds b = pass_time(x.backward, mode, c) + pass_time(x.recompute, mode, c);
+    out.forward += f * times;
+    out.total += (f + b) * times;
+    all.gemm *= times;
+    all.attention *= times;
+    all.memory *= times;
+    all.kernels *= times;
+    out.all += all;
   };
-  Bytes bytes{0.0};
-  if (dense > 0) bytes += traffic(cost.dense) * static_cast<double>(dense);
-  if (moe > 0) bytes += traffic(cost.moe) * static_cast<double>(moe);
-  // Without recomputation nothing is rebuilt: all == per_layer and the second term is 0.
-  return bytes / c.memory_bandwidth;
+  add(k.dense, static_cast<double>(dense));
+  add(k.moe, static_cast<double>(moe));
+  const LayerPasses& common = moe > dense ? k.moe : k.dense;
+  out.layer_forward = pass_time(common.forward, mode, c);
+  out.layer_backward = pass_time(common.backward, mode, c) + pass_time(common.recompute, mode, c);
+  (void)l;
+  if (first) add(k.embedding, 1.0);
+  if (last) add(k.head, 1.0);
+  return out;
 }
 
 // The optimizer step on the device (element-wise over its shard of the states): every state row
@@ -107,7 +134,10 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
                               : 1.0;
     traffic += on / shards * (t.key == StateKey::kGradients ? 1.0 : 2.0);
   }
-  return traffic / c.memory_bandwidth;
+  const double share = c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
+                           ? c.kernels.elementwise_efficiency
+                           : 1.0;
+  return traffic / (c.memory_bandwidth * share);
 }
 
 }  // namespace
@@ -136,17 +166,39 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
   }
   const double sharing = static_cast<double>(x.tp) * x.cp;
-  t.gemm = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency);
-  t.memory_bound = memory_bound_time(p, first, c, out);
-  t.micro_batch = t.gemm + t.memory_bound;
+  // Without an architecture the FLOPs are all there is: at the GEMM ceiling.
+  Seconds micro_forward{0.0};
+  Seconds layer_forward{0.0}, layer_backward{0.0};
+  if (p.has_architecture) {
+    const MicroBatchKernels k = micro_batch_kernels(p, l, c, default_kernel_cost_model());
+    const StageSpan last = stage_span(p, l, true);
+    StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
+    if (x.pp > 1) {
+      const StageCompute end = stage_compute(p, l, c, k, last, false, true);
+      if (end.total > sc.total) sc = end;
+    }
+    t.gemm = sc.all.gemm;
+    t.attention = sc.all.attention;
+    t.memory_bound = sc.all.memory;
+    t.kernels = sc.all.kernels;
+    t.micro_batch = sc.total;
+    t.overhead = std::max(Seconds{0.0}, sc.total - sc.all.device());
+    micro_forward = sc.forward;
+    layer_forward = sc.layer_forward;
+    layer_backward = sc.layer_backward;
+  } else {
+    t.gemm = (per_micro * (stage / sharing)) / (c.rate * c.gemm_efficiency * c.knobs.kernel);
+    t.micro_batch = t.gemm;
+    // Forward's share: the 2N of the FLOPs per token (Kaplan et al. 2020).
+    micro_forward = t.micro_batch *
+                    std::min(1.0, 2.0 * p.params_active.value() / out.hardware_per_token.value());
+  }
   t.compute = t.micro_batch * m;
   // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
   // interleaving.
   t.bubble = t.micro_batch * (static_cast<double>(x.pp - 1) / v);
-  // Backward's share of a micro-batch: all but the 2N forward FLOPs per token (Kaplan et al.
-  // 2020), what data-parallel gradient reduction overlaps with.
-  const double forward = 2.0 * p.params_active.value() / out.hardware_per_token.value();
-  const Seconds backward = t.micro_batch * std::max(0.0, 1.0 - forward);
+  // Backward: what data-parallel gradient reduction overlaps with.
+  const Seconds backward = std::max(Seconds{0.0}, t.micro_batch - micro_forward);
 
   const auto term = [&](CommKind k) -> CommTerm& { return t.comm[static_cast<std::size_t>(k)]; };
   const double e = wire_bytes(l);
@@ -177,22 +229,65 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       }
       return comm.time(Collective::kAllReduce, grads, g, f);
     };
-    const Seconds once =
-        dp_time(db.weights_dense, db.trained_dense, db.grads_dense, dense_group) +
-        dp_time(db.weights_expert, db.trained_expert, db.grads_expert, expert_group);
+    const double hide = c.overlap.dp * c.knobs.overlap;
     Bytes bytes = db.grads_dense + db.grads_expert;
     if (l.zero_stage == 3) bytes += (db.weights_dense + db.weights_expert) * 2.0;
     if (l.zero_stage == 1 || l.zero_stage == 2) bytes += db.trained_dense + db.trained_expert;
-    if (l.zero_stage == 3) {
+    CommTerm& dpt = term(CommKind::kData);
+    dpt.link = dense_link;
+    if (l.zero_stage == 3 && p.has_architecture && layers >= 1.0) {
+      // FSDP / ZeRO-3 (Zhao et al. 2023, "PyTorch FSDP", sec. 3.3-3.4): each layer's weights
+      // are all-gathered before its forward and again before its backward, its gradients
+      // reduce-scattered after; the next layer's gather is prefetched under this layer's
+      // compute. What stays exposed: the first gather, the last reduce-scatter, and each
+      // layer's collectives beyond its own compute.
+      const double per = 1.0 / layers;
+      const Seconds gather =
+          comm.time(Collective::kAllGather, db.weights_dense * per, dense_group, f) +
+          comm.time(Collective::kAllGather, db.weights_expert * per, expert_group, f);
+      const Seconds scatter =
+          comm.time(Collective::kReduceScatter, db.grads_dense * per, dense_group, f) +
+          comm.time(Collective::kReduceScatter, db.grads_expert * per, expert_group, f);
+      const Seconds fwd_exposed = gather + positive(gather - layer_forward * hide) * (layers - 1.0);
+      const Seconds bwd_exposed =
+          gather + scatter + positive(gather + scatter - layer_backward * hide) * (layers - 1.0);
+      dpt.total += (gather * 2.0 + scatter) * layers * m;
+      dpt.exposed += (fwd_exposed + bwd_exposed) * m;
+      dpt.bytes += bytes * m;
+    } else if (l.zero_stage == 3) {
+      const Seconds once =
+          dp_time(db.weights_dense, db.trained_dense, db.grads_dense, dense_group) +
+          dp_time(db.weights_expert, db.trained_expert, db.grads_expert, expert_group);
       CommTerm per;
-      add(per, once, t.micro_batch, c.overlap.dp, bytes, dense_link);
-      CommTerm& dpt = term(CommKind::kData);
+      add(per, once, t.micro_batch, hide, bytes, dense_link);
       dpt.total += per.total * m;
       dpt.exposed += per.exposed * m;
       dpt.bytes += per.bytes * m;
-      dpt.link = dense_link;
     } else {
-      add(term(CommKind::kData), once, backward, c.overlap.dp, bytes, dense_link);
+      // DDP and ZeRO-1/2 (Li et al. 2020, "PyTorch Distributed", sec. 3.2.3): gradients are
+      // reduced in buckets as backward produces them, each call paying its latency; the last
+      // bucket waits for the end of backward. ZeRO-1/2 then gather the updated weights, beside
+      // the next step's first forward.
+      const Bytes grads = db.grads_dense + db.grads_expert;
+      const double bucket = std::max(1.0, p.dp_bucket_bytes);
+      const double calls = std::max(1.0, std::ceil(grads.value() / bucket));
+      const Bytes each = grads / calls;
+      const Collective reduce =
+          l.zero_stage >= 1 ? Collective::kReduceScatter : Collective::kAllReduce;
+      const double expert_share = grads.value() > 0.0 ? db.grads_expert / grads : 0.0;
+      const Seconds one = comm.time(reduce, each * (1.0 - expert_share), dense_group, f) +
+                          comm.time(reduce, each * expert_share, expert_group, f);
+      const Seconds reduce_all = one * calls;
+      dpt.total += reduce_all;
+      dpt.exposed += one + positive(reduce_all - one - backward * hide);
+      if (l.zero_stage >= 1) {
+        const Seconds gather =
+            comm.time(Collective::kAllGather, db.trained_dense, dense_group, f) +
+            comm.time(Collective::kAllGather, db.trained_expert, expert_group, f);
+        dpt.total += gather;
+        dpt.exposed += positive(gather - micro_forward * hide);
+      }
+      dpt.bytes += bytes;
     }
     // Hybrid sharding: the shard groups all-reduce their gradient partitions across the
     // replicas once per step (PyTorch FSDP HYBRID_SHARD), beside the last backward.

@@ -10,6 +10,7 @@
 
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/io/file_read.hpp"
+#include "trainbudget/io/kernel_class_toml.hpp"
 #include "trainbudget/io/system_toml.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
@@ -118,6 +119,20 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
                                                   excerpt(s.device), fmt::join(near, ", "))});
       }
       catalog.put(std::move(s));
+    }
+  }
+  // Kernel classes (data/kernels): what the analytic step-time backend prices kernels with.
+  const fs::path kernels = sources.builtin_dir.parent_path() / "kernels";
+  if (fs::is_directory(kernels, ec)) {
+    for (const fs::path& file : toml_files_in(kernels)) {
+      KernelClass k = load_kernel_class_file(file);
+      for (const std::string& id : k.devices) {
+        if (const KernelClass* other = catalog.kernel_class_of(id)) {
+          throw DataError(shown(file), {fmt::format("devices: '{}' is already in the class '{}'",
+                                                    excerpt(id), other->id)});
+        }
+      }
+      catalog.put(std::move(k));
     }
   }
   return catalog;

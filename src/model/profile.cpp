@@ -161,6 +161,12 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
                                  [&](double g) { return g == p.layer_gradient_share.front(); });
   p.largest_trainable_tensor = largest_trainable(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
+  p.kernels = kernel_inventory(arch, p.adapters_only || job.method == Method::kFreeze,
+                               job.method == Method::kQlora, p.adapters);
+  const FrameworkProfile& fw = framework_profile(job.setup.framework);
+  p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
+  p.attention_kernel = fw.attention_kernel;
+  p.dp_bucket_bytes = dp_bucket_bytes(job.setup.framework);
 }
 
 }  // namespace

@@ -82,11 +82,42 @@ const System* HardwareCatalog::system_for(std::string_view device_id) const {
   return nullptr;
 }
 
+void HardwareCatalog::put(KernelClass kernel_class) {
+  const auto same = [&](const KernelClass& k) { return k.id == kernel_class.id; };
+  const auto it = std::find_if(kernel_classes_.begin(), kernel_classes_.end(), same);
+  if (it != kernel_classes_.end()) {
+    *it = std::move(kernel_class);
+  } else {
+    kernel_classes_.push_back(std::move(kernel_class));
+  }
+}
+
+const KernelClass* HardwareCatalog::kernel_class_of(std::string_view device_id) const {
+  for (const KernelClass& k : kernel_classes_) {
+    if (std::find(k.devices.begin(), k.devices.end(), device_id) != k.devices.end()) return &k;
+  }
+  return nullptr;
+}
+
+KernelCosts HardwareCatalog::kernel_costs(std::string_view device_id) const {
+  const KernelClass* k = kernel_class_of(device_id);
+  if (k == nullptr) return {};
+  KernelCosts out = k->costs;
+  const auto at = std::find(k->devices.begin(), k->devices.end(), device_id);
+  out.compute_units = k->compute_units[static_cast<std::size_t>(at - k->devices.begin())];
+  return out;
+}
+
 std::vector<MachineChoice> parse_machine_list(std::string_view text,
                                               const HardwareCatalog& catalog) {
   std::vector<MachineChoice> out;
   if (text == "all") {
-    for (const Device& d : catalog.devices()) out.push_back({&d, std::nullopt});
+    for (const Device& d : catalog.devices()) {
+      MachineChoice choice;
+      choice.device = &d;
+      choice.kernels = catalog.kernel_costs(d.id);
+      out.push_back(choice);
+    }
     return out;
   }
   for (const std::string_view item :
@@ -94,6 +125,7 @@ std::vector<MachineChoice> parse_machine_list(std::string_view text,
     const std::size_t colon = item.find(':');
     MachineChoice choice;
     choice.device = &catalog.at(item.substr(0, colon), "machine");
+    choice.kernels = catalog.kernel_costs(choice.device->id);
     if (colon != std::string_view::npos) {
       const std::string_view dtype_text = item.substr(colon + 1);
       choice.dtype = enum_from_name<DType>(dtype_text);

@@ -26,6 +26,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kPerTensor,
         true,
         false,
+        Dispatch::kFused,
+        AttentionKernel::kFlash2,
         "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
         "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
         "FlashAttention (Dao et al. 2022): no framework's extras"},
@@ -39,6 +41,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kPerTensor,
         false,
         false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
         "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
         "F.cross_entropy on the full logits held by the loop",
         "tests/realstep/realstep.py, measured on this CPU with torch 1.13: pow/mean/rsqrt/mul "
@@ -55,6 +59,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kForeach,
         true,
         true,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
         "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
         "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
         "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
@@ -74,6 +80,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kFused,
         false,
         false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
         "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
         "logits deleted before backward",
         "torchtune modules/loss/ce_chunked_output_loss.py (num_output_chunks = 8, each chunk "
@@ -89,6 +97,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kFused,
         false,
         false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
         "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
         "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
         "torch.nn.functional.cross_entropy); train.py deletes pred before backward; "
@@ -103,6 +113,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kFused,
         false,
         false,
+        Dispatch::kFused,
+        AttentionKernel::kVendor,
         "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
         "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
         "softmax saved, gradient computed in place of it); core/optimizer: Transformer Engine's or "
@@ -117,6 +129,8 @@ constexpr std::array kProfiles{
         OptimizerKernel::kForeach,
         true,
         false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
         "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
         "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "
@@ -127,6 +141,20 @@ constexpr std::array kProfiles{
 }  // namespace
 
 std::span<const FrameworkProfile> framework_profiles() { return kProfiles; }
+
+double dp_bucket_bytes(Framework id) noexcept {
+  switch (id) {
+    case Framework::kMegatron:
+      // Megatron-Core DistributedDataParallelConfig.bucket_size: max(40,000,000, 1,000,000 x
+      // dp) parameters (core/distributed/distributed_data_parallel.py); fp32 main gradients:
+      // 4 bytes each, at least 160 MB.
+      return 40e6 * 4.0;
+    default:
+      // torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25) (torch/nn/parallel/
+      // distributed.py): 25 MiB per bucket.
+      return 25.0 * 1024.0 * 1024.0;
+  }
+}
 
 const FrameworkProfile& framework_profile(Framework id) {
   for (const FrameworkProfile& p : kProfiles) {

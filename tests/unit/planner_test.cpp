@@ -20,7 +20,7 @@ const HardwareCatalog& catalog() {
 }
 
 MachineChoice machine(const char* id) {
-  return {catalog().find(id), std::nullopt, catalog().system_for(id)};
+  return {catalog().find(id), std::nullopt, catalog().system_for(id), catalog().kernel_costs(id)};
 }
 
 struct Plan {

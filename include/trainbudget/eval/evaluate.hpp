@@ -65,8 +65,11 @@ struct StepTime {
   double tokens_per_step{0.0};  // dp x micro_batch x grad_accum x seq_len
   double steps{0.0};            // tokens / tokens_per_step
   Seconds micro_batch{0.0};     // one micro-batch's forward + backward on one device
-  Seconds gemm{0.0};            // of which the FLOPs at the GEMM rate
-  Seconds memory_bound{0.0};    // and the memory-bound kernels' traffic at the memory bandwidth
+  Seconds gemm{0.0};            // of which the GEMMs (device time, docs/time.md)
+  Seconds attention{0.0};       // the fused attention kernels
+  Seconds memory_bound{0.0};    // the memory-bound kernels' traffic at the achievable bandwidth
+  Seconds overhead{0.0};        // launch gaps, or the host's dispatch beyond the device time
+  double kernels{0.0};          // launches per micro-batch
   Seconds compute{0.0};         // grad_accum micro-batches
   Seconds optimizer{0.0};       // the optimizer step: its states read and written once
   Seconds bubble{0.0};          // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)

@@ -10,6 +10,7 @@
 
 #include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/model/flop_shape.hpp"
+#include "trainbudget/model/kernel_inventory.hpp"
 #include "trainbudget/model/step_dims.hpp"
 #include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/framework.hpp"
@@ -88,6 +89,12 @@ struct ModelProfile {
   std::int64_t heads{0}, kv_heads{0};  // what tensor parallelism splits
   FlopShape flops;
   std::vector<AdapterShape> adapters;
+  KernelInventory kernels;  // the GEMM shapes the step's time prices (docs/time.md)
+  // The framework's way of running kernels (framework_profile): how it issues them, which
+  // fused attention it calls, whether its element-wise ops are fused.
+  Dispatch dispatch{Dispatch::kFused};
+  AttentionKernel attention_kernel{AttentionKernel::kFlash2};
+  double dp_bucket_bytes{25.0 * 1024 * 1024};  // the data-parallel gradient bucket
 };
 
 // Trainable parameters of the job: every parameter (full), the adapters (LoRA/QLoRA: counted

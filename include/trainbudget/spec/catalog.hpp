@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trainbudget/spec/hardware.hpp"
+#include "trainbudget/spec/kernel_costs.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
 #include "trainbudget/spec/system.hpp"
 
@@ -35,8 +36,17 @@ class HardwareCatalog {
   // The first system (by id) built from this device, or nullptr.
   [[nodiscard]] const System* system_for(std::string_view device_id) const;
 
+  // Kernel classes (data/kernels): the class that lists a device, or nullptr.
+  void put(KernelClass kernel_class);
+  [[nodiscard]] const std::vector<KernelClass>& kernel_classes() const { return kernel_classes_; }
+  [[nodiscard]] const KernelClass* kernel_class_of(std::string_view device_id) const;
+  // The class's figures with the device's compute units; all zero (a datasheet model: every
+  // GEMM at the measured ceiling) for a device no class lists.
+  [[nodiscard]] KernelCosts kernel_costs(std::string_view device_id) const;
+
  private:
   std::vector<Device> devices_;  // sorted by id
+  std::vector<KernelClass> kernel_classes_;
   std::vector<System> systems_;  // sorted by id
 };
 

@@ -3,6 +3,7 @@
 // watts. Numbers only; the names and sources stay in the catalog and the result.
 #pragma once
 
+#include "trainbudget/spec/kernel_costs.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb {
@@ -39,12 +40,30 @@ struct Overlap {
   double offload{0.0};
 };
 
+// Where the time band's assumptions sit (docs/time.md, "Band"): 1 is the model's own value;
+// the band evaluates the step again with each moved to its low and high end.
+struct TimeKnobs {
+  double kernel{1.0};    // multiplies every kernel's efficiency (GEMM, attention, bandwidth)
+  double overhead{1.0};  // multiplies the per-kernel launch and dispatch costs
+  double overlap{1.0};   // multiplies the share of communication that hides behind compute
+};
+
 struct ClusterProfile {
   Bytes capacity;       // memory per device
   FlopsPerSecond rate;  // dense peak, per device; 0 when the device has no rate for the dtype
   // The share of `rate` a large GEMM reaches (a measured matmul ceiling / the peak); 1 for a
   // rate that is itself a measured matmul rate.
   double gemm_efficiency{1.0};
+  // The 16-bit rate and its GEMM ceiling: what attention and the GEMMs that stay in 16 bits
+  // under an fp8 recipe (the LM head, the attention products) run at. Equal to rate and
+  // gemm_efficiency unless the compute dtype is fp8.
+  FlopsPerSecond rate_16;
+  double gemm_efficiency_16{1.0};
+  bool fp8_linears{false};  // the linear layers' GEMMs run in fp8 (Transformer Engine's recipe)
+  // The device class's kernel figures (data/kernels); compute_units 0 and no attention table
+  // price every kernel at the GEMM ceiling and the bandwidth, as a datasheet would.
+  KernelCosts kernels;
+  TimeKnobs knobs;
   // The device memory's bandwidth: what the memory-bound kernels (norms, activations, softmax,
   // dropout, the optimizer step) run at. 0: unknown, those kernels are not timed.
   BytesPerSecond memory_bandwidth;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/kernel_costs.hpp"
 
 namespace tb {
 
@@ -117,11 +118,18 @@ struct FrameworkProfile {
   // eager_attention_forward: softmax(..., dtype=torch.float32).to(query.dtype)): the fp32
   // probabilities are kept for softmax's backward beside the cast copy AV keeps.
   bool softmax_fp32{false};
+  // How its kernels run (docs/time.md): issued op by op from Python, compiled, or Megatron's
+  // hand-fused kernels; and the fused attention it calls.
+  Dispatch dispatch{Dispatch::kEager};
+  AttentionKernel attention_kernel{AttentionKernel::kFlash2};
   std::string_view summary;  // one line for --help and the views
   std::string_view source;   // where in the framework's code each default comes from
 };
 
 [[nodiscard]] std::span<const FrameworkProfile> framework_profiles();
+
+// Bytes of gradients one data-parallel reduction call carries (docs/time.md, "Buckets").
+[[nodiscard]] double dp_bucket_bytes(Framework id) noexcept;
 [[nodiscard]] const FrameworkProfile& framework_profile(Framework id);
 
 // Throw InvalidRequest naming the field (framework, loss, logits_dtype, norm) and its accepted

@@ -5,6 +5,7 @@
 
 #include "trainbudget/spec/dtype.hpp"
 #include "trainbudget/spec/hardware.hpp"
+#include "trainbudget/spec/kernel_costs.hpp"
 #include "trainbudget/spec/system.hpp"
 
 namespace tb {
@@ -14,6 +15,7 @@ struct MachineChoice {
   const Device* device{nullptr};
   std::optional<DType> dtype;
   const System* system{nullptr};  // the node shape; nullptr: the device's interconnect alone
+  KernelCosts kernels{};          // the device's kernel class (HardwareCatalog::kernel_costs)
 };
 
 }  // namespace tb

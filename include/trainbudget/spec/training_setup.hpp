@@ -59,6 +59,9 @@ struct TrainingSetup {
   std::int64_t grad_accumulation{1};
   // Count a causal kernel's (s + 1)/2 keys per query instead of all s (--causal-flops).
   bool causal_flops{false};
+  // torch.compile: the framework's eager ops fused and issued as compiled kernels
+  // (docs/time.md, "Launches").
+  bool compile{false};
 };
 
 template <>

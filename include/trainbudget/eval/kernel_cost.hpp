@@ -1,0 +1,66 @@
+// What one kernel costs on a device: the cost backends of the step's time, behind one interface
+// (as CommModel is for collectives), so a measured table can replace the analytic model without
+// touching the step's assembly (eval/kernel_time.hpp). docs/time.md derives every formula.
+#pragma once
+
+#include "trainbudget/spec/cluster.hpp"
+#include "trainbudget/spec/kernel_costs.hpp"
+#include "trainbudget/units/units.hpp"
+
+namespace tb {
+
+// C[m x n] = A[m x k] B[k x n], `count` times (a batch, or a grouped GEMM's experts).
+struct GemmShape {
+  double m{0.0}, n{0.0}, k{0.0};
+  double count{1.0};
+  bool fp8{false};  // runs on the fp8 tensor cores (an fp8 recipe's linear layers)
+};
+
+// One fused attention call (FlashAttention and its kin): `heads` = micro-batch x heads on this
+// device, `queries` per head, each scored against `keys` keys on average, at head dim `d`
+// (qk) and `d_v`.
+struct AttentionShape {
+  double heads{0.0}, queries{0.0}, keys{0.0};
+  double d{0.0}, d_v{0.0};
+  double seq{0.0};  // the sequence length the kernel sees (its table's x axis)
+  AttentionKernel kernel{AttentionKernel::kFlash2};
+};
+
+class KernelCostModel {
+ public:
+  virtual ~KernelCostModel() = default;
+  [[nodiscard]] virtual Seconds gemm(const GemmShape& g,
+                                     const ClusterProfile& c) const noexcept = 0;
+  // Forward, or backward (dQ, dK, dV with the recomputed scores) when `backward`.
+  [[nodiscard]] virtual Seconds attention(const AttentionShape& a, bool backward,
+                                          const ClusterProfile& c) const noexcept = 0;
+  // An element-wise or reduction kernel moving `bytes` through device memory.
+  [[nodiscard]] virtual Seconds memory(Bytes bytes, const ClusterProfile& c) const noexcept = 0;
+};
+
+// The analytic backend: a GEMM at the device's measured matmul ceiling times the share of the
+// device its tiles fill (tile and wave quantisation, NVIDIA's "Matrix Multiplication Background
+// User's Guide"), or its operands over the bandwidth when that is longer (the roofline);
+// attention at the published throughput of the kernel the framework calls (the class's table by
+// head dim and sequence); memory-bound kernels at the class's share of the bandwidth.
+class AnalyticKernelCost final : public KernelCostModel {
+ public:
+  [[nodiscard]] Seconds gemm(const GemmShape& g, const ClusterProfile& c) const noexcept override;
+  [[nodiscard]] Seconds attention(const AttentionShape& a, bool backward,
+                                  const ClusterProfile& c) const noexcept override;
+  [[nodiscard]] Seconds memory(Bytes bytes, const ClusterProfile& c) const noexcept override;
+};
+
+[[nodiscard]] const KernelCostModel& default_kernel_cost_model() noexcept;
+
+// The share of the device a GEMM's output tiles keep busy: m n / (waves x units x tile), the
+// best of the class's tile and its transpose; 1 without a unit count.
+[[nodiscard]] double wave_efficiency(double m, double n, const KernelCosts& k) noexcept;
+
+// The attention table's share of the 16-bit peak at head dim `d` and sequence `seq`: the nearest
+// head dim, linear in log2(seq) between the table's points, clamped at its ends; 0 when the
+// table is absent.
+[[nodiscard]] double attention_efficiency(const AttentionTable& t, double d, double seq,
+                                          bool backward) noexcept;
+
+}  // namespace tb

@@ -1,0 +1,103 @@
+// The analytic kernel cost backend (docs/time.md, "Kernels").
+#include "trainbudget/eval/kernel_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+namespace {
+
+// FlashAttention-2 (Dao 2023, sec. 4.1) counts the backward pass as 2.5x the forward's FLOPs
+// (it recomputes QK^T and runs four more products where forward runs two).
+constexpr double kAttentionBackwardFlops = 2.5;
+
+double tile_fill(double m, double n, double tm, double tn, double units) {
+  const double tiles = std::ceil(m / tm) * std::ceil(n / tn);
+  const double waves = std::ceil(tiles / units);
+  return (m * n) / (waves * units * tm * tn);
+}
+
+}  // namespace
+
+double wave_efficiency(double m, double n, const KernelCosts& k) noexcept {
+  if (k.compute_units <= 0 || m <= 0.0 || n <= 0.0) return 1.0;
+  const double units = k.compute_units;
+  // The library picks among tile shapes; the class's large tile, its transpose and the half
+  // tile stand for that choice.
+  const double best = std::max({tile_fill(m, n, k.tile_m, k.tile_n, units),
+                                tile_fill(m, n, k.tile_n, k.tile_m, units),
+                                tile_fill(m, n, k.tile_m, k.tile_n / 2.0, units)});
+  return std::clamp(best, 1e-3, 1.0);
+}
+
+double attention_efficiency(const AttentionTable& t, double d, double seq, bool backward) noexcept {
+  if (!t.present || d <= 0.0 || seq <= 0.0) return 0.0;
+  std::size_t hd = 0;
+  double nearest = 1e300;
+  for (std::size_t i = 0; i < kAttentionHeadDims.size(); ++i) {
+    const double distance = std::abs(std::log2(d / kAttentionHeadDims[i]));
+    if (distance < nearest) {
+      nearest = distance;
+      hd = i;
+    }
+  }
+  const auto& row = backward ? t.backward[hd] : t.forward[hd];
+  const double x = std::log2(seq);
+  const double first = std::log2(kAttentionSeqPoints.front());
+  const double last = std::log2(kAttentionSeqPoints.back());
+  if (x <= first) return row.front();
+  if (x >= last) return row.back();
+  for (std::size_t i = 0; i + 1 < kAttentionSeqPoints.size(); ++i) {
+    const double x0 = std::log2(kAttentionSeqPoints[i]);
+    const double x1 = std::log2(kAttentionSeqPoints[i + 1]);
+    if (x <= x1) return row[i] + (row[i + 1] - row[i]) * (x - x0) / (x1 - x0);
+  }
+  return row.back();
+}
+
+Seconds AnalyticKernelCost::gemm(const GemmShape& g, const ClusterProfile& c) const noexcept {
+  if (g.m <= 0.0 || g.n <= 0.0 || g.k <= 0.0 || g.count <= 0.0) return Seconds{0.0};
+  const bool fp8 = g.fp8 && c.rate.value() > 0.0;
+  const double peak =
+      fp8 ? c.rate.value() * c.gemm_efficiency : c.rate_16.value() * c.gemm_efficiency_16;
+  if (peak <= 0.0) return Seconds{0.0};
+  const double flops = 2.0 * g.m * g.n * g.k;
+  const double compute = flops / (peak * wave_efficiency(g.m, g.n, c.kernels) * c.knobs.kernel);
+  // The roofline's other side: A and B read once and C written once (16-bit C; fp8 inputs).
+  double traffic = 0.0;
+  const double bandwidth = c.memory_bandwidth.value() * c.kernels.elementwise_efficiency;
+  if (bandwidth > 0.0 && c.kernels.compute_units > 0) {
+    const double in = fp8 ? 1.0 : 2.0;
+    traffic = ((g.m * g.k + g.k * g.n) * in + g.m * g.n * 2.0) / (bandwidth * c.knobs.kernel);
+  }
+  return Seconds{std::max(compute, traffic) * g.count};
+}
+
+Seconds AnalyticKernelCost::attention(const AttentionShape& a, bool backward,
+                                      const ClusterProfile& c) const noexcept {
+  const double forward_flops = 2.0 * a.heads * a.queries * a.keys * (a.d + a.d_v);
+  if (forward_flops <= 0.0) return Seconds{0.0};
+  const double flops = backward ? kAttentionBackwardFlops * forward_flops : forward_flops;
+  const AttentionTable& table = a.kernel == AttentionKernel::kVendor && c.kernels.vendor.present
+                                    ? c.kernels.vendor
+                                    : c.kernels.flash2;
+  double rate =
+      c.rate_16.value() * attention_efficiency(table, 0.5 * (a.d + a.d_v), a.seq, backward);
+  // No table for the class: the GEMM ceiling, as a datasheet model prices it.
+  if (rate <= 0.0) rate = c.rate_16.value() * c.gemm_efficiency_16;
+  if (rate <= 0.0) return Seconds{0.0};
+  return Seconds{flops / (rate * c.knobs.kernel)};
+}
+
+Seconds AnalyticKernelCost::memory(Bytes bytes, const ClusterProfile& c) const noexcept {
+  const double bandwidth = c.memory_bandwidth.value() * c.kernels.elementwise_efficiency;
+  if (bandwidth <= 0.0 || bytes.value() <= 0.0) return Seconds{0.0};
+  return Seconds{bytes.value() / (bandwidth * c.knobs.kernel)};
+}
+
+const KernelCostModel& default_kernel_cost_model() noexcept {
+  static const AnalyticKernelCost model;
+  return model;
+}
+
+}  // namespace tb

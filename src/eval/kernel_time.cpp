@@ -1,0 +1,332 @@
+// The kernels of one micro-batch (docs/time.md, "The step as kernels"). Byte counts are per
+// element moved through device memory: a kernel reads its inputs once and writes its outputs
+// once (Ivanov et al. 2021, "Data Movement Is All You Need", sec. 3: element-wise and
+// normalisation operators are bound by that traffic); the backward of an element-wise operator
+// reads the output gradient and the saved input and writes the input gradient, 1.5x its
+// forward's traffic (stas00/ml-engineering training/performance/README.md, "forward vs
+// backward": "activation forward reads once, writes once, activation backward reads twice ...
+// and writes once").
+#include "trainbudget/eval/kernel_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/flop_terms.hpp"
+
+namespace tb {
+namespace {
+
+constexpr double kBackwardTraffic = 1.5;
+// bitsandbytes NF4 with double quantisation: 4 bits per weight plus 8-bit absmax per 64 and
+// its fp32 second-level scale per 256 blocks (Dettmers et al. 2023, sec. 3): 0.5 + 1/64 +
+// 4/(64 x 256) bytes per weight read, and the 16-bit weight written for the GEMM.
+constexpr double kNf4DequantBytes = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0) + 2.0;
+// Transformer Engine's FP8 cast-transpose (transformer_engine/common/transpose/cast_transpose):
+// a 16-bit tensor read once, written as fp8 twice (row- and column-major) for the forward and
+// the two backward GEMMs: 2 + 1 + 1 bytes per element.
+constexpr double kFp8CastBytes = 4.0;
+
+struct Memory {
+  double bytes{0.0};
+  double kernels{0.0};
+  void add(double b, double k) {
+    bytes += b;
+    kernels += k;
+  }
+};
+
+// One norm over `width` elements per token (bytes per element e). Fused (one kernel): x read,
+// y written. Eager in the activation dtype: x^2, mean, x * rsqrt, * weight (5 kernels, 7
+// passes). Eager in fp32 (transformers' LlamaRMSNorm, LitGPT's): the upcast, x^2, mean,
+// x * rsqrt, the cast back and * weight over 4-byte values (7 kernels, 18 element-widths of e).
+void norm(Memory& m, NormImpl impl, double width, double e, bool compiled) {
+  if (impl == NormImpl::kFused || compiled) {
+    m.add(2.0 * width * e, 1.0);
+  } else if (impl == NormImpl::kEager) {
+    m.add(7.0 * width * e, 5.0);
+  } else {
+    m.add(18.0 * width * e, 7.0);
+  }
+}
+
+// The forward memory-bound kernels of one decoder layer, per token on this device.
+Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, bool fp8) {
+  Memory m;
+  const double tp = l.parallel.tp;
+  const double e = d.e;
+  const bool eager = p.dispatch == Dispatch::kEager;
+  const bool compiled = p.dispatch == Dispatch::kCompiled;
+  // h-wide tensors are split over tp only under sequence parallelism.
+  const double hidden = d.h / (l.parallel.sequence_parallel ? tp : 1.0);
+  const double q = d.a * d.d / tp;
+  const double kv = d.a_kv * (d.d + d.d_v) / tp;
+  const double norms = d.post_norms ? 4.0 : 2.0;
+  for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
+  if (d.qk_norm) {
+    norm(m, d.norm, q, e, compiled);
+    norm(m, d.norm, d.a_kv * d.d / tp, e, compiled);
+  }
+  // Rotary embedding on q and k: fused (Megatron's, a compiled graph) reads and writes them
+  // once; eager (transformers' rotate_half: x cos, the halves' slice, negation and cat, x sin,
+  // the sum) makes about ten passes in six kernels per tensor.
+  const double qk = q + d.a_kv * d.d / tp;
+  if (eager) {
+    m.add(10.0 * qk * e, 12.0);
+    // The attention output's transpose back to (b, s, h) before o_proj.
+    m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
+  } else {
+    m.add(2.0 * qk * e, 1.0);
+  }
+  (void)kv;
+  // Two residual adds: two inputs read, one output written.
+  m.add(2.0 * 3.0 * hidden * e, 2.0);
+  if (d.dropout) m.add(2.0 * (2.0 * hidden * e + hidden), 2.0);  // hidden dropouts + masks
+  // The MLP's activation on this device's share of the intermediate width: gated SiLU(gate) x
+  // up (eager: silu then mul, 5 passes; fused: 3), or GELU (2 passes).
+  double inter = d.i / tp;
+  if (d.moe_layer) {
+    inter = d.k * d.i_e / tp + (d.shared_experts ? d.i_s / tp : 0.0);
+    // Routing: the router's softmax and top-k over E, then each token's k copies permuted to
+    // their experts and combined back (read and write of k h-wide rows, twice).
+    m.add(4.0 * d.k * d.h * e + 4.0 * d.E * 4.0, 6.0);
+  }
+  if (d.gated) {
+    m.add((eager ? 5.0 : 3.0) * inter * e, eager ? 2.0 : 1.0);
+  } else {
+    m.add(2.0 * inter * e, 1.0);
+  }
+  // An fp8 recipe casts each linear's input (Transformer Engine's cast-transpose): the qkv,
+  // o, gate/up and down inputs.
+  if (fp8) m.add(kFp8CastBytes * (2.0 * hidden + d.a * d.d_v / tp + inter), 4.0);
+  // LoRA: each adapted output scaled and added to the base's (2 kernels, 5 passes of the
+  // output); with lora_dropout, the input's dropped copy and mask.
+  for (const AdapterShape& a : p.adapters) {
+    const double per_layer = static_cast<double>(a.active()) / d.L;
+    m.add(per_layer * 5.0 * static_cast<double>(a.out_features) * e, 2.0 * per_layer);
+    if (d.lora_dropout) {
+      m.add(per_layer * (2.0 * e + 1.0) * static_cast<double>(a.in_features), per_layer);
+    }
+  }
+  return m;
+}
+
+// The GEMMs of one linear layer for `tokens` tokens on this device: forward, and backward's
+// activation gradient and (trained) weight gradient.
+struct GemmPasses {
+  Seconds forward{0.0}, backward{0.0};
+  double kernels_forward{0.0}, kernels_backward{0.0};
+  double dequant_bytes{0.0};  // QLoRA: per use
+};
+
+GemmPasses gemm_passes(const GemmKernel& g, double tokens, const Layout& l, bool fp8,
+                       const ClusterProfile& c, const KernelCostModel& cost) {
+  const double tp = l.parallel.tp;
+  const double n = g.split == GemmSplit::kColumn ? g.n / tp : g.n;
+  const double k = g.split == GemmSplit::kRow ? g.k / tp : g.k;
+  double m = tokens;
+  double count = g.instances;
+  if (g.expert) {
+    // Expert parallelism: this device holds E/ep experts and gets their tokens from the ep
+    // group, k/E of the group's tokens each (uniform routing).
+    const double ep = l.parallel.ep;
+    count = g.instances / ep;
+    m = tokens * ep * g.active / g.instances;
+  }
+  GemmPasses out;
+  if (m <= 0.0 || count <= 0.0) return out;
+  out.forward = cost.gemm({m, n, k, count, fp8}, c);
+  out.backward = cost.gemm({m, k, n, count, fp8}, c);
+  if (g.trained) out.backward += cost.gemm({k, n, m, count, fp8}, c);
+  out.kernels_forward = g.expert ? 1.0 : count;  // a grouped GEMM launches once
+  out.kernels_backward = out.kernels_forward * (g.trained ? 2.0 : 1.0);
+  if (g.quantized_base) out.dequant_bytes = n * k * count * kNf4DequantBytes;
+  return out;
+}
+
+LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                         const KernelCostModel& cost, bool moe) {
+  LayerPasses out;
+  const StepDims d = step_dims(p, l, moe);
+  const double tokens = d.b * d.s / l.parallel.cp;
+  const bool fp8 = c.fp8_linears;
+  double dequant = 0.0;
+  const auto& gemms = moe ? p.kernels.moe : p.kernels.dense;
+  for (const GemmKernel& g : gemms) {
+    const GemmPasses gp = gemm_passes(g, tokens, l, fp8, c, cost);
+    out.forward.gemm += gp.forward;
+    out.backward.gemm += gp.backward;
+    out.forward.kernels += gp.kernels_forward;
+    out.backward.kernels += gp.kernels_backward;
+    dequant += gp.dequant_bytes;
+  }
+  for (const GemmKernel& g : p.kernels.adapters) {
+    const GemmPasses gp = gemm_passes(g, tokens, l, false, c, cost);
+    out.forward.gemm += gp.forward;
+    out.backward.gemm += gp.backward;
+    out.forward.kernels += gp.kernels_forward;
+    out.backward.kernels += gp.kernels_backward;
+  }
+  // QLoRA: every NF4 weight dequantised for the forward GEMM and again for the activation
+  // gradient's (bitsandbytes MatMul4Bit.backward dequantises B again).
+  if (dequant > 0.0) {
+    const double quantized = static_cast<double>(gemms.size());
+    out.forward.memory += cost.memory(Bytes{dequant}, c);
+    out.backward.memory += cost.memory(Bytes{dequant}, c);
+    out.forward.kernels += quantized;
+    out.backward.kernels += quantized;
+  }
+
+  // Attention: this device's heads, its 1/cp of the queries against the keys they see.
+  const double heads = d.b * d.a / l.parallel.tp;
+  const double queries = d.s / l.parallel.cp;
+  const double keys = mean_causal_keys(p, d.s);
+  PassTime core_forward;  // what selective recomputation reruns
+  if (l.attention == AttentionImpl::kFlash) {
+    const AttentionShape a{heads, queries, keys, d.d, d.d_v, d.s, p.attention_kernel};
+    core_forward.attention = cost.attention(a, false, c);
+    core_forward.kernels = 1.0;
+    out.backward.attention += cost.attention(a, true, c);
+    out.backward.kernels += 1.0;
+  } else {
+    // Eager: the full s x s scores (no causal skipping), scaled, masked, softmaxed (in fp32
+    // where the framework upcasts), dropped out, then AV; backward four products and the
+    // softmax's gradient.
+    const double scores = heads * queries * d.s;
+    const double e = d.e;
+    // Megatron's fused scale-mask-softmax and a compiled graph read the scores and write the
+    // probabilities once; eager runs the scale, the mask add and the softmax apart (and the
+    // upcast and cast back when the softmax is in fp32).
+    const bool fused_softmax = p.dispatch != Dispatch::kEager;
+    core_forward.gemm = cost.gemm({queries, d.s, d.d, heads, false}, c) +
+                        cost.gemm({queries, d.d_v, d.s, heads, false}, c);
+    double bytes =
+        fused_softmax ? scores * 2.0 * e
+                      : scores * (2.0 * e + 2.0 * e + (d.softmax_fp32 ? 2.0 * (e + 4.0) : 2.0 * e));
+    double kernels = fused_softmax ? 3.0 : 5.0;
+    if (d.dropout) {
+      bytes += scores * (2.0 * e + 1.0);
+      kernels += 1.0;
+    }
+    core_forward.memory = cost.memory(Bytes{bytes}, c);
+    core_forward.kernels = kernels;
+    out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false}, c) +
+                         cost.gemm({d.s, d.d_v, queries, heads, false}, c) +
+                         cost.gemm({queries, d.d, d.s, heads, false}, c) +
+                         cost.gemm({d.s, d.d, queries, heads, false}, c);
+    out.backward.memory += cost.memory(Bytes{bytes * kBackwardTraffic}, c);
+    out.backward.kernels += 4.0 + kernels;
+  }
+  out.forward += core_forward;
+
+  const Memory m = layer_memory(d, p, l, fp8);
+  const Seconds forward_memory = cost.memory(Bytes{m.bytes * tokens}, c);
+  out.forward.memory += forward_memory;
+  out.forward.kernels += m.kernels;
+  out.backward.memory += forward_memory * kBackwardTraffic;
+  out.backward.kernels += m.kernels * kBackwardTraffic;
+
+  switch (l.recompute) {
+    case Recompute::kNone:
+      break;
+    case Recompute::kSelective:
+      out.recompute = core_forward;  // the attention core (Korthikanti et al. 2022, sec. 5)
+      break;
+    case Recompute::kSelectiveOp:
+      // torchtitan's per-op AC: every second matmul and the non-matmul ops rerun.
+      out.recompute.gemm = out.forward.gemm * 0.5;
+      out.recompute.memory = forward_memory;
+      out.recompute.kernels = m.kernels + 0.5 * static_cast<double>(gemms.size());
+      break;
+    case Recompute::kFull:
+      out.recompute = out.forward;
+      break;
+  }
+  return out;
+}
+
+LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                        const KernelCostModel& cost) {
+  LayerPasses out;
+  const StepDims d = step_dims(p, l, false);
+  const double tokens = d.b * d.s / l.parallel.cp;
+  const double tp = l.parallel.tp;
+  const double e = d.e;
+  const GemmPasses gp = gemm_passes(p.kernels.head, tokens, l, false, c, cost);
+  out.forward.gemm = gp.forward;
+  out.backward.gemm = gp.backward;
+  out.forward.kernels = gp.kernels_forward;
+  out.backward.kernels = gp.kernels_backward;
+  Memory fwd;
+  norm(fwd, d.norm, d.h / (l.parallel.sequence_parallel ? tp : 1.0), e,
+       p.dispatch == Dispatch::kCompiled);
+  // The loss over this device's V/tp logits per token. Fused (Megatron's vocab-parallel cross
+  // entropy, a compiled or chunked loss): the logits read forward, read again and their
+  // gradient written backward. F.cross_entropy: the upcast (when fp32), log_softmax's output
+  // written and read back, nll's gradient scattered into a zeroed V-wide buffer, log_softmax's
+  // backward and the cast back.
+  const double v = d.V / tp;
+  const double loss = d.logits_fp32 ? 4.0 : e;
+  double backward_bytes = 0.0;
+  if (d.loss == LossImpl::kFull) {
+    fwd.add(v * ((d.logits_fp32 ? e + loss : 0.0) + 2.0 * loss), d.logits_fp32 ? 3.0 : 2.0);
+    backward_bytes = v * (loss + 3.0 * loss + (d.logits_fp32 ? loss + e : 0.0));
+  } else {
+    fwd.add(v * e, d.loss == LossImpl::kChunked ? d.loss_chunks : 1.0);
+    backward_bytes = v * (e + (d.loss == LossImpl::kChunked ? loss + e : e));
+  }
+  out.forward.memory = cost.memory(Bytes{fwd.bytes * tokens}, c);
+  out.forward.kernels += fwd.kernels;
+  out.backward.memory = cost.memory(Bytes{(backward_bytes + 4.0 * d.h / tp * e) * tokens}, c);
+  out.backward.kernels += fwd.kernels * kBackwardTraffic;
+  return out;
+}
+
+}  // namespace
+
+double mean_causal_keys(const ModelProfile& p, double seq_len) noexcept {
+  const std::vector<std::int64_t>& windows = p.flops.windows;
+  if (windows.empty()) return keys_per_query(seq_len, seq_len, true);
+  double keys = 0.0;
+  double global = -1.0;
+  for (const std::int64_t w : windows) {
+    if (w <= 0 || static_cast<double>(w) >= seq_len) {
+      if (global < 0.0) global = keys_per_query(seq_len, seq_len, true);
+      keys += global;
+    } else {
+      keys += keys_per_query(seq_len, static_cast<double>(w), true);
+    }
+  }
+  return keys / static_cast<double>(windows.size());
+}
+
+MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
+                                      const ClusterProfile& c,
+                                      const KernelCostModel& cost) noexcept {
+  MicroBatchKernels out;
+  if (!p.has_architecture) return out;
+  if (p.dense_layers > 0) out.dense = layer_passes(p, l, c, cost, false);
+  if (p.moe_layers > 0) out.moe = layer_passes(p, l, c, cost, true);
+  out.head = head_passes(p, l, c, cost);
+  // The embedding lookup writes h-wide rows; its backward (when trained) adds them into the
+  // table's gradient.
+  const StepDims d = step_dims(p, l, false);
+  const double rows = d.b * d.s / l.parallel.cp * d.h * d.e;
+  out.embedding.forward.memory = cost.memory(Bytes{2.0 * rows}, c);
+  out.embedding.forward.kernels = 1.0;
+  if (!p.adapters_only) {
+    out.embedding.backward.memory = cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c);
+    out.embedding.backward.kernels = 2.0;
+  }
+  return out;
+}
+
+Seconds pass_time(const PassTime& pass, Dispatch dispatch, const ClusterProfile& c) noexcept {
+  const KernelCosts& k = c.kernels;
+  const double overhead = c.knobs.overhead;
+  const Seconds device = pass.device() + Seconds{pass.kernels * k.launch_gap_s * overhead};
+  const Seconds host{pass.kernels * k.dispatch_s[static_cast<std::size_t>(dispatch)] * overhead};
+  return std::max(device, host);
+}
+
+}  // namespace tb

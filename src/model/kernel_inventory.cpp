@@ -1,0 +1,96 @@
+// GEMM shapes per decoder layer from the linear-layer inventory (linear_layers.hpp).
+#include "trainbudget/model/kernel_inventory.hpp"
+
+#include "trainbudget/model/linear_layers.hpp"
+
+namespace tb {
+namespace {
+
+// Megatron-LM's tensor-parallel cut of each kind (Shoeybi et al. 2019, sec. 3; Megatron-Core
+// ColumnParallelLinear / RowParallelLinear): q, k, v (fused or not), gate and up split their
+// outputs; the attention output and down projections their inputs. MLA's down-projections and
+// the router stay whole.
+GemmSplit split_of(LinearKind kind) {
+  switch (kind) {
+    case LinearKind::kQuery:
+    case LinearKind::kKey:
+    case LinearKind::kValue:
+    case LinearKind::kQkv:
+    case LinearKind::kQueryB:
+    case LinearKind::kKvB:
+    case LinearKind::kGate:
+    case LinearKind::kUp:
+    case LinearKind::kGateUp:
+    case LinearKind::kLmHead:
+      return GemmSplit::kColumn;
+    case LinearKind::kOutput:
+    case LinearKind::kDown:
+      return GemmSplit::kRow;
+    case LinearKind::kQueryA:
+    case LinearKind::kKvA:
+    case LinearKind::kRouter:
+    case LinearKind::kMtpProjection:
+      return GemmSplit::kNone;
+  }
+  return GemmSplit::kNone;
+}
+
+GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, bool nf4) {
+  GemmKernel g;
+  g.n = static_cast<double>(l.out_features);
+  g.k = static_cast<double>(l.in_features);
+  g.instances = static_cast<double>(l.copies);
+  g.active = static_cast<double>(l.active_copies);
+  g.split = split_of(l.kind);
+  g.trained = !frozen_base;
+  g.expert = l.place == LinearPlace::kRoutedExpert;
+  // bitsandbytes quantizes the decoder's linears, not the head (PEFT's QLoRA recipes keep
+  // lm_head in 16 bits) nor the router.
+  g.quantized_base = nf4 && l.place != LinearPlace::kHead && l.place != LinearPlace::kRouter;
+  return g;
+}
+
+std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
+                                    bool nf4) {
+  std::vector<GemmKernel> out;
+  for (const LinearLayer& l : decoder_layer_linears(arch, moe)) {
+    out.push_back(gemm_of(l, frozen_base, nf4));
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelInventory kernel_inventory(const ModelArchitecture& arch, bool frozen_base, bool nf4,
+                                 const std::vector<AdapterShape>& adapters) {
+  KernelInventory out;
+  const bool has_moe = arch.moe.has_value();
+  out.dense = layer_gemms(arch, false, frozen_base, nf4);
+  if (has_moe) {
+    out.moe = layer_gemms(arch, true, frozen_base, nf4);
+    out.routed_experts = static_cast<double>(arch.moe->num_experts);
+    out.top_k = static_cast<double>(arch.moe->experts_per_token);
+  }
+  for (const LinearLayer& l : model_linears(arch)) {
+    if (l.place == LinearPlace::kHead) out.head = gemm_of(l, frozen_base, false);
+  }
+  // LoRA (Hu et al. 2021, sec. 4.1): x A^T (rank outputs) then (x A^T) B^T, both trained; the
+  // adapters' instances spread evenly over the decoder layers, as their memory is.
+  const double layers = static_cast<double>(arch.num_layers);
+  for (const AdapterShape& a : adapters) {
+    const double per_layer = static_cast<double>(a.active()) / layers;
+    GemmKernel down;
+    down.n = static_cast<double>(a.rank);
+    down.k = static_cast<double>(a.in_features);
+    down.instances = per_layer;
+    down.active = per_layer;
+    GemmKernel up = down;
+    up.n = static_cast<double>(a.out_features);
+    up.k = static_cast<double>(a.rank);
+    out.adapters.push_back(down);
+    out.adapters.push_back(up);
+  }
+  return out;
+}
+
+}  // namespace tb
