@@ -320,6 +320,10 @@ const std::array kEstimateFields{
           "Count the attention products of a causal kernel ((s+1)/2 keys per query) instead of "
           "all s",
           flags, [](V v, R r) { r.job.setup.causal_flops = flag(v, "causal_flops"); }, "step"},
+    Field{"compile", FieldType::kFlag, "", "", "",
+          "torch.compile: the framework's element-wise ops fused, launched as compiled kernels "
+          "(docs/time.md)",
+          flags, [](V v, R r) { r.job.setup.compile = flag(v, "compile"); }, "step"},
     Field{"fit", FieldType::kFlag, "", "", "",
           "Also find the largest micro-batch and the longest sequence that fit each machine", flags,
           [](V v, R r) { r.fit = flag(v, "fit"); }, "step"},

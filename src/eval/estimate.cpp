@@ -127,11 +127,13 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
                       "scale-out link",
                       job.parallel.tp, c.fabric.devices_per_node));
     }
-    if (job.devices > c.fabric.devices_per_node && c.fabric.scale_out.bandwidth.value() <= 0.0) {
+    if (crosses_missing_network(c.fabric, job.devices)) {
       note(
-          fmt::format("{} states no scale-out link: communication between its nodes is not "
-                      "modeled",
-                      choice.system->id));
+          fmt::format("{} has no network between its nodes: {} devices need {} nodes of {}, so "
+                      "this layout cannot run (at most {} devices)",
+                      choice.system->id, job.devices,
+                      (job.devices + c.fabric.devices_per_node - 1) / c.fabric.devices_per_node,
+                      c.fabric.devices_per_node, c.fabric.devices_per_node));
     }
   } else if (job.devices > 1) {
     // No node shape: every device on the device's own interconnect, stated as such.

@@ -445,6 +445,7 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
     out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
   }
   out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+  if (crosses_missing_network(cluster.fabric, layout.devices)) out.status = Status::kNoNetwork;
   return out;
 }
 

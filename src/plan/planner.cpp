@@ -66,6 +66,11 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
 
 void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
              const SearchOptions& o, Local& out) {
+  // A layout over more nodes than a system without a network can link never runs.
+  if (crosses_missing_network(cluster.fabric, l.devices)) {
+    ++out.prechecked;
+    return;
+  }
   // The precheck pays off only where the model states alone overflow often; a planner over a
   // space that mostly fits goes straight to evaluate() (which reports the same overflow).
   if (o.precheck && precheck(w.profile, l, cluster) == Status::kOutOfMemory) {

@@ -44,6 +44,13 @@ struct Group {
 // members per node, and never more than the scale-up link between members of one node.
 [[nodiscard]] Link group_link(const Fabric& fabric, Group group) noexcept;
 
+// Whether `devices` need more nodes than one on a fabric that has no link between nodes (a PCIe
+// workstation): such a layout cannot run, whatever its memory (docs/time.md, "Communication").
+[[nodiscard]] constexpr bool crosses_missing_network(const Fabric& fabric, int devices) noexcept {
+  return fabric.devices_per_node > 0 && devices > fabric.devices_per_node &&
+         fabric.scale_out.bandwidth.value() <= 0.0 && !fabric.point_to_point;
+}
+
 class CommModel {
  public:
   virtual ~CommModel() = default;

@@ -22,6 +22,7 @@ namespace tb {
 enum class Status : std::uint8_t {
   kFits,         // the peak fits the device's memory
   kOutOfMemory,  // the peak is larger than the device's memory
+  kNoNetwork,    // the layout spans nodes of a system with no network between them
 };
 
 // What sets a step's time (docs/scale.md, "Bound"): the largest of the GEMM time, the exposed

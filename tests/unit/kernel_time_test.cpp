@@ -1,0 +1,113 @@
+// The kernel-by-kernel clock against hand-derived values: wave quantisation, the attention
+// table's interpolation, fp8 on the linear GEMMs only, QLoRA's dequantisation, eager launches,
+// and a layout that needs a network a system does not have.
+#include "trainbudget/eval/kernel_time.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_models.hpp"
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
+
+namespace tb {
+namespace {
+
+using testing_models::job_for;
+
+const HardwareCatalog& catalog() {
+  static const HardwareCatalog c = io::load_catalog({io::data_dir() / "hardware", {}});
+  return c;
+}
+
+MachineChoice machine(const char* id) {
+  return {catalog().find(id), std::nullopt, catalog().system_for(id), catalog().kernel_costs(id)};
+}
+
+StepCost run(const TrainingJob& job, const char* device, DType dtype) {
+  const Recipe& r = find_recipe(job.recipe_id);
+  const MachineChoice m = machine(device);
+  const ClusterProfile c = cluster_of(job, m, select_rate(*m.device, dtype));
+  return evaluate(make_profile(job, r), layout_of(job, r), c);
+}
+
+TEST(KernelCost, WaveQuantisationByHand) {
+  KernelCosts k;
+  k.compute_units = 132;
+  k.tile_m = 128;
+  k.tile_n = 256;
+  // 8192 x 4096: 64 x 16 = 1024 tiles of 128 x 256 = 7.76 waves -> 8; the transposed tile
+  // gives 32 x 32 = 1024 too; the half tile 64 x 32 = 2048 -> 15.5 -> 16 waves.
+  // m n / (waves units tm tn) = 33554432 / (8 x 132 x 32768) = 0.97.
+  EXPECT_NEAR(wave_efficiency(8192, 4096, k), 33554432.0 / (8.0 * 132.0 * 32768.0), 1e-12);
+  // 128 x 256: one large tile fills 1 / 132 of the device; two half tiles (128 x 128) fill
+  // 2 / 132, the best of the three.
+  EXPECT_NEAR(wave_efficiency(128, 256, k), 2.0 / 132.0, 1e-12);
+  k.compute_units = 0;
+  EXPECT_EQ(wave_efficiency(100, 100, k), 1.0);
+}
+
+TEST(KernelCost, AttentionTableInterpolatesInLogSequence) {
+  const KernelCosts h100 = catalog().kernel_costs("h100-sxm");
+  ASSERT_TRUE(h100.flash2.present);
+  // hopper.toml FA2 forward, head dim 128: 298 at 2k, 319 at 4k; 2896 is half-way in log2.
+  EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 2048, false), 298.0 / 989.5, 1e-12);
+  EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 2048.0 * std::sqrt(2.0), false),
+              (298.0 + 319.0) / 2.0 / 989.5, 1e-9);
+  // Clamped at the ends; head dim 96 takes the nearer 128 (log distance).
+  EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 100, false), 191.0 / 989.5, 1e-12);
+  EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 1e6, true), 325.3 / 989.5, 1e-12);
+  EXPECT_NEAR(attention_efficiency(h100.flash2, 96, 512, false), 191.0 / 989.5, 1e-12);
+}
+
+TEST(KernelTime, Fp8SpeedsUpTheLinearGemmsOnly) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.setup.seq_len = 4096;
+  job.setup.seq_len_given = true;
+  const StepCost bf16 = run(job, "h100-sxm", DType::kBf16);
+  const StepCost fp8 = run(job, "h100-sxm", DType::kFp8);
+  // Attention stays at the 16-bit rate; the GEMMs speed up by less than the 1402.6 / 794.5
+  // ceilings' 1.77 (the LM head stays 16-bit) and the step by less than that.
+  EXPECT_DOUBLE_EQ(fp8.time.attention.count(), bf16.time.attention.count());
+  const double gemm = bf16.time.gemm / fp8.time.gemm;
+  EXPECT_GT(gemm, 1.4);
+  EXPECT_LT(gemm, 1402.6 / 794.5);
+  const double step = bf16.time.step / fp8.time.step;
+  EXPECT_GT(step, 1.1);
+  EXPECT_LT(step, gemm);
+}
+
+TEST(KernelTime, QloraIsSlowerThanLora) {
+  TrainingJob lora = job_for("meta-llama-3-8b.json", Method::kLora);
+  TrainingJob qlora = job_for("meta-llama-3-8b.json", Method::kQlora);
+  const StepCost a = run(lora, "rtx-4090", DType::kBf16);
+  const StepCost b = run(qlora, "rtx-4090", DType::kBf16);
+  // The same FLOPs, plus two dequantisations of every NF4 weight per micro-batch.
+  EXPECT_DOUBLE_EQ(a.hardware_per_token.value(), b.hardware_per_token.value());
+  EXPECT_GT(b.time.memory_bound, a.time.memory_bound);
+  EXPECT_GT(b.time.step, a.time.step);
+}
+
+TEST(KernelTime, EagerLaunchesMoreKernelsThanFused) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.setup.framework = Framework::kHf;
+  const StepCost eager = run(job, "h100-sxm", DType::kBf16);
+  job.setup.framework = Framework::kMegatron;
+  const StepCost fused = run(job, "h100-sxm", DType::kBf16);
+  EXPECT_GT(eager.time.kernels, fused.time.kernels);
+  EXPECT_GT(eager.time.memory_bound, fused.time.memory_bound);
+}
+
+TEST(KernelTime, NoLayoutCrossesAMissingNetwork) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
+  job.zero_stage = 3;
+  job.devices = 8;
+  const StepCost cost = run(job, "rtx-4090", DType::kBf16);
+  EXPECT_EQ(cost.status, Status::kNoNetwork);
+  job.devices = 4;
+  EXPECT_NE(run(job, "rtx-4090", DType::kBf16).status, Status::kNoNetwork);
+}
+
+}  // namespace
+}  // namespace tb
