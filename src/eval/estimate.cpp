@@ -340,6 +340,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
       m.gemm_efficiency = eff.value;
       m.gemm_source = eff.source;
       m.time = cost.time;
+      m.time_band = time_band(s.profile, s.layout, cluster);
       if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.
         m.cost_usd = Dollars{hours(cost.at_utilization) * job.devices * cluster.price.value()};

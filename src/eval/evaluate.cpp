@@ -441,7 +441,7 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
     // The ideal: every device at its peak, nothing else (the "at peak" column).
     const FlopsPerSecond aggregate = cluster.rate * static_cast<double>(layout.devices);
     out.at_peak = out.total / aggregate;
-    add_step_time(profile, layout, cluster, comm, out);
+    add_step_time(profile, layout, cluster, comm, out, memo);
     out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
   }
   out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;

@@ -143,7 +143,7 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
 }  // namespace
 
 void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
-                   const CommModel& comm, StepCost& out) noexcept {
+                   const CommModel& comm, StepCost& out, EvalMemo* memo) noexcept {
   StepTime& t = out.time;
   const Parallelism& x = l.parallel;
   const Fabric& f = c.fabric;
@@ -170,7 +170,13 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   Seconds micro_forward{0.0};
   Seconds layer_forward{0.0}, layer_backward{0.0};
   if (p.has_architecture) {
-    const MicroBatchKernels k = micro_batch_kernels(p, l, c, default_kernel_cost_model());
+    const MicroBatchKernels* cached = memo != nullptr ? memo->kernels(p, l, c) : nullptr;
+    MicroBatchKernels fresh;
+    if (cached == nullptr) {
+      fresh = micro_batch_kernels(p, l, c, default_kernel_cost_model());
+      if (memo != nullptr) memo->put(p, l, c, fresh);
+    }
+    const MicroBatchKernels& k = cached != nullptr ? *cached : fresh;
     const StageSpan last = stage_span(p, l, true);
     StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {

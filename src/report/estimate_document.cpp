@@ -300,6 +300,23 @@ Document estimate_document(const Estimate& e) {
         enum_name(e.recipe.compute_dtype)));
   }
   time.table(step_table(e.primary));
+  for (const MachineEstimate& m : e.primary.machines) {
+    if (!m.rate || !m.time.modeled) continue;
+    const StepTime& st = m.time;
+    if (st.attention.count() > 0.0 || st.kernels > 0.0) {
+      time.text(
+          fmt::format("{}: one micro-batch {} = GEMMs {} + attention {} + memory-bound {} + "
+                      "launches {} ({} kernels; docs/time.md)",
+                      machine_label(m), seconds_text(st.micro_batch), seconds_text(st.gemm),
+                      seconds_text(st.attention), seconds_text(st.memory_bound),
+                      seconds_text(st.overhead), fixed(st.kernels, 0)));
+    }
+    if (m.time_band.present) {
+      time.text(fmt::format("{}: step {} (band {} to {}; moves most: {})", machine_label(m),
+                            seconds_text(st.step), seconds_text(m.time_band.low),
+                            seconds_text(m.time_band.high), enum_name(m.time_band.moves_most)));
+    }
+  }
   if (!e.primary.machines.empty() && e.primary.machines.front().time.comm_total.count() > 0.0) {
     time.text(
         fmt::format("communication of one step on {}:", machine_label(e.primary.machines.front())));

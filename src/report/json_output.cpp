@@ -75,6 +75,15 @@ ordered_json time_json(const MachineEstimate& m) {
         {"link_bytes_per_s", c.link.bandwidth.value()},
         {"link_latency_seconds", c.link.latency.count()}};
   }
+  ordered_json band = nullptr;
+  if (m.time_band.present) {
+    const double steps = t.steps;
+    band = {{"low_seconds", m.time_band.low.count()},
+            {"high_seconds", m.time_band.high.count()},
+            {"low_hours", m.time_band.low.count() * steps / 3600.0},
+            {"high_hours", m.time_band.high.count() * steps / 3600.0},
+            {"moves_most", enum_name(m.time_band.moves_most)}};
+  }
   return {{"modeled", t.modeled},
           {"step_seconds", t.step.count()},
           {"total_hours", hours(m.at_utilization)},
@@ -83,7 +92,10 @@ ordered_json time_json(const MachineEstimate& m) {
           {"compute_seconds", t.compute.count()},
           {"micro_batch_seconds", t.micro_batch.count()},
           {"micro_batch_gemm_seconds", t.gemm.count()},
+          {"micro_batch_attention_seconds", t.attention.count()},
           {"micro_batch_memory_bound_seconds", t.memory_bound.count()},
+          {"micro_batch_overhead_seconds", t.overhead.count()},
+          {"micro_batch_kernels", t.kernels},
           {"optimizer_seconds", t.optimizer.count()},
           {"bubble_seconds", t.bubble.count()},
           {"comm_seconds", t.comm_total.count()},
@@ -94,7 +106,8 @@ ordered_json time_json(const MachineEstimate& m) {
           {"tokens_per_second", t.tokens_per_second},
           {"gemm_efficiency", m.gemm_efficiency},
           {"gemm_efficiency_source", m.gemm_source},
-          {"comm", comm}};
+          {"comm", comm},
+          {"band", band}};
 }
 
 ordered_json cost_json(const MachineEstimate& m) {

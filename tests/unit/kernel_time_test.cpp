@@ -9,6 +9,7 @@
 
 #include "test_models.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/time_band.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 
 namespace tb {
@@ -107,6 +108,27 @@ TEST(KernelTime, NoLayoutCrossesAMissingNetwork) {
   EXPECT_EQ(cost.status, Status::kNoNetwork);
   job.devices = 4;
   EXPECT_NE(run(job, "rtx-4090", DType::kBf16).status, Status::kNoNetwork);
+}
+
+TEST(TimeBand, BracketsTheStepAndNamesWhatMovesIt) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.devices = 64;
+  job.zero_stage = 3;
+  const Recipe& r = find_recipe(job.recipe_id);
+  const MachineChoice m = machine("h100-sxm");
+  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  const ModelProfile p = make_profile(job, r);
+  const Layout l = layout_of(job, r);
+  const Seconds step = evaluate(p, l, c).time.step;
+  const TimeBand band = time_band(p, l, c);
+  ASSERT_TRUE(band.present);
+  EXPECT_LE(band.low, step);
+  EXPECT_GT(band.high, step);
+  // Every kernel at 0.84 of its rate alone slows the compute by 1 / 0.84: the band's high end is
+  // at least that.
+  EXPECT_GE(band.high / step, 1.0 / (835.0 / 989.5) * 0.99);
+  c.utilization = 0.4;
+  EXPECT_FALSE(time_band(p, l, c).present);
 }
 
 }  // namespace

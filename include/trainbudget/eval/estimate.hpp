@@ -11,6 +11,7 @@
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
+#include "trainbudget/eval/time_band.hpp"
 #include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/job.hpp"
@@ -110,6 +111,7 @@ struct MachineEstimate {
   // The step-time model: its terms, the GEMM efficiency it ran at and where that came from, the
   // system (node shape) it communicated over, and what it had to assume.
   StepTime time;
+  TimeBand time_band;  // the step's low and high ends (time_band.hpp)
   double gemm_efficiency{1.0};
   std::string gemm_source;
   std::string system_id;  // empty: no system, the device's interconnect alone

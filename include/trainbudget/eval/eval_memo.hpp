@@ -9,6 +9,7 @@
 
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
+#include "trainbudget/eval/kernel_time.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/layout.hpp"
 
@@ -34,6 +35,21 @@ class EvalMemo {
   void put(const ModelProfile& p, const Layout& l, const Activations& v) noexcept {
     ActivationEntry& e = activations_[next_activation_++ % activations_.size()];
     e = {shape_of(p, l), v, true};
+  }
+
+  // One micro-batch's kernel passes on one cluster (kernel_time.hpp).
+  [[nodiscard]] const MicroBatchKernels* kernels(const ModelProfile& p, const Layout& l,
+                                                 const ClusterProfile& c) const noexcept {
+    const KernelKey key = kernel_key(p, l, c);
+    for (const KernelEntry& e : kernels_) {
+      if (e.used && e.key == key) return &e.value;
+    }
+    return nullptr;
+  }
+  void put(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+           const MicroBatchKernels& v) noexcept {
+    KernelEntry& e = kernels_[next_kernel_++ % kernels_.size()];
+    e = {kernel_key(p, l, c), v, true};
   }
 
   [[nodiscard]] const FlopCounts* flops(const ModelProfile& p, const Layout& l) const noexcept {
@@ -67,6 +83,26 @@ class EvalMemo {
     bool causal{false};
     bool operator==(const FlopKey&) const = default;
   };
+  // The cluster by address and by the figures a kernel's price reads (a caller may reuse one
+  // object with other figures).
+  struct KernelKey {
+    Shape shape;
+    int ep{0};
+    const ClusterProfile* cluster{nullptr};
+    double rate{0.0}, rate_16{0.0}, bandwidth{0.0}, kernel{0.0}, overhead{0.0};
+    bool operator==(const KernelKey&) const = default;
+  };
+  struct KernelEntry {
+    KernelKey key;
+    MicroBatchKernels value;
+    bool used{false};
+  };
+  static KernelKey kernel_key(const ModelProfile& p, const Layout& l,
+                              const ClusterProfile& c) noexcept {
+    return {shape_of(p, l), l.parallel.ep,     &c,
+            c.rate.value(), c.rate_16.value(), c.memory_bandwidth.value(),
+            c.knobs.kernel, c.knobs.overhead};
+  }
   struct ActivationEntry {
     Shape key;
     Activations value;
@@ -99,6 +135,8 @@ class EvalMemo {
 
   std::array<ActivationEntry, 32> activations_{};
   std::array<FlopEntry, 8> flops_{};
+  std::array<KernelEntry, 16> kernels_{};
+  std::size_t next_kernel_{0};
   std::size_t next_activation_{0};
   std::size_t next_flop_{0};
 };

@@ -191,7 +191,7 @@ struct StateOnDevice {
 
 // The step's time on the cluster from an evaluated memory and FLOP count (step_time.cpp).
 void add_step_time(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
-                   const CommModel& comm, StepCost& cost) noexcept;
+                   const CommModel& comm, StepCost& cost, EvalMemo* memo = nullptr) noexcept;
 
 // The cheap check before evaluate() (timeloop's PreEvaluationCheck): the model states per device
 // alone, a lower bound of the peak (every phase holds them), against the capacity. kOutOfMemory
