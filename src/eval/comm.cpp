@@ -47,6 +47,11 @@ Seconds tree_all_reduce_time(Bytes bytes, int ranks, const Link& link) noexcept 
 Seconds AlphaBetaComm::time(Collective op, Bytes bytes, Group group,
                             const Fabric& fabric) const noexcept {
   if (group.ranks <= 1 || bytes.value() <= 0.0) return Seconds{0.0};
+  return kCollectiveBaseLatency + steps_time(op, bytes, group, fabric);
+}
+
+Seconds AlphaBetaComm::steps_time(Collective op, Bytes bytes, Group group,
+                                  const Fabric& fabric) const noexcept {
   const Link link = group_link(fabric, group);
   const double n = group.ranks;
   switch (op) {

@@ -65,10 +65,20 @@ class CommModel {
 // send/recv one step of S. All-reduce also has a double binary tree (NCCL 2.4: 2 log2 n
 // latency steps and 2S/B of bandwidth time, Sanders et al. 2009); the faster of the two is
 // taken, as NCCL's tuner does.
+// Every call also pays NCCL's base latency once, whatever its steps: 6.6 us for the ring's LL
+// protocol that small messages take (NCCL src/graph/tuning.cc baseLatencies[RING][LL], as
+// ported in meta-pytorch/autoparallel cost_models/nccl_cost_model.py), so a collective per
+// layer or per bucket costs more than one per step.
+inline constexpr Seconds kCollectiveBaseLatency{6.6e-6};
+
 class AlphaBetaComm final : public CommModel {
  public:
   [[nodiscard]] Seconds time(Collective op, Bytes bytes, Group group,
                              const Fabric& fabric) const noexcept override;
+
+ private:
+  [[nodiscard]] Seconds steps_time(Collective op, Bytes bytes, Group group,
+                                   const Fabric& fabric) const noexcept;
 };
 
 // The instance evaluate() uses when the caller passes none.
