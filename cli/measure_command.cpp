@@ -7,6 +7,9 @@
 
 #include <iostream>
 
+#include "estimate_command.hpp"
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/api/session.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/measure/gemm_backend.hpp"
@@ -71,6 +74,11 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
   cmd->add_option("--sizes", o.sizes,
                   "GEMM sizes instead of the default sweep: N (N x N x N) or MxNxK, "
                   "comma-separated, e.g. 1024,2048x4096x1024");
+  cmd->add_option("--step", o.step,
+                  "A JSON request file (the keys of `estimate --request`): time the GEMM shapes "
+                  "of one micro-batch of that job, so that a saved profile prices its steps by "
+                  "their own shapes (docs/time.md)")
+      ->type_name("FILE");
   cmd->add_option("--repetitions", o.repetitions,
                   "Timed calls per GEMM (default 3 with --quick, else 5); all samples are kept");
   cmd->add_option("--save", o.save,
@@ -96,6 +104,21 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   if (!o.backend.empty()) options.backends = measure::parse_backend_list(o.backend);
   if (o.dtype != "all") options.dtypes = measure::parse_dtype_list(o.dtype);
   if (!o.sizes.empty()) options.shapes = measure::parse_sizes(o.sizes);
+  if (!o.step.empty()) {
+    if (!o.sizes.empty()) {
+      throw InvalidArgument("--step: give either --step or --sizes, not both");
+    }
+    const api::EstimateRequest request =
+        api::parse_estimate_request(request_values(o.step, FieldSlots{}));
+    const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
+    for (const GemmDims& g : session.step_gemm_shapes(request)) {
+      measure::ShapeSpec spec;
+      spec.shape = {static_cast<std::int64_t>(g.m), static_cast<std::int64_t>(g.n),
+                    static_cast<std::int64_t>(g.k)};
+      spec.label = "step";
+      options.shapes.push_back(spec);
+    }
+  }
   if (!o.repetitions.empty()) options.repetitions = measure::parse_repetitions(o.repetitions);
   std::filesystem::path dir;
   if (o.save) {

@@ -21,6 +21,7 @@ struct MeasureCommandOptions {
   std::optional<std::string> save;
   std::string repetitions;  // empty: 3 quick, 5 full
   std::string sizes;        // empty: the default sweep
+  std::string step;         // a request file: time that step's own GEMM shapes
 };
 
 // Exit code when the measurement ran but a backend or a run failed (verification, an error).

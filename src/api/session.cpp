@@ -110,4 +110,17 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   return out;
 }
 
+std::vector<GemmDims> Session::step_gemm_shapes(const EstimateRequest& request) const {
+  EstimateRequest r = request;
+  EstimateResult ignored;
+  resolve_model(r, ignored);
+  if (!r.job.model.architecture) {
+    throw InvalidRequest("model", "the step's GEMM shapes need a model's architecture",
+                         "a preset, a config.json or a model folder ({model})");
+  }
+  validate(r.job);
+  const Recipe& recipe = find_recipe(r.job.recipe_id);
+  return tb::step_gemm_shapes(make_profile(r.job, recipe), layout_of(r.job, recipe));
+}
+
 }  // namespace tb::api

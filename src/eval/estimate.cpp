@@ -79,6 +79,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
   if (rate != nullptr) {
     c.rate = rate->dense;
     c.gemm_efficiency = gemm_efficiency_of(*rate, job.gemm_efficiency).value;
+    c.gemm_dtype = rate->dtype;
     c.rate_16 = c.rate;
     c.gemm_efficiency_16 = c.gemm_efficiency;
     // An fp8 recipe runs its linear layers in fp8 and the rest (attention, the LM head) in
@@ -93,6 +94,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
   }
   if (d.memory_bandwidth) c.memory_bandwidth = *d.memory_bandwidth;
   c.kernels = choice.kernels;
+  if (!d.gemm_table.empty()) c.gemm_table = &d.gemm_table;
   c.utilization = job.utilization.value_or(0.0);
   c.overlap = job.overlap;
   c.pue = job.pue;

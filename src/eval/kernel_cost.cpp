@@ -95,9 +95,44 @@ Seconds AnalyticKernelCost::memory(Bytes bytes, const ClusterProfile& c) const n
   return Seconds{bytes.value() / (bandwidth * c.knobs.kernel)};
 }
 
+Seconds MeasuredKernelCost::gemm(const GemmShape& g, const ClusterProfile& c) const noexcept {
+  if (g.m <= 0.0 || g.n <= 0.0 || g.k <= 0.0 || g.count <= 0.0) return Seconds{0.0};
+  const MeasuredGemm* nearest = nullptr;
+  double best = 1e300;
+  if (c.gemm_table != nullptr) {
+    for (const MeasuredGemm& row : *c.gemm_table) {
+      if (row.dtype != c.gemm_dtype || row.rate.value() <= 0.0) continue;
+      const double distance = std::abs(std::log(g.m / static_cast<double>(row.m))) +
+                              std::abs(std::log(g.n / static_cast<double>(row.n))) +
+                              std::abs(std::log(g.k / static_cast<double>(row.k)));
+      if (distance < best) {
+        best = distance;
+        nearest = &row;
+      }
+    }
+  }
+  if (nearest == nullptr) return AnalyticKernelCost{}.gemm(g, c);
+  return Seconds{2.0 * g.m * g.n * g.k / (nearest->rate.value() * c.knobs.kernel) * g.count};
+}
+
+Seconds MeasuredKernelCost::attention(const AttentionShape& a, bool backward,
+                                      const ClusterProfile& c) const noexcept {
+  return AnalyticKernelCost{}.attention(a, backward, c);
+}
+
+Seconds MeasuredKernelCost::memory(Bytes bytes, const ClusterProfile& c) const noexcept {
+  return AnalyticKernelCost{}.memory(bytes, c);
+}
+
 const KernelCostModel& default_kernel_cost_model() noexcept {
   static const AnalyticKernelCost model;
   return model;
+}
+
+const KernelCostModel& kernel_cost_model_for(const ClusterProfile& c) noexcept {
+  static const MeasuredKernelCost measured;
+  if (c.gemm_table != nullptr && !c.gemm_table->empty()) return measured;
+  return default_kernel_cost_model();
 }
 
 }  // namespace tb

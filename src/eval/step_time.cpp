@@ -173,7 +173,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     const MicroBatchKernels* cached = memo != nullptr ? memo->kernels(p, l, c) : nullptr;
     MicroBatchKernels fresh;
     if (cached == nullptr) {
-      fresh = micro_batch_kernels(p, l, c, default_kernel_cost_model());
+      fresh = micro_batch_kernels(p, l, c, kernel_cost_model_for(c));
       if (memo != nullptr) memo->put(p, l, c, fresh);
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : fresh;

@@ -55,11 +55,14 @@ constexpr std::string_view kDate = "date";
 constexpr std::string_view kDirection = "direction";
 constexpr std::string_view kTdpW = "tdp_w";
 constexpr std::string_view kUsdPerHour = "usd_per_hour";
+constexpr std::string_view kGemm = "gemm";
 }  // namespace key
 
 // The values of kind and direction.
 constexpr std::string_view kSpec = "spec";
 constexpr std::string_view kMeasured = "measured";
+// A measured GEMM's dimensions: measure --sizes's range.
+constexpr Range kGemmDimRange{1, 65536};
 constexpr std::string_view kBidirectional = "bidirectional";
 constexpr std::string_view kPerDirection = "per-direction";
 
@@ -130,7 +133,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
   d.origin = origin;
   Reader top(root, "", problems);
   top.allow_only({key::kId, key::kName, key::kVendor, key::kCategory, key::kNotes, key::kMemory,
-                  key::kCompute, key::kInterconnect, key::kPower, key::kPrice});
+                  key::kCompute, key::kInterconnect, key::kPower, key::kPrice, key::kGemm});
   d.id = top.string(key::kId, true);
   d.name = top.string(key::kName, true);
   d.vendor = top.string(key::kVendor, true);
@@ -241,6 +244,36 @@ Device build_device(const toml::table& root, const std::string& origin) {
     d.price = std::move(p);
   }
 
+  // The measured GEMM table: [{m, n, k, dtype, tflops}, ...].
+  if (const toml::node* gemm = root.get(key::kGemm)) {
+    const toml::array* list = gemm->as_array();
+    if (list == nullptr) problems.push_back("gemm: must be a list of {m, n, k, dtype, tflops}");
+    std::size_t i = 0;
+    for (const toml::node& n : list != nullptr ? *list : toml::array{}) {
+      const std::string prefix = fmt::format("gemm[{}]", i++);
+      const toml::table* row = n.as_table();
+      if (row == nullptr) {
+        problems.push_back(fmt::format("{}: must be a table {{m, n, k, dtype, tflops}}", prefix));
+        continue;
+      }
+      Reader r(*row, prefix, problems);
+      r.allow_only({"m", "n", "k", "dtype", "tflops"});
+      MeasuredGemm g;
+      g.m = static_cast<std::int64_t>(r.positive("m", true, kGemmDimRange).value_or(0.0));
+      g.n = static_cast<std::int64_t>(r.positive("n", true, kGemmDimRange).value_or(0.0));
+      g.k = static_cast<std::int64_t>(r.positive("k", true, kGemmDimRange).value_or(0.0));
+      const std::string dtype = r.string("dtype", true);
+      if (const auto dt = enum_from_name<DType>(dtype)) {
+        g.dtype = *dt;
+      } else if (!dtype.empty()) {
+        problems.push_back(fmt::format("{}.dtype: '{}' is not one of {}", prefix, excerpt(dtype),
+                                       enum_choices<DType>()));
+      }
+      g.rate = FlopsPerSecond{r.positive("tflops", true, kTflopsRange).value_or(0.0) * kTera};
+      d.gemm_table.push_back(g);
+    }
+  }
+
   if (!problems.empty()) throw DataError(origin, std::move(problems));
   return d;
 }
@@ -311,6 +344,14 @@ std::string device_toml(const Device& d) {
   put_string(out, key::kVendor, d.vendor, true);
   put_string(out, key::kCategory, d.category, true);
   put_string(out, key::kNotes, d.notes, false);
+  if (!d.gemm_table.empty()) {
+    out += fmt::format("{} = [\n", key::kGemm);
+    for (const MeasuredGemm& g : d.gemm_table) {
+      out += fmt::format("  {{ m = {}, n = {}, k = {}, dtype = \"{}\", tflops = {} }},\n", g.m, g.n,
+                         g.k, enum_name(g.dtype), number(g.rate.value() / kTera));
+    }
+    out += "]\n";
+  }
 
   out += fmt::format("\n[{}]\n", key::kMemory);
   if (d.memory_capacity_unit == CapacityUnit::kGiB) {

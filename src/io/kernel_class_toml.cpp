@@ -73,7 +73,7 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
   top.allow_only({"id", "name", "tile_m", "tile_n", "tile_source", "elementwise_efficiency",
                   "elementwise_source", "launch_gap_us", "dispatch_eager_us",
                   "dispatch_compiled_us", "dispatch_fused_us", "launch_source", "devices",
-                  "attention"});
+                  "categories", "attention"});
   k.id = top.string("id", true);
   k.name = top.string("name", true);
   const fs::path stem = fs::path(origin).stem();
@@ -98,6 +98,15 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
                                  top.string("launch_source", true)};
   k.source =
       fmt::format("tile: {}\nelement-wise: {}\nlaunch: {}", sources[0], sources[1], sources[2]);
+  if (const toml::array* categories = root["categories"].as_array()) {
+    for (const toml::node& n : *categories) {
+      if (const auto v = n.value<std::string>()) {
+        k.categories.push_back(*v);
+      } else {
+        problems.push_back("categories: must be a list of device categories");
+      }
+    }
+  }
   if (const toml::array* devices = root["devices"].as_array()) {
     std::size_t i = 0;
     for (const toml::node& n : *devices) {

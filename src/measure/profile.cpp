@@ -146,6 +146,13 @@ Device profile_device(const Measurement& m, std::string_view id) {
     rate.date = day;
     rate.note = peak_note(m, *run, gpu != nullptr);
     d.rates.push_back(std::move(rate));
+    // Every shape the best run's backend timed at this dtype: the measured cost backend prices
+    // a step's GEMMs by them (docs/time.md, "Measured").
+    for (const GemmRun& r : m.gemm) {
+      if (r.dtype != dtype || r.backend != run->backend || r.status != Status::kOk) continue;
+      d.gemm_table.push_back({r.shape.m, r.shape.n, r.shape.k, dtype,
+                              FlopsPerSecond{significant(r.median_rate.value())}});
+    }
   }
   if (d.rates.empty()) {
     throw InvalidRequest("save", "no GEMM was measured successfully, so there is no rate to save");

@@ -96,6 +96,14 @@ const KernelClass* HardwareCatalog::kernel_class_of(std::string_view device_id) 
   for (const KernelClass& k : kernel_classes_) {
     if (std::find(k.devices.begin(), k.devices.end(), device_id) != k.devices.end()) return &k;
   }
+  // A device no class lists takes the class of its category (a measured CPU profile).
+  if (const Device* d = find(device_id)) {
+    for (const KernelClass& k : kernel_classes_) {
+      if (std::find(k.categories.begin(), k.categories.end(), d->category) != k.categories.end()) {
+        return &k;
+      }
+    }
+  }
   return nullptr;
 }
 
@@ -104,7 +112,9 @@ KernelCosts HardwareCatalog::kernel_costs(std::string_view device_id) const {
   if (k == nullptr) return {};
   KernelCosts out = k->costs;
   const auto at = std::find(k->devices.begin(), k->devices.end(), device_id);
-  out.compute_units = k->compute_units[static_cast<std::size_t>(at - k->devices.begin())];
+  if (at != k->devices.end()) {
+    out.compute_units = k->compute_units[static_cast<std::size_t>(at - k->devices.begin())];
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@ import ctypes
 import json
 import math
 import sys
+import time
 
 
 def parse_args():
@@ -36,6 +37,9 @@ def parse_args():
     p.add_argument("--grad-accum", type=int, default=1)
     p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
     p.add_argument("--steps", type=int, default=2, help="steps run; the last one is measured")
+    p.add_argument("--time", action="store_true",
+                   help="time the steps on one thread instead of measuring memory: prints each "
+                        "step's seconds and the median of all but the first two")
     return p.parse_args()
 
 
@@ -70,8 +74,21 @@ def rss_peak_bytes():
     return 0
 
 
+class NoHeap:
+    """Stands in for the counters when only time is measured (no live_heap.so needed)."""
+
+    def live(self):
+        return 0
+
+    def peak(self):
+        return 0
+
+    def reset(self):
+        pass
+
+
 ARGS = parse_args()
-HEAP = Heap()
+HEAP = NoHeap() if ARGS.time else Heap()
 import torch  # noqa: E402  (after the shim check: importing torch takes seconds)
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -303,9 +320,13 @@ def main():
     batches = [torch.randint(0, cfg.vocab, (ARGS.micro_batch, ARGS.seq_len + 1), generator=gen)
                for _ in range(ARGS.grad_accum)]
 
+    if ARGS.time:
+        torch.set_num_threads(1)
     phases = {}
     between = 0
+    seconds = []
     for step in range(ARGS.steps):
+        started = time.perf_counter()
         measured = step == ARGS.steps - 1
         between = HEAP.live() - baseline
         HEAP.reset()
@@ -325,9 +346,15 @@ def main():
         optimizer.step()
         optimizer_peak = HEAP.peak()
         optimizer.zero_grad(set_to_none=True)
+        seconds.append(time.perf_counter() - started)
         if measured:
             phases = {"forward": forward_peak - baseline, "backward": backward_peak - baseline,
                       "optimizer_step": optimizer_peak - baseline}
+    if ARGS.time:
+        steady = sorted(seconds[2:] if len(seconds) > 2 else seconds)
+        print(json.dumps({"step_seconds": steady[len(steady) // 2], "samples_seconds": seconds,
+                          "threads": torch.get_num_threads()}))
+        return
     print(json.dumps({
         "allocated_peak_bytes": max(phases.values()),
         "phases": phases,

@@ -67,6 +67,41 @@ TEST(DeviceToml, EveryCatalogDeviceRoundTrips) {
   }
 }
 
+TEST(DeviceToml, AMeasuredGemmTableRoundTrips) {
+  Device d;
+  d.id = "box";
+  d.name = "Box";
+  d.vendor = "other";
+  d.category = "cpu";
+  d.memory_capacity = Bytes{64e9};
+  d.memory_source = "/proc/meminfo MemTotal";
+  ComputeRate r;
+  r.dtype = DType::kFp32;
+  r.dense = FlopsPerSecond{1.1e11};
+  r.kind = RateKind::kMeasured;
+  r.source = "measure";
+  r.measured_by = "trainbudget measure";
+  r.method = "openblas fp32 GEMM 512x256x256";
+  d.rates.push_back(r);
+  d.gemm_table = {{512, 256, 256, DType::kFp32, FlopsPerSecond{1.07852e11}},
+                  {256, 32, 256, DType::kFp32, FlopsPerSecond{9.22954e10}}};
+  const Device back = parse_device_toml(device_toml(d), "box.toml");
+  ASSERT_EQ(back.gemm_table.size(), 2U);
+  EXPECT_EQ(back.gemm_table[1].n, 32);
+  EXPECT_DOUBLE_EQ(back.gemm_table[0].rate.value(), 1.07852e11);
+  // A row with an unknown dtype is named by its index.
+  const std::string bad =
+      "id = \"box\"\nname = \"Box\"\nvendor = \"other\"\ncategory = \"cpu\"\n"
+      "gemm = [{ m = 1, n = 1, k = 1, dtype = \"fp9\", tflops = 1 }]\n"
+      "[memory]\ncapacity_gb = 1\nsource = \"s\"\n";
+  try {
+    (void)parse_device_toml(bad, "box.toml");
+    FAIL() << "an unknown dtype in the GEMM table must be a problem";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string{e.what()}.find("gemm[0].dtype"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeviceToml, CapacityIsWrittenInItsOwnUnit) {
   Device d;
   d.id = "box";

@@ -110,6 +110,27 @@ TEST(KernelTime, NoLayoutCrossesAMissingNetwork) {
   EXPECT_NE(run(job, "rtx-4090", DType::kBf16).status, Status::kNoNetwork);
 }
 
+TEST(KernelCost, TheMeasuredBackendPricesAGemmAtItsNearestTimedShape) {
+  const std::vector<MeasuredGemm> table{{512, 256, 256, DType::kFp32, FlopsPerSecond{1e11}},
+                                        {512, 8192, 256, DType::kFp32, FlopsPerSecond{2e11}},
+                                        {512, 8192, 256, DType::kBf16, FlopsPerSecond{9e11}}};
+  ClusterProfile c;
+  c.rate = c.rate_16 = FlopsPerSecond{5e11};
+  c.gemm_table = &table;
+  c.gemm_dtype = DType::kFp32;
+  const KernelCostModel& model = kernel_cost_model_for(c);
+  // The same shape: 2 m n k at its own rate, times the count.
+  EXPECT_DOUBLE_EQ(model.gemm({512, 256, 256, 3.0, false}, c).count(),
+                   3.0 * 2.0 * 512 * 256 * 256 / 1e11);
+  // 512 x 4096 x 256 is nearer the wide shape (log 2 away) than the narrow one (log 16): its
+  // rate, never the bf16 row's.
+  EXPECT_DOUBLE_EQ(model.gemm({512, 4096, 256, 1.0, false}, c).count(),
+                   2.0 * 512 * 4096 * 256 / 2e11);
+  // Without a table: the analytic backend.
+  c.gemm_table = nullptr;
+  EXPECT_EQ(&kernel_cost_model_for(c), &default_kernel_cost_model());
+}
+
 TEST(TimeBand, BracketsTheStepAndNamesWhatMovesIt) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
   job.devices = 64;

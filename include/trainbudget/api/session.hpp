@@ -12,6 +12,7 @@
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/eval/inference.hpp"
+#include "trainbudget/eval/kernel_time.hpp"
 #include "trainbudget/eval/task_verdict.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/spec/catalog.hpp"
@@ -64,6 +65,9 @@ class Session {
 
   // The estimate a request asks for; throws InvalidRequest listing every problem.
   [[nodiscard]] EstimateResult estimate(const EstimateRequest& request) const;
+  // The distinct GEMM shapes one micro-batch of the request's job launches on one device
+  // (`trainbudget measure --step`); the request needs a model with an architecture.
+  [[nodiscard]] std::vector<GemmDims> step_gemm_shapes(const EstimateRequest& request) const;
   [[nodiscard]] EstimateResult estimate(const FieldMap& values) const {
     return estimate(parse_estimate_request(values));
   }

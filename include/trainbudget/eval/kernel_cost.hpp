@@ -51,7 +51,22 @@ class AnalyticKernelCost final : public KernelCostModel {
   [[nodiscard]] Seconds memory(Bytes bytes, const ClusterProfile& c) const noexcept override;
 };
 
+// The measured backend: a GEMM at the rate this machine reached at the same shape, or at the
+// nearest shape it timed (by the sum of the dimensions' log ratios), from the profile's table
+// (`trainbudget measure --step`); attention and memory-bound kernels as the analytic backend
+// prices them.
+class MeasuredKernelCost final : public KernelCostModel {
+ public:
+  [[nodiscard]] Seconds gemm(const GemmShape& g, const ClusterProfile& c) const noexcept override;
+  [[nodiscard]] Seconds attention(const AttentionShape& a, bool backward,
+                                  const ClusterProfile& c) const noexcept override;
+  [[nodiscard]] Seconds memory(Bytes bytes, const ClusterProfile& c) const noexcept override;
+};
+
 [[nodiscard]] const KernelCostModel& default_kernel_cost_model() noexcept;
+// The backend a cluster is priced with: measured when its device has a GEMM table, else
+// analytic.
+[[nodiscard]] const KernelCostModel& kernel_cost_model_for(const ClusterProfile& c) noexcept;
 
 // The share of the device a GEMM's output tiles keep busy: m n / (waves x units x tile), the
 // best of the class's tile and its transpose; 1 without a unit count.

@@ -4,6 +4,8 @@
 // No allocation, no strings: evaluate() calls it for every layout. docs/time.md.
 #pragma once
 
+#include <vector>
+
 #include "trainbudget/eval/kernel_cost.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/cluster.hpp"
@@ -49,6 +51,15 @@ struct MicroBatchKernels {
                                                     const Layout& layout,
                                                     const ClusterProfile& cluster,
                                                     const KernelCostModel& cost) noexcept;
+
+// The distinct GEMM shapes (m, n, k) one micro-batch launches on one device: what `trainbudget
+// measure --step` times so that the measured backend prices the step's own shapes.
+struct GemmDims {
+  double m{0.0}, n{0.0}, k{0.0};
+  bool operator==(const GemmDims&) const = default;
+};
+[[nodiscard]] std::vector<GemmDims> step_gemm_shapes(const ModelProfile& profile,
+                                                     const Layout& layout);
 
 // A pass's time: its kernels' device time plus the device's gap between launches, or the
 // host's time to issue them when that is longer (eager PyTorch on small shapes).

@@ -3,6 +3,9 @@
 // watts. Numbers only; the names and sources stay in the catalog and the result.
 #pragma once
 
+#include <vector>
+
+#include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/kernel_costs.hpp"
 #include "trainbudget/units/units.hpp"
 
@@ -63,6 +66,10 @@ struct ClusterProfile {
   // The device class's kernel figures (data/kernels); compute_units 0 and no attention table
   // price every kernel at the GEMM ceiling and the bandwidth, as a datasheet would.
   KernelCosts kernels;
+  // A measured profile's own GEMM shapes (`measure --step`), read by the measured backend; the
+  // device's, owned by the catalog. nullptr: none.
+  const std::vector<MeasuredGemm>* gemm_table{nullptr};
+  DType gemm_dtype{DType::kBf16};  // the dtype `rate` is for
   TimeKnobs knobs;
   // The device memory's bandwidth: what the memory-bound kernels (norms, activations, softmax,
   // dropout, the optimizer step) run at. 0: unknown, those kernels are not timed.

@@ -2,6 +2,7 @@
 // The io layer builds these from data/hardware/*.toml; core never reads files.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ struct ComputeRate {
   std::string measured_by;  // kMeasured only
   std::string method;       // kMeasured only
   std::string date;
+};
+
+// One GEMM shape timed on this machine (`trainbudget measure --step`): the measured cost
+// backend prices a step's GEMMs by these (docs/time.md, "Measured").
+struct MeasuredGemm {
+  std::int64_t m{0}, n{0}, k{0};
+  DType dtype{DType::kFp32};
+  FlopsPerSecond rate;  // 2mnk / the median call time
 };
 
 struct Interconnect {
@@ -66,7 +75,8 @@ struct Device {
   std::optional<Watts> tdp_watts;
   std::string power_source;
   std::optional<Price> price;
-  std::string origin;  // the file it came from, for messages
+  std::vector<MeasuredGemm> gemm_table;  // measured profiles only; empty otherwise
+  std::string origin;                    // the file it came from, for messages
 
   // The rate published for exactly this dtype, if any.
   [[nodiscard]] const ComputeRate* rate(DType dtype) const;

@@ -69,11 +69,12 @@ struct KernelCosts {
 struct KernelClass {
   std::string id;
   std::string name;
-  std::vector<std::string> devices;  // device ids of the class
-  std::vector<int> compute_units;    // per device, same order (0: unknown)
-  KernelCosts costs;                 // compute_units left 0; set per device
-  std::string source;                // one line per figure, for `hardware show` and docs
-  std::string origin;                // the file
+  std::vector<std::string> devices;     // device ids of the class
+  std::vector<std::string> categories;  // and every device of these categories not listed
+  std::vector<int> compute_units;       // per device, same order (0: unknown)
+  KernelCosts costs;                    // compute_units left 0; set per device
+  std::string source;                   // one line per figure, for `hardware show` and docs
+  std::string origin;                   // the file
 };
 
 }  // namespace tb

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Prints docs/time.md's validation table from the reference-case test's output.
+
+Usage: python3 scripts/validation_table.py build/ci/tests/trainbudget_tests
+"""
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import tomllib
+
+cases = pathlib.Path(__file__).resolve().parent.parent / "tests" / "cases"
+out = subprocess.run([sys.argv[1], "--gtest_filter=Cases/*"], capture_output=True, text=True).stdout
+rows = []
+for line in out.splitlines():
+    m = re.match(r"\[ (outside|within)\s*\] (\S+)\.toml (\S+): expected (\S+), got (\S+) \(", line)
+    if not m or not re.search(r"time\.|tokens_per_second", m.group(3)):
+        continue
+    _, name, key, exp, got = m.groups()
+    exp, got = float(exp), float(got)
+    case = tomllib.loads((cases / f"{name}.toml").read_text())
+    tol = next(e["tolerance"] for e in case["expect"] if e["key"] == key)
+    rows.append((name, key.split(".")[-1], exp, got, (got - exp) / exp * 100, tol))
+
+print("| case | metric | published | model | error | tolerance |")
+print("|---|---|---|---|---|---|")
+for name, metric, exp, got, err, tol in rows:
+    mark = "" if abs(err) <= tol * 100 else " (outside)"
+    print(f"| `{name}` | {metric} | {exp:.4g} | {got:.4g} | {err:+.1f} % | ±{tol * 100:.0f} %{mark} |")
+
+
+def summary(rs):
+    e = [abs(r[4]) for r in rs]
+    return (f"{len(rs)} cases, median |error| {statistics.median(e):.1f} %, "
+            f"{sum(x <= 15 for x in e)} within ±15 %, {sum(r[4] > 0 for r in rs)} too fast / "
+            f"{sum(r[4] < 0 for r in rs)} too slow")
+
+
+held = [r for r in rows if r[0].startswith("heldout_")]
+ref = [r for r in rows if not r[0].startswith("heldout_")]
+print()
+print("Reference (earlier) cases: " + summary(ref))
+print()
+print("Held-out cases: " + summary(held))
+print()
+print("All: " + summary(rows))
