@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <span>
 
 #include "fields.hpp"
@@ -29,6 +30,21 @@ void run_fields(const FieldsOptions& o, std::ostream& out) {
                                              : o.command == "infer"   ? api::infer_fields()
                                              : o.command == "compare" ? api::compare_fields()
                                                                       : api::estimate_fields();
+  if (format_of(o.common) == report::Format::kJson) {
+    // The field table itself: one object per field, placeholders rendered as flags.
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const api::Field& f : fields) {
+      rows.push_back({{"key", f.key},
+                      {"flag", flag_of(f.key)},
+                      {"type", enum_name(f.type)},
+                      {"default", f.default_value},
+                      {"accepted", render_refs(f.accepted(), flag_of)},
+                      {"help", render_refs(f.help, flag_of)},
+                      {"group", f.group}});
+    }
+    out << nlohmann::ordered_json{{"command", o.command}, {"fields", rows}}.dump(2) << '\n';
+    return;
+  }
   for (const api::Field& f : fields) {
     t.add_row({flag_of(f.key), std::string{f.key}, std::string{enum_name(f.type)},
                f.default_value.empty() ? "-" : std::string{f.default_value},

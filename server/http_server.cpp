@@ -25,7 +25,16 @@ bool serve(const Api& api, const ServeOptions& options,
   http.set_read_timeout(options.read_timeout_seconds, 0);
   http.set_write_timeout(options.write_timeout_seconds, 0);
   http.set_keep_alive_timeout(options.read_timeout_seconds);
-  const auto handler = [&api](const httplib::Request& req, httplib::Response& res) {
+  int port = options.port;
+  const auto handler = [&api, &options, &port](const httplib::Request& req,
+                                               httplib::Response& res) {
+    const std::string host = req.get_header_value("Host");
+    const std::string type = req.get_header_value("Content-Type");
+    const std::string encoding = req.get_header_value("Content-Encoding");
+    if (const auto no = refuse(req.method, {host, type, encoding}, options.host, port)) {
+      reply(*no, res);
+      return;
+    }
     std::string query;
     for (const auto& [key, value] : req.params) {
       query += (query.empty() ? "" : "&") + key + "=" + value;
@@ -52,7 +61,6 @@ bool serve(const Api& api, const ServeOptions& options,
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         reply(problem_response(500, "internal_error", {{"", "the handler failed", ""}}), res);
       });
-  int port = options.port;
   if (port == 0) {
     port = http.bind_to_any_port(options.host);
     if (port < 0) return false;

@@ -2,6 +2,9 @@
 // presets, and one POST per query, each answering what `--format json` prints.
 #include "trainbudget/server/routes.hpp"
 
+#include <fmt/format.h>
+
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -186,6 +189,47 @@ HttpResponse Api::post(std::string_view path, std::string_view body) const {
     return answer(result, result.comparison, request);
   }
   return message(404, "not_found", "no such route: " + excerpt(path, 80));
+}
+
+std::optional<HttpResponse> refuse(std::string_view method, const RequestMeta& meta,
+                                   std::string_view bound_host, int port) {
+  const auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string host = lower(meta.host);
+  const std::string with_port = ":" + std::to_string(port);
+  const auto is = [&](std::string_view name) {
+    const std::string n = lower(name);
+    return host == n || host == n + with_port;
+  };
+  const bool ipv6 = bound_host.find(':') != std::string_view::npos;
+  const std::string bound = ipv6 ? "[" + std::string{bound_host} + "]" : std::string{bound_host};
+  if (!(is("127.0.0.1") || is("localhost") || is("[::1]") ||
+        (!bound_host.empty() && bound_host != "0.0.0.0" && bound_host != "::" && is(bound)))) {
+    return problem_response(
+        403, "forbidden_host",
+        {{"", fmt::format("the Host '{}' is not this server's address", excerpt(meta.host)),
+          fmt::format("127.0.0.1:{}, localhost:{}, [::1]:{} or the --host given", port, port,
+                      port)}});
+  }
+  if (!meta.content_encoding.empty() && lower(meta.content_encoding) != "identity") {
+    return problem_response(415, "unsupported_media_type",
+                            {{"", "compressed bodies are not accepted", "an uncompressed body"}});
+  }
+  if (method == "POST") {
+    const std::string type = lower(meta.content_type.substr(0, meta.content_type.find(';')));
+    std::string_view trimmed = type;
+    while (!trimmed.empty() && trimmed.back() == ' ') trimmed.remove_suffix(1);
+    if (trimmed != "application/json") {
+      return problem_response(
+          415, "unsupported_media_type",
+          {{"", fmt::format("a POST body must be JSON, not '{}'", excerpt(meta.content_type)),
+            "Content-Type: application/json"}});
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tb::server

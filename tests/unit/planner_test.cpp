@@ -77,7 +77,8 @@ TEST(Planner, ThreadsDoNotChangeTheAnswer) {
 
 TEST(Planner, AKeptLayoutIsWhatEstimateSays) {
   const Plan p;
-  const plan::Candidate& best = p.run(2).best.front();
+  const plan::SearchResult result = p.run(2);  // kept alive: best refers into it
+  const plan::Candidate& best = result.best.front();
   const StepCost again = evaluate(p.workloads.front().profile, best.layout, p.cluster);
   EXPECT_EQ(again.memory, best.cost.memory);
   EXPECT_EQ(again.time.step, best.cost.time.step);

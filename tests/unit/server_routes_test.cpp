@@ -132,3 +132,43 @@ TEST(ServerRoutes, AnotherFormatIsRenderedAsAsked) {
 
 }  // namespace
 }  // namespace tb::server
+
+namespace tb::server {
+namespace {
+
+// docs/serve.md, "Who may call it": only the server's own address as Host, JSON bodies only.
+TEST(ServerGuard, RefusesAForeignHostAsDnsRebindingWouldSendIt) {
+  EXPECT_FALSE(refuse("GET", {"127.0.0.1:8080", "", ""}, "127.0.0.1", 8080));
+  EXPECT_FALSE(refuse("GET", {"LOCALHOST:8080", "", ""}, "127.0.0.1", 8080));
+  EXPECT_FALSE(refuse("GET", {"[::1]:8080", "", ""}, "127.0.0.1", 8080));
+  EXPECT_FALSE(refuse("GET", {"localhost", "", ""}, "127.0.0.1", 8080));
+  EXPECT_FALSE(refuse("GET", {"192.168.1.5:8080", "", ""}, "192.168.1.5", 8080));
+  const auto evil = refuse("GET", {"evil.example:8080", "", ""}, "127.0.0.1", 8080);
+  ASSERT_TRUE(evil);
+  EXPECT_EQ(evil->status, 403);
+  EXPECT_NE(evil->body.find("forbidden_host"), std::string::npos);
+  // No Host at all, and a wildcard bind that would accept any name.
+  EXPECT_EQ(refuse("GET", {"", "", ""}, "127.0.0.1", 8080)->status, 403);
+  EXPECT_EQ(refuse("GET", {"evil.example", "", ""}, "0.0.0.0", 8080)->status, 403);
+  // The right name on another port is not this server.
+  EXPECT_EQ(refuse("GET", {"localhost:9999", "", ""}, "127.0.0.1", 8080)->status, 403);
+}
+
+TEST(ServerGuard, APostMustBeUncompressedJson) {
+  EXPECT_FALSE(refuse("POST", {"localhost:1", "application/json", ""}, "127.0.0.1", 1));
+  EXPECT_FALSE(
+      refuse("POST", {"localhost:1", "application/json; charset=utf-8", ""}, "127.0.0.1", 1));
+  for (const char* type :
+       {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""}) {
+    const auto no = refuse("POST", {"localhost:1", type, ""}, "127.0.0.1", 1);
+    ASSERT_TRUE(no) << type;
+    EXPECT_EQ(no->status, 415) << type;
+  }
+  EXPECT_EQ(refuse("POST", {"localhost:1", "application/json", "gzip"}, "127.0.0.1", 1)->status,
+            415);
+  // A GET carries no body: its type does not matter.
+  EXPECT_FALSE(refuse("GET", {"localhost:1", "", ""}, "127.0.0.1", 1));
+}
+
+}  // namespace
+}  // namespace tb::server

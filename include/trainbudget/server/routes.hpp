@@ -4,6 +4,7 @@
 // what the CLI prints with --format json for the same request (docs/serve.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +39,22 @@ class Api {
   std::string models_json_;
   std::string hardware_json_;
 };
+
+// What a request says about itself beyond its method, path and body.
+struct RequestMeta {
+  std::string_view host;              // the Host header ("" when absent)
+  std::string_view content_type;      // the Content-Type header
+  std::string_view content_encoding;  // the Content-Encoding header
+};
+
+// The local server answers only its own user (docs/serve.md, "Who may call it"): a request whose
+// Host is not the address the server is bound to (127.0.0.1, localhost, [::1], or the --host
+// given), with or without the port, is refused with 403, so a web page reached through DNS
+// rebinding cannot drive it; a POST whose body is not application/json (a form or text/plain,
+// which a page may send without a CORS preflight) gets 415; a compressed body gets 415.
+// nullopt: the request may go on.
+[[nodiscard]] std::optional<HttpResponse> refuse(std::string_view method, const RequestMeta& meta,
+                                                 std::string_view bound_host, int port);
 
 // A response for problems: {"error": kind, "problems": [{"field", "message", "accepted"}]}.
 [[nodiscard]] HttpResponse problem_response(int status, std::string_view kind,
