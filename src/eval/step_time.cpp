@@ -384,9 +384,18 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         c.overlap.offload, moved, f.host);
   }
 
+  Seconds hidden{0.0};
   for (std::size_t k = 0; k < kCommKinds; ++k) {
     t.comm_total += t.comm[k].total;
-    if (k != static_cast<std::size_t>(CommKind::kOffload)) t.exposed_comm += t.comm[k].exposed;
+    if (k == static_cast<std::size_t>(CommKind::kOffload)) continue;
+    t.exposed_comm += t.comm[k].exposed;
+    hidden += std::max(Seconds{0.0}, t.comm[k].total - t.comm[k].exposed);
+  }
+  // A hidden collective runs on collective_units of the device's units; the kernels beside it
+  // make do with the rest for that long.
+  if (c.kernels.collective_units > 0 && c.kernels.compute_units > c.kernels.collective_units) {
+    t.interference = hidden * (static_cast<double>(c.kernels.collective_units) /
+                               static_cast<double>(c.kernels.compute_units));
   }
   const Seconds host = term(CommKind::kOffload).exposed;
   const Flops model_step = out.flops_per_token * Tokens{t.tokens_per_step};
@@ -399,7 +408,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   } else {
     t.modeled = true;
     t.optimizer = optimizer_time(p, l, first, c);
-    t.step = t.compute + t.bubble + t.exposed_comm + host + t.optimizer;
+    t.step = t.compute + t.bubble + t.exposed_comm + host + t.optimizer + t.interference;
   }
   t.mfu = (model_step / peak).count() / t.step.count();
   t.hfu = (hardware_step / peak).count() / t.step.count();

@@ -73,7 +73,7 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
   top.allow_only({"id", "name", "tile_m", "tile_n", "tile_source", "elementwise_efficiency",
                   "elementwise_source", "launch_gap_us", "dispatch_eager_us",
                   "dispatch_compiled_us", "dispatch_fused_us", "launch_source", "devices",
-                  "categories", "attention"});
+                  "categories", "collective_channels", "collective_source", "attention"});
   k.id = top.string("id", true);
   k.name = top.string("name", true);
   const fs::path stem = fs::path(origin).stem();
@@ -93,6 +93,9 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
       top.positive("dispatch_compiled_us", true, kMicrosecondsRange).value_or(0.0) * 1e-6;
   c.dispatch_s[static_cast<std::size_t>(Dispatch::kFused)] =
       top.positive("dispatch_fused_us", true, kMicrosecondsRange).value_or(0.0) * 1e-6;
+  c.collective_units =
+      static_cast<int>(top.positive("collective_channels", false, kUnitsRange).value_or(0.0));
+  if (c.collective_units > 0) top.string("collective_source", true);
   const std::string sources[] = {top.string("tile_source", true),
                                  top.string("elementwise_source", true),
                                  top.string("launch_source", true)};

@@ -100,6 +100,7 @@ ordered_json time_json(const MachineEstimate& m) {
           {"bubble_seconds", t.bubble.count()},
           {"comm_seconds", t.comm_total.count()},
           {"exposed_comm_seconds", t.exposed_comm.count()},
+          {"comm_interference_seconds", t.interference.count()},
           {"bound", enum_name(t.bound)},
           {"tokens_per_step", t.tokens_per_step},
           {"steps", t.steps},

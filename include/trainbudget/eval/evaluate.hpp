@@ -77,6 +77,9 @@ struct StepTime {
   std::array<CommTerm, kCommKinds> comm{};
   Seconds comm_total{0.0};
   Seconds exposed_comm{0.0};  // without offload's host transfers
+  // The compute that overlapped collectives slow down: while a collective hides behind compute
+  // it holds collective_units of the device's units (docs/time.md, "Communication as it runs").
+  Seconds interference{0.0};
   Seconds step{0.0};
   double mfu{0.0};  // model FLOPs per step / (step x devices x peak)
   double hfu{0.0};  // with recomputation

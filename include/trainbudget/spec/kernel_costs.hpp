@@ -56,6 +56,9 @@ struct KernelCosts {
   // Share of the memory bandwidth that element-wise and reduction kernels (norms, activations,
   // residual adds, casts, the loss) reach; 1 (the datasheet's peak) for a device no class lists.
   double elementwise_efficiency{1.0};
+  // Streaming multiprocessors a collective occupies while it runs (NCCL's channels, one thread
+  // block each): the compute it overlaps with runs on the rest (0: not modeled).
+  int collective_units{0};
   // Device time between two kernels (launch latency and the tail of the previous one).
   double launch_gap_s{0.0};
   // The host's time to issue one kernel, per Dispatch mode: the step cannot run faster than the
