@@ -84,6 +84,21 @@ TEST(Planner, AKeptLayoutIsWhatEstimateSays) {
   EXPECT_EQ(again.time.step, best.cost.time.step);
 }
 
+// A PCIe workstation has no network between boxes: no layout over more devices than one box
+// holds is kept, whatever its memory (issue 19: "no layout crosses a node boundary on a system
+// without a network").
+TEST(Planner, KeepsNoLayoutAcrossTheNodesOfASystemWithoutANetwork) {
+  Plan p;
+  const MachineChoice box = machine("rtx-4090");  // pcie-4x-rtx-4090: 4 per node, no scale-out
+  ASSERT_NE(box.system, nullptr);
+  p.cluster = cluster_of(p.job, box, select_rate(*box.device, DType::kBf16));
+  p.cluster.capacity = Bytes{1e15};  // memory is not what stops it
+  const plan::SearchResult across = p.run(1);
+  EXPECT_TRUE(across.best.empty());
+  EXPECT_GT(across.stats.prechecked, 0U);
+  EXPECT_EQ(across.stats.evaluated, 0U);
+}
+
 TEST(Advice, RecomputeAloneFitsALlama8bLoraAt4kOnA4090) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
   job.setup.seq_len = 4096;
