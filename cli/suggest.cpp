@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -46,6 +47,44 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
   return names;
 }
 
+// What practitioners call our fields (the names of TrainingArguments, accelerate, torchrun,
+// Megatron-LM, axolotl and LLaMA-Factory): the flag it means and, where the meaning needs it,
+// how to say it. Checked before the spelling distance, so --epochs does not become --ep.
+struct Vocabulary {
+  std::string_view word;
+  std::string_view flag;  // must be one of the command's options for the suggestion to apply
+  std::string_view say;   // empty: the flag itself
+};
+constexpr std::array<Vocabulary, 27> kVocabulary{{
+    {"--epochs", "--tokens", "--tokens (epochs x the dataset's tokens)"},
+    {"--num-train-epochs", "--tokens", "--tokens (epochs x the dataset's tokens)"},
+    {"--gpus", "--devices", ""},
+    {"--num-gpus", "--devices", ""},
+    {"--n-gpus", "--devices", ""},
+    {"--world-size", "--devices", ""},
+    {"--nproc-per-node", "--devices", ""},
+    {"--batch-size", "--micro-batch", "--micro-batch (per device; --grad-accum for accumulation)"},
+    {"--per-device-train-batch-size", "--micro-batch", ""},
+    {"--micro-batch-size", "--micro-batch", ""},
+    {"--train-batch-size", "--micro-batch", "--micro-batch (per device) with --grad-accum"},
+    {"--gradient-accumulation-steps", "--grad-accum", ""},
+    {"--gradient-accumulation", "--grad-accum", ""},
+    {"--gradient-checkpointing", "--recompute", "--recompute full"},
+    {"--activation-checkpointing", "--recompute", "--recompute full (or selective)"},
+    {"--precision", "--recipe", "--recipe (amp-adam for bf16 mixed precision, fp8-amp for fp8)"},
+    {"--optimizer", "--recipe", "--recipe (amp-adam for AdamW, adam-8bit for 8-bit Adam)"},
+    {"--max-seq-length", "--seq-len", ""},
+    {"--seq-length", "--seq-len", ""},
+    {"--sequence-len", "--seq-len", ""},
+    {"--cutoff-len", "--seq-len", ""},
+    {"--lora-r", "--lora-rank", ""},
+    {"--gpu", "--machine", "--machine (a catalog id such as rtx-4090 or h100-sxm)"},
+    {"--zero-stage", "--zero", ""},
+    {"--tensor-parallel-size", "--tp", ""},
+    {"--pipeline-parallel-size", "--pp", ""},
+    {"--attn-implementation", "--attention", "--attention (flash or eager)"},
+}};
+
 // Close enough to be what was meant: a third of the word's letters, at least 2.
 std::size_t max_distance(std::string_view word) {
   return std::max<std::size_t>(2, word.size() / 3);
@@ -53,6 +92,11 @@ std::size_t max_distance(std::string_view word) {
 
 std::string suggestion(std::string_view word, const std::vector<std::string>& candidates,
                        const std::string& help_path) {
+  for (const Vocabulary& v : kVocabulary) {
+    if (v.word != word) continue;
+    if (std::find(candidates.begin(), candidates.end(), v.flag) == candidates.end()) break;
+    return fmt::format("; did you mean {}?", v.say.empty() ? v.flag : v.say);
+  }
   const std::vector<std::string> near = closest_names(word, candidates, 1, max_distance(word));
   if (near.empty()) return fmt::format(" (see '{} --help')", help_path);
   return fmt::format("; did you mean {}?", near.front());
