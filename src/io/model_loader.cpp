@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -276,19 +277,38 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
                                               : path.stem().string();
     return m;
   }
-  const fs::path preset = presets_dir / (spec + ".toml");
-  if (spec.find('/') == std::string::npos && fs::is_regular_file(preset, ec)) {
-    ModelPreset p = load_model_preset(preset);
-    ModelSource m = from_architecture(std::move(p.architecture), "preset", spec);
+  const auto from_preset = [](ModelPreset p, const std::string& id) {
+    ModelSource m = from_architecture(std::move(p.architecture), "preset", id);
     m.name = p.name;
     m.source = p.source;
     return m;
+  };
+  const fs::path preset = presets_dir / (spec + ".toml");
+  if (spec.find('/') == std::string::npos && fs::is_regular_file(preset, ec)) {
+    return from_preset(load_model_preset(preset), spec);
   }
   std::vector<std::string> ids;
   for (const auto& entry : fs::directory_iterator(presets_dir, ec)) {
     if (entry.path().extension() == ".toml") ids.push_back(entry.path().stem().string());
   }
   std::sort(ids.begin(), ids.end());
+  // The names users have: the Hugging Face repo id a preset carries (meta-llama/Llama-3.1-8B)
+  // or the preset id in other case (Llama-3.1-8B), compared without case.
+  const auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string wanted = lower(spec);
+  for (const std::string& id : ids) {
+    if (id == wanted) return from_preset(load_model_preset(presets_dir / (id + ".toml")), id);
+  }
+  if (spec.find('/') != std::string::npos && spec.size() <= 256) {
+    for (const std::string& id : ids) {
+      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      if (lower(p.hf_repo) == wanted) return from_preset(std::move(p), id);
+    }
+  }
   if (ids.empty()) {
     throw InvalidRequest(
         "model",
