@@ -34,7 +34,10 @@ std::vector<std::string> closest_names(std::string_view word,
   word = word.substr(0, kMaxWordBytes);
   std::vector<Scored> scored;
   for (const std::string& c : candidates) {
-    const bool prefix = !word.empty() && (c.starts_with(word) || word.starts_with(c));
+    // A prefix either way, or the whole word inside the name ("4090" in rtx-4090), is as close
+    // as it gets.
+    const bool prefix = !word.empty() && (c.starts_with(word) || word.starts_with(c) ||
+                                          (word.size() >= 3 && c.find(word) != std::string::npos));
     const std::size_t score = prefix ? 0 : edit_distance(word, c);
     if (max_distance && score > *max_distance) continue;
     scored.push_back({score, &c});

@@ -14,7 +14,8 @@ namespace tb {
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // At most `n` of `candidates`, closest to `word` first: a candidate that starts with the word, or
-// that the word starts with ("h100" -> "h100-sxm"), ranks as distance 0; then edit distance; ties
+// that the word starts with ("h100" -> "h100-sxm"), or that holds a word of 3 or more characters
+// ("4090" -> "rtx-4090"), ranks as distance 0; then edit distance; ties
 // keep the candidates' order. With `max_distance`, farther candidates are left out, so the result
 // may be empty.
 [[nodiscard]] std::vector<std::string> closest_names(
