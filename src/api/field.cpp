@@ -43,7 +43,7 @@ std::string utilizations() {
 std::string fraction() { return "(0, 1]"; }
 std::string flags() { return "true|false (a flag)"; }
 std::string recipes() { return recipe_choices(); }
-std::string machines() { return "ID[:dtype][,ID[:dtype]...], all or local"; }
+std::string machines() { return "ID[:dtype][,ID[:dtype]...], all[:dtype] or local"; }
 std::string model_forms() {
   return "a config.json, a model folder, a preset id or a config.json's text";
 }
@@ -120,7 +120,8 @@ const std::array kEstimateFields{
           },
           "job"},
     Field{"machine", FieldType::kList, "LIST", "", kDefaultMachines,
-          "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all; ':dtype' picks the rate "
+          "Devices to estimate on: ID[:dtype][,ID[:dtype]...] or all[:dtype]; ':dtype' picks the "
+          "rate "
           "instead of the recipe's compute dtype; 'local' is this machine, measured once and "
           "saved",
           machines,

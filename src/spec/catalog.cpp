@@ -121,10 +121,22 @@ KernelCosts HardwareCatalog::kernel_costs(std::string_view device_id) const {
 std::vector<MachineChoice> parse_machine_list(std::string_view text,
                                               const HardwareCatalog& catalog) {
   std::vector<MachineChoice> out;
-  if (text == "all") {
+  // "all" or "all:DTYPE": every device, at the recipe's dtype or the one named.
+  if (text == "all" || text.starts_with("all:")) {
+    std::optional<DType> dtype;
+    if (text != "all") {
+      dtype = enum_from_name<DType>(text.substr(4));
+      if (!dtype) {
+        throw InvalidRequest(
+            "machine",
+            fmt::format("unknown dtype '{}' in '{}'", excerpt(text.substr(4)), excerpt(text)),
+            std::string{enum_choices<DType>()});
+      }
+    }
     for (const Device& d : catalog.devices()) {
       MachineChoice choice;
       choice.device = &d;
+      choice.dtype = dtype;
       choice.kernels = catalog.kernel_costs(d.id);
       out.push_back(choice);
     }

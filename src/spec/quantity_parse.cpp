@@ -84,10 +84,16 @@ double parse_number_in(std::string_view text, std::string_view field, double lo,
                          "a value in " + range);
   }
   if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
-    throw InvalidRequest(std::string{field}, fmt::format("{} is out of range", excerpt(text)),
+    // A fraction written as a percentage (utilization 50) says how to write it.
+    const std::string hint =
+        hi == 1.0 && value > 1.0 && value <= 100.0
+            ? fmt::format(" (a fraction: {:g} % is {:g})", value, value / 100.0)
+            : std::string{};
+    throw InvalidRequest(std::string{field},
+                         fmt::format("{} is out of range{}", excerpt(text), hint),
                          "a value in " + range);
   }
-  return value;
+  return value == 0.0 ? 0.0 : value;  // "-0" is 0
 }
 
 }  // namespace tb
