@@ -74,7 +74,7 @@ std::string prices() {
 }
 std::string pues() { return "1..3"; }
 std::string shares() { return "[0, 1]"; }
-std::string efficiencies() { return "(0, 1]"; }
+std::string efficiencies() { return "[0.01, 1]"; }
 
 double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
@@ -207,7 +207,9 @@ const std::array kEstimateFields{
           "ceiling (MAMF) or its default",
           efficiencies,
           [](V v, R r) {
-            r.job.gemm_efficiency = parse_number_in(v, "gemm_efficiency", 0.0, 1.0, false);
+            // 0.01: below any matmul a device runs (ml-engineering's MAMF table: 51 % to 97 %),
+            // and far enough from 0 that hours stay finite and readable.
+            r.job.gemm_efficiency = parse_number_in(v, "gemm_efficiency", 0.01, 1.0, true);
           },
           "cluster"},
     Field{"overlap_dp", FieldType::kNumber, "FRACTION", "", "1",
