@@ -18,10 +18,6 @@ namespace tb {
 namespace {
 
 constexpr double kBackwardTraffic = 1.5;
-// bitsandbytes NF4 with double quantisation: 4 bits per weight plus 8-bit absmax per 64 and
-// its fp32 second-level scale per 256 blocks (Dettmers et al. 2023, sec. 3): 0.5 + 1/64 +
-// 4/(64 x 256) bytes per weight read, and the 16-bit weight written for the GEMM.
-constexpr double kNf4DequantBytes = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0) + 2.0;
 // Transformer Engine's FP8 cast-transpose (transformer_engine/common/transpose/cast_transpose):
 // a 16-bit tensor read once, written as fp8 twice (row- and column-major) for the forward and
 // the two backward GEMMs: 2 + 1 + 1 bytes per element.
@@ -60,7 +56,6 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   // h-wide tensors are split over tp only under sequence parallelism.
   const double hidden = d.h / (l.parallel.sequence_parallel ? tp : 1.0);
   const double q = d.a * d.d / tp;
-  const double kv = d.a_kv * (d.d + d.d_v) / tp;
   const double norms = d.post_norms ? 4.0 : 2.0;
   for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
   if (d.qk_norm) {
@@ -78,7 +73,6 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   } else {
     m.add(2.0 * qk * e, 1.0);
   }
-  (void)kv;
   // Two residual adds: two inputs read, one output written.
   m.add(2.0 * 3.0 * hidden * e, 2.0);
   if (d.dropout) m.add(2.0 * (2.0 * hidden * e + hidden), 2.0);  // hidden dropouts + masks
@@ -140,7 +134,11 @@ GemmPasses gemm_passes(const GemmKernel& g, double tokens, const Layout& l, bool
   if (g.trained) out.backward += cost.gemm({k, n, m, count, fp8}, c);
   out.kernels_forward = g.expert ? 1.0 : count;  // a grouped GEMM launches once
   out.kernels_backward = out.kernels_forward * (g.trained ? 2.0 : 1.0);
-  if (g.quantized_base) out.dequant_bytes = n * k * count * kNf4DequantBytes;
+  // QLoRA (Dettmers et al. 2023, sec. 3): this device's share of the stored NF4 weight read and
+  // its 16-bit copy written for the GEMM.
+  if (g.quantized_bytes > 0.0) {
+    out.dequant_bytes = (g.quantized_bytes * (n * k) / (g.n * g.k) + 2.0 * n * k) * count;
+  }
   return out;
 }
 

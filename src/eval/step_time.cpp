@@ -78,31 +78,26 @@ void add(CommTerm& term, Seconds total, Seconds window, double overlap, Bytes by
 struct StageCompute {
   PassTime all;                 // the stage's device time by kernel class, and launches
   Seconds total{0.0};           // with the launch gaps or the host's dispatch
-  Seconds forward{0.0};         // of which forward (and the recomputed passes: backward)
+  Seconds forward{0.0};         // of which the forward passes (recomputation counts as backward)
   Seconds layer_forward{0.0};   // one decoder layer (the stage's most common kind)
   Seconds layer_backward{0.0};  // with its recomputation
-  double layers{0.0};           // decoder layers on the stage
 };
 
-StageCompute stage_compute(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+StageCompute stage_compute(const ModelProfile& p, const ClusterProfile& c,
                            const MicroBatchKernels& k, const StageSpan& st, bool first, bool last) {
   StageCompute out;
   const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
                            p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
   const std::int64_t dense = (st.end - st.begin) - moe;
-  out.layers = static_cast<double>(st.end - st.begin);
   const Dispatch mode = p.dispatch;
   const auto add = [&](const LayerPasses& x, double times) {
     if (times <= 0.0) return;
     PassTime all = x.all();
+    all *= times;
     const Seconds f = pass_time(x.forward, mode, c);
     const Seconds b = pass_time(x.backward, mode, c) + pass_time(x.recompute, mode, c);
     out.forward += f * times;
     out.total += (f + b) * times;
-    all.gemm *= times;
-    all.attention *= times;
-    all.memory *= times;
-    all.kernels *= times;
     out.all += all;
   };
   add(k.dense, static_cast<double>(dense));
@@ -110,7 +105,6 @@ StageCompute stage_compute(const ModelProfile& p, const Layout& l, const Cluster
   const LayerPasses& common = moe > dense ? k.moe : k.dense;
   out.layer_forward = pass_time(common.forward, mode, c);
   out.layer_backward = pass_time(common.backward, mode, c) + pass_time(common.recompute, mode, c);
-  (void)l;
   if (first) add(k.embedding, 1.0);
   if (last) add(k.head, 1.0);
   return out;
@@ -178,9 +172,9 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : fresh;
     const StageSpan last = stage_span(p, l, true);
-    StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
+    StageCompute sc = stage_compute(p, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {
-      const StageCompute end = stage_compute(p, l, c, k, last, false, true);
+      const StageCompute end = stage_compute(p, c, k, last, false, true);
       if (end.total > sc.total) sc = end;
     }
     t.gemm = sc.all.gemm;

@@ -2,6 +2,7 @@
 #include "trainbudget/model/kernel_inventory.hpp"
 
 #include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/model/lora.hpp"
 
 namespace tb {
 namespace {
@@ -35,7 +36,7 @@ GemmSplit split_of(LinearKind kind) {
   return GemmSplit::kNone;
 }
 
-GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, bool nf4) {
+GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* nf4) {
   GemmKernel g;
   g.n = static_cast<double>(l.out_features);
   g.k = static_cast<double>(l.in_features);
@@ -46,12 +47,14 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, bool nf4) {
   g.expert = l.place == LinearPlace::kRoutedExpert;
   // bitsandbytes quantizes the decoder's linears, not the head (PEFT's QLoRA recipes keep
   // lm_head in 16 bits) nor the router.
-  g.quantized_base = nf4 && l.place != LinearPlace::kHead && l.place != LinearPlace::kRouter;
+  if (nf4 != nullptr && l.place != LinearPlace::kHead && l.place != LinearPlace::kRouter) {
+    g.quantized_bytes = 0.5 * g.n * g.k + nf4_constant_bytes(l.weight_params(), *nf4);
+  }
   return g;
 }
 
 std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
-                                    bool nf4) {
+                                    const QloraOptions* nf4) {
   std::vector<GemmKernel> out;
   for (const LinearLayer& l : decoder_layer_linears(arch, moe)) {
     out.push_back(gemm_of(l, frozen_base, nf4));
@@ -61,7 +64,8 @@ std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, boo
 
 }  // namespace
 
-KernelInventory kernel_inventory(const ModelArchitecture& arch, bool frozen_base, bool nf4,
+KernelInventory kernel_inventory(const ModelArchitecture& arch, bool frozen_base,
+                                 const QloraOptions* nf4,
                                  const std::vector<AdapterShape>& adapters) {
   KernelInventory out;
   const bool has_moe = arch.moe.has_value();
@@ -72,7 +76,7 @@ KernelInventory kernel_inventory(const ModelArchitecture& arch, bool frozen_base
     out.top_k = static_cast<double>(arch.moe->experts_per_token);
   }
   for (const LinearLayer& l : model_linears(arch)) {
-    if (l.place == LinearPlace::kHead) out.head = gemm_of(l, frozen_base, false);
+    if (l.place == LinearPlace::kHead) out.head = gemm_of(l, frozen_base, nullptr);
   }
   // LoRA (Hu et al. 2021, sec. 4.1): x A^T (rank outputs) then (x A^T) B^T, both trained; the
   // adapters' instances spread evenly over the decoder layers, as their memory is.

@@ -162,7 +162,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.largest_trainable_tensor = largest_trainable(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
   p.kernels = kernel_inventory(arch, p.adapters_only || job.method == Method::kFreeze,
-                               job.method == Method::kQlora, p.adapters);
+                               job.method == Method::kQlora ? &job.qlora : nullptr, p.adapters);
   const FrameworkProfile& fw = framework_profile(job.setup.framework);
   p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
   p.attention_kernel = fw.attention_kernel;

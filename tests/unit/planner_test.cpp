@@ -14,14 +14,8 @@ namespace {
 
 using testing_models::job_for;
 
-const HardwareCatalog& catalog() {
-  static const HardwareCatalog c = io::load_catalog({io::data_dir() / "hardware", {}});
-  return c;
-}
-
-MachineChoice machine(const char* id) {
-  return {catalog().find(id), std::nullopt, catalog().system_for(id), catalog().kernel_costs(id)};
-}
+const HardwareCatalog& catalog() { return testing_models::builtin_catalog(); }
+MachineChoice machine(const char* id) { return testing_models::builtin_machine(id); }
 
 struct Plan {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/spec/architecture.hpp"
@@ -70,6 +71,17 @@ inline ComputeEstimate formula_compute(const TrainingJob& job) {
   p.has_architecture = false;
   const StepCost c = evaluate(p, layout_of(job, recipe), ClusterProfile{});
   return {c.flops_per_token.value(), c.reference_6n.value(), c.total, ""};
+}
+
+// The built-in catalog, loaded once, and a machine of it as --machine ID picks it (its system
+// and kernel class).
+inline const HardwareCatalog& builtin_catalog() {
+  static const HardwareCatalog c = io::load_catalog({io::data_dir() / "hardware", {}});
+  return c;
+}
+inline MachineChoice builtin_machine(const char* id) {
+  const HardwareCatalog& c = builtin_catalog();
+  return {c.find(id), std::nullopt, c.system_for(id), c.kernel_costs(id)};
 }
 
 }  // namespace tb::testing_models

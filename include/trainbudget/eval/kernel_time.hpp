@@ -20,6 +20,13 @@ struct PassTime {
   Seconds memory{0.0};     // element-wise and reduction kernels, casts, dequantisation
   double kernels{0.0};     // launches
   [[nodiscard]] Seconds device() const { return gemm + attention + memory; }
+  PassTime& operator*=(double times) {
+    gemm *= times;
+    attention *= times;
+    memory *= times;
+    kernels *= times;
+    return *this;
+  }
   PassTime& operator+=(const PassTime& o) {
     gemm += o.gemm;
     attention += o.attention;

@@ -9,6 +9,7 @@
 
 #include "trainbudget/model/adapter_shape.hpp"
 #include "trainbudget/spec/architecture.hpp"
+#include "trainbudget/spec/lora_spec.hpp"
 
 namespace tb {
 
@@ -26,9 +27,11 @@ struct GemmKernel {
   double instances{1.0};  // per layer (routed experts: all of them)
   double active{1.0};     // instances one token runs through (top-k)
   GemmSplit split{GemmSplit::kNone};
-  bool trained{true};          // a weight gradient in backward
-  bool expert{false};          // a routed expert: its tokens are k/E of the layer's
-  bool quantized_base{false};  // QLoRA: an NF4 weight dequantised before each use
+  bool trained{true};  // a weight gradient in backward
+  bool expert{false};  // a routed expert: its tokens are k/E of the layer's
+  // QLoRA: the NF4 weight's stored bytes per instance (4-bit codes and their constants,
+  // nf4_constant_bytes), read and dequantised to 16 bits before each use; 0 otherwise.
+  double quantized_bytes{0.0};
 };
 
 struct KernelInventory {
@@ -40,9 +43,10 @@ struct KernelInventory {
   double top_k{0.0};                 // k
 };
 
-// `frozen_base`: LoRA/QLoRA/freeze's base computes no weight gradient; `nf4`: QLoRA's base
-// is stored in 4 bits and dequantised per GEMM.
+// `frozen_base`: LoRA/QLoRA/freeze's base computes no weight gradient; `nf4` (QLoRA): the base
+// is stored in 4 bits with those options and dequantised per GEMM.
 [[nodiscard]] KernelInventory kernel_inventory(const ModelArchitecture& arch, bool frozen_base,
-                                               bool nf4, const std::vector<AdapterShape>& adapters);
+                                               const QloraOptions* nf4,
+                                               const std::vector<AdapterShape>& adapters);
 
 }  // namespace tb
