@@ -304,15 +304,14 @@ Document estimate_document(const Estimate& e) {
     if (!m.rate || !m.time.modeled) continue;
     const StepTime& st = m.time;
     if (st.attention.count() > 0.0 || st.kernels > 0.0) {
-      time.text(
-          fmt::format("{}: one micro-batch {} = GEMMs {} + attention {} + memory-bound {} + "
-                      "launches {} ({} kernels; docs/time.md)",
-                      machine_label(m), seconds_text(st.micro_batch), seconds_text(st.gemm),
-                      seconds_text(st.attention), seconds_text(st.memory_bound),
-                      seconds_text(st.overhead), fixed(st.kernels, 0)));
+      // Short lines (the device id, not its name): they sit under a wide table already.
+      time.text(fmt::format(
+          "{}: micro-batch {} = GEMMs {} + attention {} + memory {} + launches {}", m.device.id,
+          seconds_text(st.micro_batch), seconds_text(st.gemm), seconds_text(st.attention),
+          seconds_text(st.memory_bound), seconds_text(st.overhead)));
     }
     if (m.time_band.present) {
-      time.text(fmt::format("{}: step {} (band {} to {}; moves most: {})", machine_label(m),
+      time.text(fmt::format("{}: step {}, band {} to {} (moves most: {})", m.device.id,
                             seconds_text(st.step), seconds_text(m.time_band.low),
                             seconds_text(m.time_band.high), enum_name(m.time_band.moves_most)));
     }
