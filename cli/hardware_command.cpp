@@ -12,9 +12,15 @@ HardwareCommands setup_hardware(CLI::App& app, HardwareOptions& o) {
   c.hardware->require_subcommand(0, 1);
   c.list = c.hardware->add_subcommand("list", "Every known device with memory and dense rates");
   add_common_options(*c.list, o.common);
-  c.show = c.hardware->add_subcommand("show", "One device: every figure with its source");
-  c.show->add_option("id", o.show_id, "Device id, e.g. h100-sxm")->required();
+  c.show = c.hardware->add_subcommand(
+      "show", "One device or system: every figure with its source (a measured system's curves)");
+  c.show->add_option("id", o.show_id, "Device or system id, e.g. h100-sxm or dgx-h100")->required();
   add_common_options(*c.show, o.common);
+  c.systems = c.hardware->add_subcommand(
+      "systems",
+      "Every system (devices per node and their links: data/systems, and those measured with "
+      "measure --fabric --save)");
+  add_common_options(*c.systems, o.common);
   return c;
 }
 
@@ -27,7 +33,19 @@ void run_hardware_list(const HardwareOptions& o, std::ostream& out) {
 void run_hardware_show(const HardwareOptions& o, std::ostream& out) {
   const report::Format format = format_of(o.common);
   const HardwareCatalog catalog = load_catalog(o.common);
+  if (catalog.find(o.show_id) == nullptr) {
+    if (const System* system = catalog.find_system(o.show_id)) {
+      report::write(*system, format, out);
+      return;
+    }
+  }
   report::write(catalog.at(o.show_id, "hardware show"), format, out);
+}
+
+void run_hardware_systems(const HardwareOptions& o, std::ostream& out) {
+  const report::Format format = format_of(o.common);
+  const HardwareCatalog catalog = load_catalog(o.common);
+  report::write(report::SystemList{catalog.systems()}, format, out);
 }
 
 }  // namespace tb::cli

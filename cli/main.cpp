@@ -98,6 +98,8 @@ int main(int argc, char** argv) {
       tb::cli::run_hardware_list(hardware_options, out);
     } else if (hardware.show->parsed()) {
       tb::cli::run_hardware_show(hardware_options, out);
+    } else if (hardware.systems->parsed()) {
+      tb::cli::run_hardware_systems(hardware_options, out);
     } else if (hardware.hardware->parsed()) {
       out << hardware.hardware->help();  // `trainbudget hardware` alone: what it can do
     } else if (fields->parsed()) {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "estimate_command.hpp"
+#include "fabric_command.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
@@ -27,19 +28,6 @@ std::function<void(std::string_view)> stderr_progress() {
   return [](std::string_view line) { std::cerr << line << '\n' << std::flush; };
 }
 
-// The user hardware directory, created and checked writable before anything is measured;
-// `field` names the option that needs it in the error.
-std::filesystem::path profile_dir(std::string_view field) {
-  const auto dir = io::user_hardware_dir();
-  if (!dir) {
-    throw InvalidRequest(std::string{field},
-                         "no user hardware directory to save to (neither XDG_CONFIG_HOME (an "
-                         "absolute path) nor HOME is set)");
-  }
-  io::prepare_save_dir(*dir, field);
-  return *dir;
-}
-
 // A profile must not shadow a built-in device by accident: the loader lets a user file with the
 // same id replace ours.
 void check_not_builtin(const std::string& id) {
@@ -52,6 +40,19 @@ void check_not_builtin(const std::string& id) {
 }
 
 }  // namespace
+
+// The user hardware directory, created and checked writable before anything is measured;
+// `field` names the option that needs it in the error.
+std::filesystem::path profile_dir(std::string_view field) {
+  const auto dir = io::user_hardware_dir();
+  if (!dir) {
+    throw InvalidRequest(std::string{field},
+                         "no user hardware directory to save to (neither XDG_CONFIG_HOME (an "
+                         "absolute path) nor HOME is set)");
+  }
+  io::prepare_save_dir(*dir, field);
+  return *dir;
+}
 
 CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
   CLI::App* cmd = app.add_subcommand(
@@ -73,14 +74,31 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
       ->default_val("all");
   cmd->add_option("--sizes", o.sizes,
                   "GEMM sizes instead of the default sweep: N (N x N x N) or MxNxK, "
-                  "comma-separated, e.g. 1024,2048x4096x1024");
+                  "comma-separated, e.g. 1024,2048x4096x1024; with --fabric, message sizes in "
+                  "bytes with K, M or G (default 8,64,...,1G; --quick to 16M)");
   cmd->add_option("--step", o.step,
                   "A JSON request file (the keys of `estimate --request`): time the GEMM shapes "
                   "of one micro-batch of that job, so that a saved profile prices its steps by "
                   "their own shapes (docs/time.md)")
       ->type_name("FILE");
   cmd->add_option("--repetitions", o.repetitions,
-                  "Timed calls per GEMM (default 3 with --quick, else 5); all samples are kept");
+                  "Timed calls per GEMM or collective size (default 3 with --quick, else 5); all "
+                  "samples are kept");
+  cmd->add_flag("--fabric", o.fabric,
+                "Time collectives between ranks instead (run under MPI: mpirun -n N trainbudget "
+                "measure --fabric --save NAME): all-reduce, reduce-scatter, all-gather, "
+                "all-to-all, broadcast and send/recv, inside each host and between hosts; --save "
+                "writes a system for --system NAME (docs/fabric.md)");
+  cmd->add_option("--collectives", o.collectives,
+                  "With --fabric: comma list of all_reduce, reduce_scatter, all_gather, "
+                  "all_to_all, broadcast, send_recv, or all")
+      ->default_val("all");
+  cmd->add_option("--timeout", o.timeout,
+                  "With --fabric: seconds one size of one collective may take before the run "
+                  "ends with an error and saves nothing (default 60)");
+  cmd->add_option("--device", o.device,
+                  "With --fabric --save: the device each rank is, for the saved system "
+                  "(default local: this machine's measured profile, measured first if missing)");
   cmd->add_option("--save", o.save,
                   "Save the best rate per dtype and the bandwidth as machine NAME in the user "
                   "hardware directory ($XDG_CONFIG_HOME/trainbudget/hardware); then use "
@@ -96,6 +114,12 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
 }
 
 int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
+  if (o.fabric) return run_fabric_measure(o, out);
+  for (const auto& [given, flag] :
+       {std::pair{o.collectives != "all", "--collectives"},
+        std::pair{!o.timeout.empty(), "--timeout"}, std::pair{!o.device.empty(), "--device"}}) {
+    if (given) throw InvalidArgument(fmt::format("{}: only with --fabric", flag));
+  }
   // Every option is checked before anything is measured.
   const report::Format format = report::parse_format(o.format);
   measure::MeasureOptions options;

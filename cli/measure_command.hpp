@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -22,6 +23,11 @@ struct MeasureCommandOptions {
   std::string repetitions;  // empty: 3 quick, 5 full
   std::string sizes;        // empty: the default sweep
   std::string step;         // a request file: time that step's own GEMM shapes
+  // --fabric (cli/fabric_command.cpp): collectives under MPI instead of this machine's GEMMs.
+  bool fabric{false};
+  std::string collectives{"all"};
+  std::string timeout;  // seconds per size; empty: 60
+  std::string device;   // the saved system's device; empty: local
 };
 
 // Exit code when the measurement ran but a backend or a run failed (verification, an error).
@@ -36,6 +42,10 @@ int run_measure(const MeasureCommandOptions& options, std::ostream& out);
 // a quick measurement (progress on stderr) and saves it as "local" in the user's hardware
 // directory.
 void ensure_local_profile(std::string_view machine_list, const CommonOptions& common);
+
+// The user hardware directory, created and checked writable before anything is measured;
+// `field` names the option that needs it in the error.
+[[nodiscard]] std::filesystem::path profile_dir(std::string_view field);
 
 // Whether a --machine list ("a:fp32,local,b") names `id`.
 [[nodiscard]] bool machine_list_names(std::string_view machine_list, std::string_view id);

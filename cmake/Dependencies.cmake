@@ -35,3 +35,9 @@ elseif(TRAINBUDGET_WITH_CUDA STREQUAL "AUTO")
   set(TRAINBUDGET_HAVE_CUDA ${CUDAToolkit_FOUND})
 endif()
 message(STATUS "trainbudget: cuBLAS backend ${TRAINBUDGET_HAVE_CUDA}")
+
+# The fabric measurement's MPI plugin (measure --fabric, docs/fabric.md): built when an MPI is
+# found (Debian: libopenmpi-dev), loaded at run time only by that command.
+find_package(MPI COMPONENTS C QUIET)
+set(TRAINBUDGET_HAVE_MPI ${MPI_C_FOUND})
+message(STATUS "trainbudget: MPI fabric plugin ${TRAINBUDGET_HAVE_MPI}")

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainbudget/eval/measured_comm.hpp"
+
 namespace tb {
 namespace {
 
@@ -47,6 +49,11 @@ Seconds tree_all_reduce_time(Bytes bytes, int ranks, const Link& link) noexcept 
 Seconds AlphaBetaComm::time(Collective op, Bytes bytes, Group group,
                             const Fabric& fabric) const noexcept {
   if (group.ranks <= 1 || bytes.value() <= 0.0) return Seconds{0.0};
+  if (const CollectiveCurve* curve = measured_curve(fabric, op, group)) {
+    const double share =
+        curve->tier == FabricTier::kInterNode ? members_per_node(fabric, group) : 1.0;
+    return curve_time(*curve, bytes, group.ranks, share);
+  }
   return kCollectiveBaseLatency + steps_time(op, bytes, group, fabric);
 }
 
@@ -62,6 +69,9 @@ Seconds AlphaBetaComm::steps_time(Collective op, Bytes bytes, Group group,
     case Collective::kAllGather:
     case Collective::kAllToAll:
       return (n - 1.0) * link.latency + transfer(bytes * ((n - 1.0) / n), link);
+    case Collective::kBroadcast:
+      // Pipelined over a ring or tree (NCCL's broadcast): log2 n latency steps, S of bandwidth.
+      return std::ceil(std::log2(n)) * link.latency + transfer(bytes, link);
     case Collective::kSendRecv:
       return link.latency + transfer(bytes, link);
   }

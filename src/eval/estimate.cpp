@@ -360,6 +360,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
         const long long n = static_cast<long long>(job.devices) * k;
         if (n > 1000000) break;
         more.devices = static_cast<int>(n);
+        // Past a node of a fabric with no network between nodes, more devices cannot run.
+        if (k > 1 && crosses_missing_network(cluster.fabric, more.devices)) break;
         const StepCost c = evaluate(s.profile, more, cluster);
         m.scaling.push_back({more.devices, c.time.step, c.time.exposed_comm, c.time.mfu,
                              c.time.tokens_per_second, hours(c.at_utilization), c.time.bound});

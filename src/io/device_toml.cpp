@@ -17,6 +17,7 @@
 
 #include "field_reader.hpp"
 #include "toml_text.hpp"
+#include "toml_write.hpp"
 #include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
@@ -276,47 +277,6 @@ Device build_device(const toml::table& root, const std::string& origin) {
 
   if (!problems.empty()) throw DataError(origin, std::move(problems));
   return d;
-}
-
-// Shortest text that reads back as `v`, without the last-digit noise of a unit conversion
-// (989.5e12 / 1e12): 15 significant digits round-trip any decimal of up to 15 digits.
-std::string number(double v) { return fmt::format("{:.15g}", v); }
-
-// A TOML basic string: quotes, backslashes and control characters escaped (TOML 1.0, "String").
-std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// Text for a TOML comment, which allows no control characters but tab.
-std::string comment_text(std::string_view text) {
-  std::string out(text);
-  for (char& ch : out) {
-    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7F) ch = ' ';
-  }
-  return out;
 }
 
 void put(std::string& out, std::string_view key, std::string_view value) {

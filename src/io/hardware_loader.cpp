@@ -107,9 +107,12 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
     }
     for (Device& d : load_device_dir(dir)) catalog.put(std::move(d));
   }
-  // Systems (node shapes) sit beside the devices: data/systems.
-  const fs::path systems = sources.builtin_dir.parent_path() / "systems";
-  if (fs::is_directory(systems, ec)) {
+  // Systems (node shapes) sit beside the devices: data/systems; then the user's own (measured
+  // with `measure --fabric --save`) in a systems/ folder inside each user hardware directory.
+  std::vector<fs::path> system_dirs{sources.builtin_dir.parent_path() / "systems"};
+  for (const fs::path& dir : sources.user_dirs) system_dirs.push_back(dir / "systems");
+  for (const fs::path& systems : system_dirs) {
+    if (!fs::is_directory(systems, ec)) continue;
     for (const fs::path& file : toml_files_in(systems)) {
       System s = load_system_file(file);
       if (catalog.find(s.device) == nullptr) {

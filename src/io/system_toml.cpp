@@ -5,11 +5,16 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "field_reader.hpp"
 #include "toml_text.hpp"
+#include "toml_write.hpp"
+#include "trainbudget/io/device_toml.hpp"
 #include "trainbudget/io/file_read.hpp"
+#include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/limits.hpp"
@@ -27,6 +32,9 @@ constexpr std::array<std::string_view, 2> kOutTopologies{"switched", "point-to-p
 constexpr Range kLatencyRange{0.01, 1e6};
 // Host memory of a node, GB: a TPU pod's "node" is its whole ICI domain (8960 hosts' worth).
 constexpr Range kHostMemoryRange{1e-3, 1e9};
+// A measured message: 1 B to 1 TB; its time: 1 ns to an hour.
+constexpr Range kMessageRange{1.0, 1e12};
+constexpr Range kSecondsRange{1e-9, 3600.0};
 
 template <std::size_t N>
 void check_choice(const std::string& value, const std::array<std::string_view, N>& set,
@@ -40,13 +48,103 @@ void check_choice(const std::string& value, const std::array<std::string_view, N
 
 Seconds microseconds(double us) { return Seconds{us * 1e-6}; }
 
+// A list of positive numbers, each within `range`; a problem for anything else.
+std::vector<double> positive_list(const toml::table& t, std::string_view key,
+                                  const std::string& name, Range range,
+                                  std::vector<std::string>& problems) {
+  std::vector<double> out;
+  const toml::array* list = t.get_as<toml::array>(key);
+  if (list == nullptr) {
+    problems.push_back(fmt::format("{}: missing (a list of numbers > 0)", name));
+    return out;
+  }
+  for (const toml::node& n : *list) {
+    const std::optional<double> v = n.value<double>();
+    if (!v || !std::isfinite(*v) || !range.contains(*v)) {
+      problems.push_back(fmt::format("{}: every value must be a number from {:g} to {:g}", name,
+                                     range.lo, range.hi));
+      return {};
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
+// [measured]: what `measure --fabric` timed (docs/fabric.md, "The saved system").
+MeasuredFabric read_measured(const toml::table& t, std::vector<std::string>& problems) {
+  MeasuredFabric m;
+  Reader r(t, "measured", problems);
+  r.allow_only({"hosts", "ranks", "ranks_per_host", "runtime", "buffers", "date", "curve"});
+  if (const toml::array* hosts = t.get_as<toml::array>("hosts")) {
+    for (const toml::node& h : *hosts) {
+      if (const auto name = h.value<std::string>()) m.hosts.push_back(*name);
+    }
+  }
+  m.ranks = static_cast<int>(std::clamp<std::int64_t>(r.required("ranks"), 0, 1 << 20));
+  m.ranks_per_host =
+      static_cast<int>(std::clamp<std::int64_t>(r.required("ranks_per_host"), 0, 1 << 20));
+  m.runtime = r.string("runtime", true);
+  m.buffers = r.string("buffers", true);
+  m.date = r.string("date", true);
+  const toml::array* curves = t.get_as<toml::array>("curve");
+  if (curves == nullptr) {
+    problems.push_back("measured.curve: missing (a [[measured.curve]] per collective and tier)");
+    return m;
+  }
+  std::size_t index = 0;
+  for (const toml::node& node : *curves) {
+    const std::string prefix = fmt::format("measured.curve[{}]", index++);
+    const toml::table* row = node.as_table();
+    if (row == nullptr) {
+      problems.push_back(fmt::format("{}: must be a table", prefix));
+      continue;
+    }
+    Reader c(*row, prefix, problems);
+    c.allow_only({"op", "tier", "ranks", "bytes", "seconds"});
+    CollectiveCurve curve;
+    const std::string op = c.string("op", true);
+    if (const auto v = enum_from_name<Collective>(op)) {
+      curve.op = *v;
+    } else if (!op.empty()) {
+      problems.push_back(fmt::format("{}.op: '{}' is not one of {}", prefix, excerpt(op),
+                                     enum_choices<Collective>()));
+    }
+    const std::string tier = c.string("tier", true);
+    if (const auto v = enum_from_name<FabricTier>(tier)) {
+      curve.tier = *v;
+    } else if (!tier.empty()) {
+      problems.push_back(fmt::format("{}.tier: '{}' is not one of {}", prefix, excerpt(tier),
+                                     enum_choices<FabricTier>()));
+    }
+    const std::int64_t ranks = c.required("ranks");
+    if (ranks < 2 || ranks > (1 << 20)) {
+      problems.push_back(fmt::format("{}.ranks: {} is outside 2..1048576", prefix, ranks));
+    }
+    curve.ranks = static_cast<int>(std::clamp<std::int64_t>(ranks, 2, 1 << 20));
+    curve.bytes = positive_list(*row, "bytes", prefix + ".bytes", kMessageRange, problems);
+    curve.seconds = positive_list(*row, "seconds", prefix + ".seconds", kSecondsRange, problems);
+    if (curve.bytes.size() != curve.seconds.size()) {
+      problems.push_back(fmt::format("{}: bytes has {} values and seconds {}; they pair up", prefix,
+                                     curve.bytes.size(), curve.seconds.size()));
+    } else if (!std::is_sorted(curve.bytes.begin(), curve.bytes.end()) ||
+               std::adjacent_find(curve.bytes.begin(), curve.bytes.end()) != curve.bytes.end()) {
+      problems.push_back(fmt::format("{}.bytes: must be ascending, each size once", prefix));
+    }
+    if (m.find(curve.op, curve.tier) != nullptr) {
+      problems.push_back(fmt::format("{}: a second {} {} curve", prefix, op, tier));
+    }
+    m.curves.push_back(std::move(curve));
+  }
+  return m;
+}
+
 System build_system(const toml::table& root, const std::string& origin) {
   std::vector<std::string> problems;
   System s;
   s.origin = origin;
   Reader top(root, "", problems);
-  top.allow_only(
-      {"id", "name", "device", "devices_per_node", "notes", "scale_up", "scale_out", "host"});
+  top.allow_only({"id", "name", "device", "devices_per_node", "notes", "scale_up", "scale_out",
+                  "host", "measured"});
   s.id = top.string("id", true);
   s.name = top.string("name", true);
   s.device = top.string("device", true);
@@ -129,6 +227,9 @@ System build_system(const toml::table& root, const std::string& origin) {
       s.host_memory = Bytes{*gb * kGiga};
     s.host_source = r.string("source", true);
   }
+  if (const toml::table* measured = top.object("measured", false)) {
+    s.set_measured(read_measured(*measured, problems));
+  }
   if (!problems.empty()) throw DataError(origin, std::move(problems));
   return s;
 }
@@ -138,6 +239,100 @@ System build_system(const toml::table& root, const std::string& origin) {
 System load_system_file(const fs::path& file) {
   const std::string text = read_regular_file(file, kMaxTomlBytes);
   return build_system(parse_toml_text(text, shown(file)), shown(file));
+}
+
+namespace {
+
+std::string line(std::string_view key, std::string_view value) {
+  return fmt::format("{} = {}\n", key, value);
+}
+
+std::string number_list(const std::vector<double>& values) {
+  std::vector<std::string> parts;
+  parts.reserve(values.size());
+  for (const double v : values) parts.push_back(number(v));
+  return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+std::string system_toml(const System& s) {
+  std::string out = fmt::format("# {}, in the schema of docs/systems.md.\n",
+                                comment_text(s.name.empty() ? s.id : s.name));
+  out += line("id", toml_string(s.id));
+  out += line("name", toml_string(s.name));
+  out += line("device", toml_string(s.device));
+  if (s.fabric.devices_per_node > 0) {
+    out += line("devices_per_node", fmt::format("{}", s.fabric.devices_per_node));
+  }
+  if (!s.notes.empty()) out += line("notes", toml_string(s.notes));
+  if (s.fabric.scale_up.bandwidth.value() > 0.0) {
+    out += "\n[scale_up]\n";
+    out += line("name", toml_string(s.scale_up.name));
+    out += line("bandwidth_gb_per_s", number(s.fabric.scale_up.bandwidth.value() / kGiga));
+    if (s.fabric.scale_up.latency.count() > 0.0) {
+      out += line("latency_us", number(s.fabric.scale_up.latency.count() * 1e6));
+    }
+    out += line("topology", toml_string(s.scale_up.topology));
+    out += line("source", toml_string(s.scale_up.source));
+  }
+  if (s.scale_out.nics > 0) {
+    out += "\n[scale_out]\n";
+    out += line("name", toml_string(s.scale_out.name));
+    out += line("nics_per_node", fmt::format("{}", s.scale_out.nics));
+    out += line("nic_gb_per_s", number(s.scale_out.per_nic.value() / kGiga));
+    if (s.fabric.scale_out.latency.count() > 0.0) {
+      out += line("latency_us", number(s.fabric.scale_out.latency.count() * 1e6));
+    }
+    out += line("topology", toml_string(s.scale_out.topology));
+    if (s.fabric.ports_per_node > 0) {
+      out += line("ports_per_node", fmt::format("{}", s.fabric.ports_per_node));
+    }
+    out += line("source", toml_string(s.scale_out.source));
+  }
+  if (!s.host_source.empty()) {
+    out += "\n[host]\n";
+    if (s.fabric.host.bandwidth.value() > 0.0) {
+      out += line("pcie_gb_per_s", number(s.fabric.host.bandwidth.value() / kGiga));
+    }
+    if (s.host_memory.value() > 0.0)
+      out += line("memory_gb", number(s.host_memory.value() / kGiga));
+    out += line("source", toml_string(s.host_source));
+  }
+  if (const MeasuredFabric* m = s.measured.get()) {
+    out += "\n[measured]\n";
+    std::vector<std::string> hosts;
+    hosts.reserve(m->hosts.size());
+    for (const std::string& h : m->hosts) hosts.push_back(toml_string(h));
+    out += line("hosts", fmt::format("[{}]", fmt::join(hosts, ", ")));
+    out += line("ranks", fmt::format("{}", m->ranks));
+    out += line("ranks_per_host", fmt::format("{}", m->ranks_per_host));
+    out += line("runtime", toml_string(m->runtime));
+    out += line("buffers", toml_string(m->buffers));
+    out += line("date", toml_string(m->date));
+    for (const CollectiveCurve& c : m->curves) {
+      out += "\n[[measured.curve]]\n";
+      out += line("op", toml_string(enum_name(c.op)));
+      out += line("tier", toml_string(enum_name(c.tier)));
+      out += line("ranks", fmt::format("{}", c.ranks));
+      out += line("bytes", number_list(c.bytes));
+      out += line("seconds", number_list(c.seconds));
+    }
+  }
+  return out;
+}
+
+fs::path save_system(const System& system, const fs::path& dir) {
+  const std::string text = system_toml(system);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw InvalidRequest("save", fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  }
+  const fs::path file = dir / (system.id + ".toml");
+  (void)remove_stale_temporaries(dir);
+  write_file_atomically(file, text);
+  return file;
 }
 
 }  // namespace tb::io

@@ -49,6 +49,9 @@ Document document_of(const measure::Measurement& m) {
   return doc;
 }
 
+Document document_of(const FabricReport& f) { return fabric_document(f); }
+Document document_of(const SystemList& list) { return systems_document(list.systems); }
+Document document_of(const System& system) { return system_document(system); }
 Document document_of(const plan::PlanReport& p) { return plan_document(p); }
 
 std::string json_of(const Estimate& e) { return estimate_json(e); }
@@ -57,6 +60,9 @@ std::string json_of(const DeviceList& list) { return devices_json(list.devices);
 std::string json_of(const Device& device) { return device_json(device); }
 std::string json_of(const RecipeComparison& r) { return recipes_json(r.params); }
 std::string json_of(const measure::Measurement& m) { return measurement_json(m); }
+std::string json_of(const FabricReport& f) { return fabric_json(f); }
+std::string json_of(const SystemList& list) { return systems_json(list.systems); }
+std::string json_of(const System& system) { return system_json(system); }
 
 void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names) {
   switch (format) {

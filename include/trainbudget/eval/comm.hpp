@@ -7,28 +7,10 @@
 #include <cstdint>
 
 #include "trainbudget/spec/cluster.hpp"
-#include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/collective.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb {
-
-enum class Collective : std::uint8_t {
-  kAllReduce,
-  kReduceScatter,  // `bytes` is the full (input) buffer; each rank keeps 1/n
-  kAllGather,      // `bytes` is the full (output) buffer; each rank brings 1/n
-  kAllToAll,       // `bytes` is what one rank holds before the exchange
-  kSendRecv,       // `bytes` sent to the next rank
-};
-
-template <>
-struct EnumNames<Collective> {
-  static constexpr std::array<std::pair<Collective, std::string_view>, 5> kNames{
-      {{Collective::kAllReduce, "all_reduce"},
-       {Collective::kReduceScatter, "reduce_scatter"},
-       {Collective::kAllGather, "all_gather"},
-       {Collective::kAllToAll, "all_to_all"},
-       {Collective::kSendRecv, "send_recv"}}};
-};
 
 // A communicator: `ranks` devices, consecutive members `stride` device numbers apart (tensor
 // parallel ranks are adjacent, data-parallel ones tp x cp apart: Megatron-LM's default order
@@ -69,6 +51,8 @@ class CommModel {
 // protocol that small messages take (NCCL src/graph/tuning.cc baseLatencies[RING][LL], as
 // ported in meta-pytorch/autoparallel cost_models/nccl_cost_model.py), so a collective per
 // layer or per bucket costs more than one per step.
+// Where the fabric carries a measured curve for the collective and its tier (`measure --fabric`),
+// that curve prices it instead (eval/measured_comm.hpp), its own latency included.
 inline constexpr Seconds kCollectiveBaseLatency{6.6e-6};
 
 class AlphaBetaComm final : public CommModel {

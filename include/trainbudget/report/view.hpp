@@ -14,7 +14,9 @@
 #include "trainbudget/measure/records.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/report/document.hpp"
+#include "trainbudget/report/fabric_report.hpp"
 #include "trainbudget/report/format.hpp"
+#include "trainbudget/report/system_report.hpp"
 #include "trainbudget/spec/hardware.hpp"
 
 namespace tb::report {
@@ -35,6 +37,9 @@ struct RecipeComparison {
 [[nodiscard]] Document document_of(const Device& device);
 [[nodiscard]] Document document_of(const RecipeComparison& recipes);
 [[nodiscard]] Document document_of(const measure::Measurement& measurement);
+[[nodiscard]] Document document_of(const FabricReport& fabric);
+[[nodiscard]] Document document_of(const SystemList& systems);
+[[nodiscard]] Document document_of(const System& system);
 [[nodiscard]] Document document_of(const plan::PlanReport& plan);
 [[nodiscard]] Document document_of(const ServingEstimate& serving);
 [[nodiscard]] Document document_of(const TaskComparison& comparison);
@@ -44,6 +49,9 @@ struct RecipeComparison {
 [[nodiscard]] std::string json_of(const Device& device);
 [[nodiscard]] std::string json_of(const RecipeComparison& recipes);
 [[nodiscard]] std::string json_of(const measure::Measurement& measurement);
+[[nodiscard]] std::string json_of(const FabricReport& fabric);
+[[nodiscard]] std::string json_of(const SystemList& systems);
+[[nodiscard]] std::string json_of(const System& system);
 [[nodiscard]] std::string json_of(const plan::PlanReport& plan);
 [[nodiscard]] std::string json_of(const ServingEstimate& serving);
 [[nodiscard]] std::string json_of(const TaskComparison& comparison);

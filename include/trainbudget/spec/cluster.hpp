@@ -7,6 +7,7 @@
 
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/kernel_costs.hpp"
+#include "trainbudget/spec/measured_fabric.hpp"
 #include "trainbudget/units/units.hpp"
 
 namespace tb {
@@ -27,6 +28,9 @@ struct Fabric {
   Link host;                   // host <-> device, per device (offload traffic)
   bool point_to_point{false};  // cables between nodes, no switch (Thunderbolt)
   int ports_per_node{0};       // point-to-point: cables a node takes
+  // A measured system's collective curves (`measure --fabric`), owned by its System; the
+  // communication model reads them where they cover a collective. nullptr: none.
+  const MeasuredFabric* measured{nullptr};
 };
 
 // The share of each collective's time that can hide behind the compute window it overlaps with

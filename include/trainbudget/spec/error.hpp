@@ -68,7 +68,7 @@ template <class Name>
 [[nodiscard]] std::string render_problem(const Problem& p, Name&& name) {
   const std::string message = render_refs(p.message, name);
   std::string out = p.field.empty() ? message : name(p.field) + ": " + message;
-  if (!p.accepted.empty()) out += "; accepted: " + p.accepted;
+  if (!p.accepted.empty()) out += "; accepted: " + render_refs(p.accepted, name);
   return out;
 }
 

@@ -3,7 +3,9 @@
 // data/systems/*.toml (docs/systems.md); io builds these, the evaluator reads their Fabric.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "trainbudget/spec/cluster.hpp"
 
@@ -28,6 +30,13 @@ struct System {
   LinkInfo scale_out;
   std::string host_source;
   Bytes host_memory;  // per node; 0 unknown
+  // What `measure --fabric` timed ([measured] in the file); fabric.measured points at it.
+  std::shared_ptr<const MeasuredFabric> measured;
+
+  void set_measured(MeasuredFabric m) {
+    measured = std::make_shared<const MeasuredFabric>(std::move(m));
+    fabric.measured = measured.get();
+  }
 };
 
 }  // namespace tb
