@@ -5,23 +5,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "trainbudget/plan/planner.hpp"
 
 namespace tb::plan {
 namespace {
 
-// How much of the job a change changes: a knob of the step (1-2), the optimizer's storage (2),
-// host memory (3), the method (4-5), the devices (6).
+// How much of the job a change changes, in the order practitioners try them (docs/scale.md,
+// "Advice"): what the user asked -- method, optimizer, precision, global batch -- is kept
+// whenever a kernel or layout choice fits. Kernel choices first (recompute, a chunked loss,
+// micro-batch x grad-accum: 1-2), then sharding (ZeRO: 1 a stage), host memory (offload: 3),
+// more devices (6); only then the optimizer's storage (an 8-bit optimizer: 10) and the method
+// (LoRA 11, QLoRA 12).
 int distance(const TrainingJob& job, const Layout& from, const TrainingJob& to, const Layout& l) {
   int d = 0;
   if (l.recompute != from.recompute) d += l.recompute == Recompute::kFull ? 2 : 1;
   if (l.micro_batch != from.micro_batch) d += 1;
+  if (to.setup.loss != job.setup.loss) d += 1;
   d += std::abs(l.zero_stage - from.zero_stage);
   if (l.parallel.offload != from.parallel.offload) d += 3;
-  if (to.recipe_id != job.recipe_id) d += 2;
-  if (to.method != job.method) d += to.method == Method::kQlora ? 5 : 4;
   if (l.devices != from.devices) d += 6;
+  if (to.recipe_id != job.recipe_id) d += 10;
+  if (to.method != job.method) d += to.method == Method::kQlora ? 12 : 11;
   return d;
 }
 
@@ -50,6 +56,10 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
   if (to.recipe_id != job.recipe_id) {
     change("recipe", to.recipe_id, fmt::format("recipe {}", to.recipe_id));
   }
+  if (to.setup.loss != job.setup.loss && to.setup.loss) {
+    change("loss", loss_name(*to.setup.loss),
+           fmt::format("{} cross-entropy", loss_name(*to.setup.loss)));
+  }
   if (l.recompute != from.recompute) {
     change("recompute", std::string{enum_name(l.recompute)},
            fmt::format("recompute {}", enum_name(l.recompute)));
@@ -71,8 +81,19 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
   return a;
 }
 
+// The kernel choice that keeps everything else: a cross-entropy in chunks (8 of the sequence),
+// which never holds the whole logits and their fp32 copy (Liger Kernel's and torchtune's chunked
+// loss; docs/frameworks.md), where the loss computes them whole.
+constexpr LossSpec kChunkedLoss{LossImpl::kChunked, 8};
+
 std::vector<TrainingJob> variants(const TrainingJob& job) {
   std::vector<TrainingJob> out{job};
+  const std::optional<LossSpec> loss = resolved_setup(job.setup, 0).loss;
+  if (job.model.architecture && loss && loss->impl == LossImpl::kFull) {
+    TrainingJob chunked = job;
+    chunked.setup.loss = kChunkedLoss;
+    out.push_back(chunked);
+  }
   // An 8-bit optimizer for the Adam recipes that keep fp32 moments (Dettmers et al. 2022).
   const Recipe& r = find_recipe(job.recipe_id);
   if (r.compute_dtype == DType::kBf16 && job.recipe_id != "adam-8bit" &&
@@ -137,15 +158,22 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
   o.threads = 1;
   SearchResult found = search(workloads, from, space, from.devices, global, cluster, o);
 
-  // Nothing on these devices: the fewest devices (doubling, same per-device batch) with ZeRO-3.
-  if (found.best.empty()) {
-    space.zero = {3};
-    space.offload = {Offload::kNone};
+  // Nothing keeps the method and optimizer on these devices: the fewest devices (doubling, the
+  // same per-device batch) with ZeRO-3 that does, beside what fits here.
+  const auto keeps_method = [&](const Candidate& c) {
+    return jobs[c.workload].method == job.method && jobs[c.workload].recipe_id == job.recipe_id;
+  };
+  if (std::none_of(found.best.begin(), found.best.end(), keeps_method)) {
+    PlanSpace more = space;
+    more.zero = {3};
+    more.offload = {Offload::kNone};
     const std::vector<Workload> same{workloads.front()};
-    for (std::int64_t n = std::int64_t{from.devices} * 2; n <= 4096 && found.best.empty(); n *= 2) {
+    SearchResult wider;
+    for (std::int64_t n = std::int64_t{from.devices} * 2; n <= 4096 && wider.best.empty(); n *= 2) {
       const std::int64_t g = global * (n / from.devices);
-      found = search(same, from, space, static_cast<int>(n), g, cluster, o);
+      wider = search(same, from, more, static_cast<int>(n), g, cluster, o);
     }
+    found.best.insert(found.best.end(), wider.best.begin(), wider.best.end());
   }
   if (found.best.empty()) return {};
   const auto dist = [&](const Candidate& c) {
@@ -158,8 +186,21 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
     if (d < best || (d == best && c.hours < smallest->hours)) smallest = &c;
   }
   std::vector<Advice> out{advice_of("smallest", job, from, jobs[smallest->workload], *smallest)};
-  const Candidate& fastest = found.best.front();
-  if (&fastest != smallest && fastest.hours < smallest->hours * 0.95) {
+  // The smallest change may cost days (host offload); the fastest that still keeps the method
+  // (a different optimizer, ZeRO, more devices) is shown when it takes under half the time.
+  const Candidate* same = nullptr;
+  for (const Candidate& c : found.best) {
+    if (jobs[c.workload].method != job.method) continue;
+    if (same == nullptr || c.hours < same->hours) same = &c;
+  }
+  if (same != nullptr && same != smallest && same->hours < smallest->hours * 0.5) {
+    out.push_back(advice_of("same_method", job, from, jobs[same->workload], *same));
+  }
+  const Candidate& fastest =
+      *std::min_element(found.best.begin(), found.best.end(),
+                        [](const Candidate& a, const Candidate& b) { return a.hours < b.hours; });
+  if (&fastest != smallest && &fastest != same && fastest.hours < smallest->hours * 0.95 &&
+      (same == nullptr || fastest.hours < same->hours * 0.95)) {
     out.push_back(advice_of("fastest", job, from, jobs[fastest.workload], fastest));
   }
   return out;

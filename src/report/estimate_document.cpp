@@ -378,8 +378,10 @@ Document estimate_document(const Estimate& e) {
     for (const Advice& a : m.advice) {
       std::string flags;
       for (const auto& [key, value] : a.changes) flags += fmt::format(" {{{}}} {}", key, value);
+      const std::string kind =
+          a.kind == "same_method" ? "faster, same method:" : fmt::format("{} change:", a.kind);
       verdict.text(fmt::format(
-          "  {} change: {} -> {} per device, {}{}; add:{}", a.kind, a.summary, gb(a.memory),
+          "  {} {} -> {} per device, {}{}; add:{}", kind, a.summary, gb(a.memory),
           duration(Seconds{a.hours * 3600.0}),
           a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{},
           flags));

@@ -71,7 +71,7 @@ struct EnumNames<Fit> {
 // One change to a job, found by the planner (plan/advice.hpp): what changes, as field keys and
 // values (the front end spells them as flags), and what it gives.
 struct Advice {
-  std::string kind;     // "smallest" | "fastest"
+  std::string kind;     // "smallest", "same_method" (faster, keeps the method) or "fastest"
   std::string summary;  // "recompute full, micro-batch 1 x grad-accum 8"
   std::vector<std::pair<std::string, std::string>> changes;  // key, value
   Bytes memory;
