@@ -48,6 +48,7 @@ std::string model_forms() {
   return "a config.json, a model folder, a preset id or a config.json's text";
 }
 std::string methods() { return "full|lora|qlora|freeze"; }
+std::string job_kinds() { return "pretraining|fine-tuning"; }
 std::string devices_range() { return "1..1000000"; }
 std::string zero_stages() { return "0|1|2|3"; }
 std::string ranks() { return "1..65536"; }
@@ -98,6 +99,12 @@ const std::array kEstimateFields{
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
           "(adapters on an NF4 base) | freeze (only the top fraction trained)",
           methods, [](V v, R r) { r.job.method = parse_method(v); }, "job"},
+    Field{"job_kind", FieldType::kChoice, "KIND", "", "",
+          "pretraining (a model trained from scratch, or continued on a corpus) | fine-tuning; "
+          "default: pretraining for {method} full at one or more {tokens} per parameter, else "
+          "fine-tuning. Sets the words, whether a LoRA alternative or another method is offered, "
+          "and a plan's default global batch (4M tokens for pretraining, 1M for a fine-tune)",
+          job_kinds, [](V v, R r) { r.job.kind = parse_job_kind(v); }, "job"},
     Field{"trainable_fraction", FieldType::kNumber, "FRACTION", "of the parameters", "0.02",
           "lora: adapter parameters as a fraction of {params} (with {model}: the smallest rank "
           "on the targets that reaches it); freeze: the fraction trained",

@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/model/lora.hpp"
 
 namespace tb::api {
 namespace {
+
+// Candidates searched per family shown, and at most: the families fold from these.
+constexpr std::size_t kCandidatesPerFamily = 256;
+constexpr std::size_t kMaxCandidates = 2048;
 
 using plan::Objective;
 using plan::PlanMode;
@@ -70,12 +75,14 @@ void pin(const EstimateRequest& r, const Layout& base, plan::PlanSpace& s) {
   if (r.has("shard_group")) s.shard_group = {x.shard_group};
 }
 
-// 2^20 tokens per step (the order of Llama 2's 4M and the 0.5-2M of most fine-tunes), at
-// least one sequence per device, rounded up to a multiple of the device count.
-std::int64_t default_global_batch(std::int64_t seq_len, int devices) {
-  const std::int64_t want = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / seq_len);
-  const std::int64_t per = (std::max<std::int64_t>(want, devices) + devices - 1) / devices;
-  return per * devices;
+// Tokens per optimizer step when the request gives no global batch, held fixed whatever the
+// device count: 4M for pretraining (Llama 2 and Llama 3 trained at 4M tokens a step: Touvron et al.
+// 2023, sec. 2.2; Llama 3 paper, sec. 3.4.1), 1M for a fine-tune (2^20: the 0.5-2M of most
+// fine-tuning recipes). In sequences of the job's length, at least one.
+std::int64_t default_global_batch(std::int64_t seq_len, JobKind kind) {
+  const std::int64_t tokens =
+      kind == JobKind::kPretraining ? std::int64_t{1} << 22 : std::int64_t{1} << 20;
+  return std::max<std::int64_t>(1, tokens / std::max<std::int64_t>(1, seq_len));
 }
 
 // The estimate request that reproduces a candidate, by key.
@@ -127,6 +134,32 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
     if (l.recompute != Recompute::kNone) out["recompute"] = std::string{enum_name(l.recompute)};
   }
   if (l.grad_accum > 1 && j.model.architecture) out["grad_accum"] = std::to_string(l.grad_accum);
+  return out;
+}
+
+// Layouts a practitioner reads as one choice: the same workload and model-parallel shape (tp,
+// pp, ep) and offload; data against context parallelism, interleaving, ZeRO stage and hybrid
+// sharding, recompute and the micro-batch split are tuning inside it.
+auto family_of(const plan::Candidate& c) {
+  const Layout& l = c.layout;
+  return std::tuple{c.workload,    l.devices,     l.parallel.tp,
+                    l.parallel.pp, l.parallel.ep, l.parallel.offload};
+}
+
+// The best of each family, in rank order, with how many others of it were found.
+std::vector<plan::Candidate> fold_families(const std::vector<plan::Candidate>& ranked,
+                                           std::size_t families) {
+  std::vector<plan::Candidate> out;
+  for (const plan::Candidate& c : ranked) {
+    const auto it = std::find_if(out.begin(), out.end(), [&](const plan::Candidate& kept) {
+      return family_of(kept) == family_of(c);
+    });
+    if (it != out.end()) {
+      ++it->alike;
+    } else if (out.size() < families) {
+      out.push_back(c);
+    }
+  }
   return out;
 }
 
@@ -234,7 +267,9 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
 
   plan::SearchOptions options;
   options.objective = rep.objective;
-  options.top = static_cast<std::size_t>(r.plan.top);
+  // Enough candidates to fold into r.plan.top distinct families (family_of).
+  const auto families = static_cast<std::size_t>(r.plan.top);
+  options.top = std::min<std::size_t>(families * kCandidatesPerFamily, kMaxCandidates);
   if (r.plan.deadline_days) options.deadline_hours = *r.plan.deadline_days * 24.0;
   options.budget_usd = r.plan.budget_usd;
 
@@ -251,11 +286,14 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     if (into.size() > k) into.resize(k);
   };
   std::uint64_t done_before = 0;
-  for (const int devices : counts) {
+  std::vector<plan::Candidate> over;  // fit, but past the deadline or budget, every count
+  // One device count searched: its best merged in; returns whether any layout was kept.
+  const auto search_count = [&](int devices) {
     plan::PlanSpace space = plan::default_space(workloads.front().profile, devices, cluster.fabric);
     pin(r, base, space);
     const std::int64_t global =
-        r.plan.global_batch.value_or(default_global_batch(base.seq_len, devices));
+        r.plan.global_batch.value_or(default_global_batch(base.seq_len, job_kind(r.job)));
+    space.batch_tolerance = r.plan.global_batch ? 0.0 : plan::kDefaultBatchTolerance;
     rep.device_counts.push_back(devices);
     rep.devices = devices;
     rep.global_batch = global;
@@ -279,10 +317,47 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     for (std::size_t i = 0; i < found.stats.grid.rules.size(); ++i) {
       rep.stats.grid.rules[i] += found.stats.grid.rules[i];
     }
-    merge(best, found.best, options.top);
+    if (rep.mode != PlanMode::kFewest) {
+      merge(best, found.best, options.top);
+    } else if (!found.best.empty() && (best.empty() || devices < best.front().layout.devices)) {
+      best = found.best;  // the fewest devices that meet the deadline: only their layouts
+    }
     misses = found.misses;  // the nearest misses of the last count searched
-    if (rep.mode == PlanMode::kFewest && !best.empty()) break;
+    over.insert(over.end(), found.over.begin(), found.over.end());
+    return !found.best.empty();
+  };
+  const int node = std::max(1, cluster.fabric.devices_per_node);
+  int found_at = 0;
+  for (const int devices : counts) {
+    if (search_count(devices) && found_at == 0) found_at = devices;
+    if (rep.mode == PlanMode::kFewest && found_at != 0) break;
   }
+  // Whole nodes between the last power of two that failed and the first that met the deadline:
+  // the fewest that meet it, by bisection (a count that meets it is assumed to be met by every
+  // larger one). The cheapest mode probes the same counts: fewer devices usually cost less.
+  if (search_counts && found_at > node) {
+    int lo = found_at / 2 / node;  // nodes known (or assumed) to miss
+    int hi = found_at / node;      // nodes known to meet
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      if (search_count(mid * node)) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+  }
+  // Nothing met the deadline or budget: what the best that fits reaches, and by how much it
+  // misses.
+  if (best.empty() && !over.empty()) {
+    // The least overshoot: the cheapest past the budget, the fastest past the deadline.
+    const auto closest = std::min_element(
+        over.begin(), over.end(),
+        [](const plan::Candidate& x, const plan::Candidate& y) { return x.score < y.score; });
+    rep.closest_miss = miss_of(*closest, workloads, cluster);
+    misses.assign(1, *closest);
+  }
+  best = fold_families(best, families);
   if (!best.empty()) rep.devices = best.front().layout.devices;
   for (const plan::Candidate& m : misses) rep.misses.push_back(miss_of(m, workloads, cluster));
   if (best.empty() && misses.empty() && rep.stats.layouts == 0) {
@@ -296,6 +371,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     plan::PlanCandidate pc;
     pc.rank = rank++;
     pc.workload = workloads[c.workload].label;
+    pc.alike = c.alike;
     const TrainingJob job = job_of(jobs[c.workload], c.layout);
     pc.estimate = tb::estimate(job, machines);
     pc.hours = c.hours;

@@ -395,7 +395,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
 std::string scenario_label(const TrainingJob& job) {
   switch (job.method) {
     case Method::kFull:
-      return "full fine-tune";
+      return job_kind(job) == JobKind::kPretraining ? "pretraining" : "full fine-tune";
     case Method::kLora:
     case Method::kQlora: {
       const char* name = job.method == Method::kLora ? "LoRA" : "QLoRA";
@@ -419,7 +419,8 @@ Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& mach
   out.job = job;
   out.recipe = find_recipe(job.recipe_id);
   std::optional<Bytes> lora_total;
-  if (job.method == Method::kFull) {
+  // A fine-tune may switch to adapters; a model trained from scratch has nothing to adapt.
+  if (job.method == Method::kFull && job_kind(job) == JobKind::kFineTuning) {
     TrainingJob lora = job;
     lora.method = Method::kLora;
     out.lora_alternative =

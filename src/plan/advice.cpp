@@ -102,6 +102,8 @@ std::vector<TrainingJob> variants(const TrainingJob& job) {
     eight.recipe_id = "adam-8bit";
     out.push_back(eight);
   }
+  // Adapters adapt a trained model: never offered for pretraining.
+  if (job_kind(job) == JobKind::kPretraining) return out;
   if (job.method == Method::kFull || job.method == Method::kFreeze) {
     TrainingJob lora = job;
     lora.method = Method::kLora;

@@ -46,6 +46,7 @@ struct Local {
   EvalMemo memo;
   std::vector<Candidate> best;
   std::vector<Candidate> misses;
+  std::vector<Candidate> over;  // the closest that fits past the deadline or budget (at most 1)
   std::uint64_t prechecked{0}, evaluated{0}, fit{0}, kept{0};
 };
 
@@ -109,6 +110,7 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
     }
   }
   c.score = overshoot(c, cluster, o);
+  if (c.miss == Miss::kDeadline || c.miss == Miss::kBudget) keep(out.over, c, 1);
   keep(out.misses, c, o.misses);
 }
 
@@ -198,6 +200,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
   for (const Local& local : locals) {
     for (const Candidate& c : local.best) keep(result.best, c, o.top);
     for (const Candidate& c : local.misses) keep(result.misses, c, o.misses);
+    for (const Candidate& c : local.over) keep(result.over, c, 1);
     result.stats.prechecked += local.prechecked;
     result.stats.evaluated += local.evaluated;
     result.stats.fit += local.fit;

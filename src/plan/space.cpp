@@ -2,6 +2,7 @@
 #include "trainbudget/plan/space.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tb::plan {
 namespace {
@@ -15,6 +16,20 @@ std::vector<int> powers_of_two_to(std::int64_t limit) {
 
 }  // namespace
 
+std::int64_t per_replica_batch(std::int64_t global_batch, std::int64_t dp, std::int64_t mb,
+                               double tolerance) {
+  if (dp <= 0 || mb <= 0) return 0;
+  if (global_batch % dp == 0 && (global_batch / dp) % mb == 0) return global_batch / dp;
+  // The nearest multiple of dp x mb, if within the tolerance.
+  const std::int64_t unit = dp * mb;
+  const std::int64_t steps = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(
+             std::llround(static_cast<double>(global_batch) / static_cast<double>(unit))));
+  const double off = std::abs(static_cast<double>(steps * unit - global_batch)) /
+                     static_cast<double>(global_batch);
+  return off <= tolerance ? steps * mb : 0;
+}
+
 PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric) {
   PlanSpace s;
   const std::int64_t node = fabric.devices_per_node > 0 ? fabric.devices_per_node : devices;
@@ -25,7 +40,10 @@ PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric
     s.pp = powers_of_two_to(
         std::min<std::int64_t>(devices, static_cast<std::int64_t>(p.layer_is_moe.size())));
     s.cp = powers_of_two_to(std::min<std::int64_t>(devices, 16));
-    s.virtual_stages = {1, 2, 4};
+    // Interleaving: every degree up to kMaxPlanVirtualStages; layouts_of keeps those whose
+    // pp x v divides the layers (Megatron-LM's interleaved schedule splits the layers evenly
+    // into pp x v chunks).
+    for (int v = 1; v <= kMaxPlanVirtualStages; ++v) s.virtual_stages.push_back(v);
     s.ep = {1};
     for (std::int64_t e = 2; e <= p.experts && e <= devices; e *= 2) {
       if (p.experts % e == 0) s.ep.push_back(static_cast<int>(e));
@@ -60,8 +78,12 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
         const std::int64_t model = static_cast<std::int64_t>(tp) * cp * pp;
         if (model > devices || devices % model != 0) continue;
         const std::int64_t dp = devices / model;
+        const auto layers = static_cast<std::int64_t>(profile.layer_is_moe.size());
         for (const int v : space.virtual_stages) {
           if (v > 1 && pp == 1) continue;
+          if (v > 1 && (layers == 0 || layers % (static_cast<std::int64_t>(pp) * v) != 0)) {
+            continue;
+          }
           for (const int ep : space.ep) {
             for (const std::int64_t mb : space.micro_batch) {
               for (const Recompute rc : space.recompute) {
@@ -69,7 +91,9 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                   for (const Offload off : space.offload) {
                     for (const int group : space.shard_group) {
                       ++stats.considered;
-                      if (global_batch % dp != 0 || (global_batch / dp) % mb != 0) {
+                      const std::int64_t per_replica =
+                          per_replica_batch(global_batch, dp, mb, space.batch_tolerance);
+                      if (per_replica == 0) {
                         ++stats.batch;
                         continue;
                       }
@@ -93,7 +117,7 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                         continue;
                       }
                       l.micro_batch = mb;
-                      l.grad_accum = global_batch / dp / mb;
+                      l.grad_accum = per_replica / mb;
                       l.recompute = rc;
                       l.zero_stage = zero;
                       // With one data-parallel rank ZeRO has nothing to partition: stage 0

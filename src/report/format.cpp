@@ -18,6 +18,26 @@ Format parse_format(std::string_view text) {
 
 std::string gb(Bytes bytes) { return fmt::format("{}", bytes); }
 
+std::pair<std::string, std::string> gb_apart(Bytes larger, Bytes smaller) {
+  const double a = larger.value() / kGiga;
+  const double b = smaller.value() / kGiga;
+  for (int d = 1; d < 4; ++d) {
+    if (fmt::format("{:.{}f}", a, d) != fmt::format("{:.{}f}", b, d)) {
+      return {fmt::format("{:.{}f} GB", a, d), fmt::format("{:.{}f} GB", b, d)};
+    }
+  }
+  return {fmt::format("{:.4f} GB", a), fmt::format("{:.4f} GB", b)};
+}
+
+std::string decimals_apart(double value, double limit) {
+  for (int d = 1; d < 4; ++d) {
+    if (fmt::format("{:.{}f}", value, d) != fmt::format("{:.{}f}", limit, d)) {
+      return fmt::format("{:.{}f}", value, d);
+    }
+  }
+  return fmt::format("{:.4f}", value);
+}
+
 std::string counted(std::int64_t n, std::string_view singular, std::string_view plural) {
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
 }

@@ -302,6 +302,7 @@ ordered_json estimate_object(const Estimate& e) {
       {"model", model_json(e)},
       {"tokens", job.tokens},
       {"method", enum_name(job.method)},
+      {"job_kind", enum_name(job_kind(job))},
       {"trainable_fraction",
        job.method == Method::kFull ? json(nullptr) : json(job.trainable_fraction)},
       {"recipe",

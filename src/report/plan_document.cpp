@@ -32,18 +32,28 @@ std::string when(double h) {
   return fmt::format("{:.1f} h", h);
 }
 
-std::string miss_words(const plan::PlanMiss& m) {
+// Every comparison with enough digits that the numbers read as the verdict says.
+std::string miss_words(const plan::PlanMiss& m, const plan::PlanReport& p) {
   switch (m.miss) {
-    case plan::Miss::kStates:
-      return fmt::format("model states alone {} > {}", gb(m.memory), gb(m.capacity));
-    case plan::Miss::kPeak:
-      return fmt::format("peak {} > {} at {} (states {}, activations {}, buffers {})", gb(m.memory),
-                         gb(m.capacity), enum_name(m.phase), gb(m.states), gb(m.activations),
-                         gb(m.buffers));
+    case plan::Miss::kStates: {
+      const auto [over, cap] = gb_apart(m.memory, m.capacity);
+      return fmt::format("model states alone {} > {}", over, cap);
+    }
+    case plan::Miss::kPeak: {
+      const auto [over, cap] = gb_apart(m.memory, m.capacity);
+      return fmt::format("peak {} > {} at {} (states {}, activations {}, buffers {})", over, cap,
+                         enum_name(m.phase), gb(m.states), gb(m.activations), gb(m.buffers));
+    }
     case plan::Miss::kDeadline:
+      if (p.deadline_days && m.hours >= 48.0) {
+        return fmt::format("fits, but takes {} d > {:g} d",
+                           decimals_apart(m.hours / 24.0, *p.deadline_days), *p.deadline_days);
+      }
       return fmt::format("fits, but takes {}", when(m.hours));
     case plan::Miss::kBudget:
-      return fmt::format("fits, but costs ${}", fixed(m.usd, 0));
+      return p.budget_usd
+                 ? fmt::format("fits, but costs ${} > ${:g}", fixed(m.usd, 0), *p.budget_usd)
+                 : fmt::format("fits, but costs ${}", fixed(m.usd, 0));
   }
   return {};
 }
@@ -79,8 +89,27 @@ Document plan_document(const plan::PlanReport& p) {
   doc.sections.push_back(std::move(query));
 
   Section best;
-  best.title =
-      p.candidates.empty() ? "No layout fits" : fmt::format("Best {} layouts", p.candidates.size());
+  best.title = !p.candidates.empty() ? fmt::format("Best {} layouts", p.candidates.size())
+               : !p.closest_miss     ? std::string{"No layout fits"}
+               : p.closest_miss->miss == plan::Miss::kBudget
+                   ? std::string{"No layout that fits meets the budget"}
+                   : std::string{"No layout that fits meets the deadline"};
+  if (p.candidates.empty() && p.closest_miss) {
+    // What the best that fits reaches, and by how much it misses what was asked.
+    const plan::PlanMiss& m = *p.closest_miss;
+    if (m.miss == plan::Miss::kBudget && p.budget_usd) {
+      best.text(fmt::format(
+          "the cheapest layout that fits costs ${} on {} devices, over the ${:g} "
+          "budget by {:.0f} %",
+          fixed(m.usd, 0), m.layout.devices, *p.budget_usd, 100.0 * (m.usd / *p.budget_usd - 1.0)));
+    } else if (m.miss == plan::Miss::kDeadline && p.deadline_days) {
+      best.text(
+          fmt::format("the fastest layout that fits takes {} d on {} devices, past the {:g}-day "
+                      "deadline by {:.0f} %",
+                      decimals_apart(m.hours / 24.0, *p.deadline_days), m.layout.devices,
+                      *p.deadline_days, 100.0 * (m.hours / 24.0 / *p.deadline_days - 1.0)));
+    }
+  }
   if (!p.candidates.empty()) {
     TextTable t({{"#", Align::kRight},
                  {"workload"},
@@ -98,7 +127,9 @@ Document plan_document(const plan::PlanReport& p) {
       const Scenario& s = c.estimate.primary;
       const MachineEstimate& m = s.machines.front();
       t.add_row({std::to_string(c.rank), c.workload, std::to_string(s.layout.devices),
-                 layout_cell(s.layout), knobs_cell(s.layout), gb(s.memory.total),
+                 layout_cell(s.layout) +
+                     (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
+                 knobs_cell(s.layout), gb(s.memory.total),
                  fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
                  m.cost_usd ? fmt::format("${}", fixed(c.usd, 0)) : "-",
                  m.energy_kwh ? fmt::format("{} kWh", fixed(c.kwh, 0)) : "-",
@@ -108,7 +139,9 @@ Document plan_document(const plan::PlanReport& p) {
     best.text(
         "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel; "
         "knobs: ZeRO stage, micro-batch x grad-accum, recompute, offload. Sequence "
-        "parallelism is on wherever tp > 1.");
+        "parallelism is on wherever tp > 1. One row per family (the same tp, pp, ep and "
+        "offload): its best layout, and how many others of it (data vs context parallel, "
+        "interleaving, ZeRO, recompute, micro-batch) were found alike.");
     best.text("apply the best: " + command_of(p.candidates.front().apply));
   }
   doc.sections.push_back(std::move(best));
@@ -119,7 +152,7 @@ Document plan_document(const plan::PlanReport& p) {
     TextTable t({{"workload"}, {"devices", Align::kRight}, {"layout"}, {"knobs"}, {"why not"}});
     for (const plan::PlanMiss& m : p.misses) {
       t.add_row({m.workload, std::to_string(m.layout.devices), layout_cell(m.layout),
-                 knobs_cell(m.layout), miss_words(m)});
+                 knobs_cell(m.layout), miss_words(m, p)});
     }
     miss.table(std::move(t));
     doc.sections.push_back(std::move(miss));

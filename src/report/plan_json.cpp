@@ -44,8 +44,9 @@ std::string plan_json(const plan::PlanReport& p) {
     ordered_json e = estimate_object(c.estimate);
     ordered_json apply = ordered_json::object();
     for (const auto& [key, value] : c.apply) apply[key] = value;
-    ordered_json head{{"rank", c.rank}, {"workload", c.workload}, {"hours", c.hours},
-                      {"usd", c.usd},   {"kwh", c.kwh},           {"apply", apply}};
+    ordered_json head{{"rank", c.rank},   {"workload", c.workload}, {"alike", c.alike},
+                      {"hours", c.hours}, {"usd", c.usd},           {"kwh", c.kwh},
+                      {"apply", apply}};
     head.update(e);
     candidates.push_back(std::move(head));
   }
@@ -62,6 +63,22 @@ std::string plan_json(const plan::PlanReport& p) {
                       {"buffers_bytes", m.buffers.value()},
                       {"hours", m.hours},
                       {"usd", m.usd}});
+  }
+  // Nothing met the deadline or budget: the layout that fits and misses least.
+  ordered_json closest = nullptr;
+  if (p.closest_miss) {
+    const plan::PlanMiss& m = *p.closest_miss;
+    closest = {{"workload", m.workload},
+               {"layout", layout_json(m.layout)},
+               {"reason", enum_name(m.miss)},
+               {"hours", m.hours},
+               {"usd", m.usd}};
+    if (m.miss == plan::Miss::kBudget && p.budget_usd) {
+      closest["over_budget_fraction"] = m.usd / *p.budget_usd - 1.0;
+    }
+    if (m.miss == plan::Miss::kDeadline && p.deadline_days) {
+      closest["past_deadline_fraction"] = m.hours / 24.0 / *p.deadline_days - 1.0;
+    }
   }
   ordered_json root{
       {"schema_version", kJsonSchemaVersion},
@@ -95,6 +112,7 @@ std::string plan_json(const plan::PlanReport& p) {
          p.stats.seconds > 0.0 ? static_cast<double>(p.stats.layouts) / p.stats.seconds : 0.0}}},
       {"candidates", candidates},
       {"near_misses", misses},
+      {"closest_miss", closest},
       {"notes", p.notes}};
   return dump_json(std::move(root));
 }

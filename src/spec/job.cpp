@@ -15,6 +15,18 @@ Method parse_method(std::string_view text) {
   throw InvalidRequest("method", fmt::format("unknown method '{}'", text), enum_choices<Method>());
 }
 
+JobKind parse_job_kind(std::string_view text) {
+  if (const auto k = enum_from_name<JobKind>(text)) return *k;
+  throw InvalidRequest("job_kind", fmt::format("unknown kind '{}'", text), enum_choices<JobKind>());
+}
+
+JobKind job_kind(const TrainingJob& job) noexcept {
+  if (job.kind) return *job.kind;
+  return job.method == Method::kFull && job.tokens >= kPretrainingTokensPerParam * job.params
+             ? JobKind::kPretraining
+             : JobKind::kFineTuning;
+}
+
 void validate(const TrainingJob& job) {
   const auto positive_finite = [](double v) { return std::isfinite(v) && v > 0.0; };
   if (!positive_finite(job.params)) {

@@ -18,6 +18,7 @@ struct PlanCandidate {
   std::string workload;  // method, rank, recipe in words
   Estimate estimate;     // the candidate's layout estimated on the plan's machine
   double hours{0.0}, usd{0.0}, kwh{0.0};
+  int alike{0};  // layouts of the same family (dp/cp and micro-batch variants) folded into it
   // The estimate request that reproduces it, by field key (the front end spells the flags).
   std::map<std::string, std::string> apply;
 };
@@ -35,7 +36,7 @@ struct PlanMiss {
 
 enum class PlanMode : std::uint8_t {
   kFixed,     // the devices given: the best layouts on them
-  kFewest,    // the fewest devices (powers of two) whose best layout meets the deadline/budget
+  kFewest,    // the fewest devices (whole nodes) whose best layout meets the deadline/budget
   kCheapest,  // over every device count, the lowest objective within the deadline/budget
 };
 
@@ -53,6 +54,9 @@ struct PlanReport {
   std::vector<std::string> workloads;
   std::vector<PlanCandidate> candidates;
   std::vector<PlanMiss> misses;
+  // When nothing met the deadline or budget: the layout that fits and comes closest (the
+  // cheapest, or the fastest), over every device count tried.
+  std::optional<PlanMiss> closest_miss;
   SearchStats stats;  // summed over the device counts tried
   std::vector<std::string> notes;
 };

@@ -52,6 +52,7 @@ struct Candidate {
   double kwh{0.0};         // devices x TDP x hours x PUE / 1000; 0 without a TDP
   double score{0.0};       // by the objective; lower is better
   Miss miss{Miss::kPeak};  // for near misses
+  int alike{0};            // others of its layout family found and folded into it (the plan)
 };
 
 struct SearchStats {
@@ -68,6 +69,9 @@ struct SearchStats {
 struct SearchResult {
   std::vector<Candidate> best;    // by score, at most top
   std::vector<Candidate> misses;  // the nearest misses: smallest overshoot first
+  // Of the layouts that fit but finish past the deadline or cost past the budget, the one that
+  // overshoots least (at most one): what the plan says when nothing is kept.
+  std::vector<Candidate> over;
   SearchStats stats;
 };
 

@@ -16,6 +16,8 @@
 namespace tb::plan {
 
 inline constexpr int kNodeShardGroup = -1;
+// Interleaving degrees the default space tries (those whose pp x v divides the layers).
+inline constexpr int kMaxPlanVirtualStages = 32;
 
 struct PlanSpace {
   std::vector<int> tp, pp, cp, ep, virtual_stages, zero;
@@ -26,11 +28,26 @@ struct PlanSpace {
   // one node (a node's devices over each layout's tp x cp).
   std::vector<int> shard_group;
   int devices_per_node{0};
+  // How far a layout's global batch may sit from the one asked, as a fraction, when dp x
+  // micro-batch does not divide it: 0 keeps it exact (a batch the user gave); the planner's
+  // default batch allows kDefaultBatchTolerance.
+  double batch_tolerance{0.0};
 };
+
+// 5 %: a default global batch is a round number of tokens, not a requirement; 14 nodes' dp of
+// 112 may take 2,016 sequences where 2,048 were asked.
+inline constexpr double kDefaultBatchTolerance = 0.05;
+
+// Sequences per data-parallel replica: global_batch / dp when dp and then mb divide it; else the
+// nearest whole number of micro-batches per replica whose global batch is within `tolerance`
+// of the one asked; 0 when none is.
+[[nodiscard]] std::int64_t per_replica_batch(std::int64_t global_batch, std::int64_t dp,
+                                             std::int64_t mb, double tolerance);
 
 // The default space for `devices` devices on `fabric` (docs/scale.md, "The planner"): tensor
 // parallelism in powers of two up to the node, pipeline and context parallelism in powers of
-// two, expert parallelism over the divisors of the experts (MoE only), 1, 2 or 4 virtual stages,
+// two, expert parallelism over the divisors of the experts (MoE only), every interleaving degree
+// v <= 32 whose pp x v divides the layers,
 // micro-batches 1..64, every recompute mode, ZeRO 0-3, offload none or optimizer (params too
 // with ZeRO-3). Sequence parallelism is on whenever tp > 1: it costs no extra traffic (the same
 // volume as the all-reduces) and only saves memory (Korthikanti et al. 2022, sec. 4.2.2).
@@ -40,7 +57,7 @@ struct PlanSpace {
 // Counts of what the grid dropped.
 struct GridStats {
   std::uint64_t considered{0};
-  std::uint64_t batch{0};  // dp does not divide the global batch, or mb the per-replica batch
+  std::uint64_t batch{0};  // no whole number of micro-batches per replica gives the batch
   std::array<std::uint64_t, 15> rules{};  // by LayoutRule
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "trainbudget/spec/enum_names.hpp"
 #include "trainbudget/units/units.hpp"
@@ -29,6 +30,11 @@ namespace tb::report {
 [[nodiscard]] Format parse_format(std::string_view text);
 
 [[nodiscard]] std::string gb(Bytes bytes);  // "112.0 GB"
+// Two sizes in GB with as many decimals (1 to 4) as it takes for the larger to read larger:
+// "82.74 GB" and "82.71 GB", never "82.7 GB > 82.7 GB".
+[[nodiscard]] std::pair<std::string, std::string> gb_apart(Bytes larger, Bytes smaller);
+// `value` with as many decimals (1 to 4) as it takes to differ from `limit` at the same count.
+[[nodiscard]] std::string decimals_apart(double value, double limit);
 // `v` to `decimals` places, or "1.67e+19" past 7 integer digits (units/format.hpp).
 [[nodiscard]] std::string fixed(double v, int decimals);
 [[nodiscard]] std::string tflops(FlopsPerSecond rate);  // "989.5"

@@ -30,6 +30,27 @@ struct EnumNames<Method> {
 // "full" | "lora" | "qlora" | "freeze"; throws InvalidRequest naming the method field otherwise.
 [[nodiscard]] Method parse_method(std::string_view text);
 
+// What the training is for: training a model from scratch on a corpus, or adapting a trained one.
+// It decides the words ("pretraining", "full fine-tune"), whether a LoRA alternative or a method
+// change is offered, and the planner's default global batch.
+enum class JobKind { kPretraining, kFineTuning };
+
+template <>
+struct EnumNames<JobKind> {
+  static constexpr std::array<std::pair<JobKind, std::string_view>, 2> kNames{
+      {{JobKind::kPretraining, "pretraining"}, {JobKind::kFineTuning, "fine-tuning"}}};
+};
+
+// "pretraining" | "fine-tuning"; throws InvalidRequest naming the job_kind field otherwise.
+[[nodiscard]] JobKind parse_job_kind(std::string_view text);
+
+// Tokens per parameter from which a full-method job is pretraining when the kind is not given:
+// one. Pretraining runs at tens to hundreds (Chinchilla's compute-optimal 20, Hoffmann et al.
+// 2022, Table 3; Llama 3 8B at 15T tokens, about 1,900); fine-tunes run a small fraction (the
+// seed's 1e9 tokens on 7e9 parameters is 0.14), and continued pretraining of a 70B on 1T tokens
+// (14) is pretraining for every decision here (batch, no adapters).
+inline constexpr double kPretrainingTokensPerParam = 1.0;
+
 // Published model-FLOPs utilization of large runs, for the views' words: 38-43 % for Llama 3
 // 405B on H100 (Dubey et al. 2024, Table 4), 41-48 % for Megatron-Core on H100 (Megatron-LM
 // README), 46.2 % for PaLM (Chowdhery et al. 2022). The estimate models its own (docs/scale.md);
@@ -45,6 +66,8 @@ struct TrainingJob {
   ModelSource model;   // where `params` came from; an architecture with --model
   double tokens{1e9};  // training tokens (all epochs)
   Method method{Method::kFull};
+  // Given by the user; nullopt: job_kind() derives it.
+  std::optional<JobKind> kind;
   // lora: adapter parameters as a fraction of `params` (added on top of the frozen base);
   // freeze: the fraction of `params` that is trained (the rest is frozen below it).
   double trainable_fraction{kDefaultTrainableFraction};
@@ -75,6 +98,10 @@ struct TrainingJob {
 
 // Throws InvalidRequest for a field out of range, naming its key.
 void validate(const TrainingJob& job);
+
+// The kind given, else pretraining for the full method at kPretrainingTokensPerParam tokens per
+// parameter or more, else fine-tuning.
+[[nodiscard]] JobKind job_kind(const TrainingJob& job) noexcept;
 
 // LoRA or QLoRA: adapters on a frozen base.
 [[nodiscard]] inline bool uses_adapters(Method m) {
