@@ -258,12 +258,18 @@ function applyAdvice(changes) {
   for (const [k, v] of Object.entries(changes)) state.values[k] = v;
   buildForm().then(run);
 }
+// The estimate's one verdict (machines[].verdict), in the words of the text output.
+const VERDICT_WORDS = {
+  fits: 'fits', fits_tightly: 'fits, tightly', does_not_fit: 'does not fit',
+  states_fit_activations_not_counted: 'states fit (no activations)',
+};
+const verdictClass = (v) => (v === 'does_not_fit' ? 'nofit' : v === 'states_fit_activations_not_counted' ? 'unknown' : 'fits');
 const render = {
   estimate(j) {
     const verdicts = $('verdicts'), charts = $('charts'), tables = $('tables');
     verdicts.replaceChildren();
     j.machines.forEach((m, i) => {
-      const p = el('p', { class: `verdict ${m.fits ? 'fits' : 'nofit'}`, 'data-machine': m.id });
+      const p = el('p', { class: `verdict ${verdictClass(m.verdict)}`, 'data-machine': m.id });
       p.append(el('strong', { text: `${m.name}: ` }), el('span', { 'data-key': `machines.${i}.summary`, text: m.summary }));
       for (const a of m.advice || []) {
         const b = el('button', { type: 'button', text: `Apply: ${a.summary}` });
@@ -286,7 +292,7 @@ const render = {
       stackedBars('Memory per device against what each machine lets it use', bars, names),
       logBars('Hours per machine; band: 38-56 % MFU', hours, 'hours'));
     tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Cost'],
-      j.machines.map((m, i) => [m.name, m.fits ? 'yes' : 'no',
+      j.machines.map((m, i) => [m.name, VERDICT_WORDS[m.verdict] || m.verdict,
         num('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes, GB(j.memory.allocated_peak_bytes)),
         num(`machines.${i}.memory.reserved_peak_bytes`, m.memory.reserved_peak_bytes, GB(m.memory.reserved_peak_bytes)),
         num(`machines.${i}.memory.device_total_bytes`, m.memory.device_total_bytes, GB(m.memory.device_total_bytes)),

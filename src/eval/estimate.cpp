@@ -379,6 +379,10 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.usable = usable_capacity(*choice.device);
     m.allocatable = cluster.capacity;
     m.fits_device_total = m.numbers.device_total <= m.usable;
+    m.verdict = !m.fits                          ? Verdict::kDoesNotFit
+                : !s.memory.activations_included ? Verdict::kStatesFit
+                : !m.fits_device_total           ? Verdict::kFitsTightly
+                                                 : Verdict::kFits;
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (m.fits) {
       m.fit = Fit::kFits;

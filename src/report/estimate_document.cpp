@@ -12,6 +12,26 @@
 namespace tb::report {
 namespace {
 
+// The fit column's words and the CSV's fits cell, from the one verdict (eval's Verdict).
+std::string verdict_words(Verdict v) {
+  switch (v) {
+    case Verdict::kFits:
+      return "fits";
+    case Verdict::kFitsTightly:
+      return "fits, tightly";
+    case Verdict::kDoesNotFit:
+      return "does not fit";
+    case Verdict::kStatesFit:
+      return "states fit (no activations)";
+  }
+  return {};
+}
+// true, false, or empty when it could not be judged (activations not counted).
+std::string fits_value(Verdict v) {
+  if (v == Verdict::kStatesFit) return "";
+  return v == Verdict::kDoesNotFit ? "false" : "true";
+}
+
 TextTable memory_table(const MemoryEstimate& memory) {
   TextTable t({{"component"},
                {"bytes/param", Align::kRight},
@@ -61,7 +81,7 @@ TextTable machines_table(const Scenario& s, const std::optional<double>& utiliza
                has_rate ? hours_text(m.at_peak) : "-", at_util,
                has_rate ? percent(m.utilization) : "-",
                fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
-               m.fits ? "fits" : "does not fit"});
+               verdict_words(m.verdict)});
   }
   return t;
 }
@@ -401,7 +421,7 @@ TextTable estimate_rows(const Estimate& e) {
                {"dtype_requested"},
                {"rate_flops_per_s"},
                {"rate_kind"},
-               {"utilization"},
+               {"utilization_given"},
                {"devices"},
                {"hours_at_peak"},
                {"hours"},
@@ -432,7 +452,7 @@ TextTable estimate_rows(const Estimate& e) {
                  std::string{enum_name(m.wanted)},
                  r ? fmt::format("{:.6g}", m.rate->dense.value()) : "",
                  r ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec") : "",
-                 fmt::format("{:g}", m.utilization),
+                 e.job.utilization ? fmt::format("{:g}", *e.job.utilization) : "",
                  fmt::format("{}", m.devices),
                  r ? fmt::format("{:.6g}", hours(m.at_peak)) : "",
                  r ? fmt::format("{:.6g}", hours(m.at_utilization)) : "",
@@ -444,8 +464,8 @@ TextTable estimate_rows(const Estimate& e) {
                  fmt::format("{:.6g}", m.numbers.band_high.value()),
                  fmt::format("{:.6g}", m.usable.value()),
                  fmt::format("{:.6g}", m.device.memory_capacity.value()),
-                 m.fits ? "true" : "false",
-                 std::string{enum_name(m.fit)},
+                 fits_value(m.verdict),
+                 std::string{enum_name(m.verdict)},
                  m.cost_usd ? fixed(m.cost_usd->value(), 2) : "",
                  r ? fmt::format("{:.6g}", m.time.step.count()) : "",
                  r ? fmt::format("{:.6g}", m.time.mfu) : "",

@@ -84,7 +84,8 @@ TEST(JsonView, HasTheDocumentedKeysInBaseUnits) {
   EXPECT_EQ(j["machines"][0]["rate_flops_per_s"], 989.5e12);
   // One device, no communication: the modeled MFU is the GEMM efficiency (the default one: the
   // test device has no measured matmul ceiling).
-  EXPECT_NEAR(j["machines"][0]["utilization"].get<double>(), kDefaultGemmEfficiency, 1e-12);
+  EXPECT_NEAR(j["machines"][0]["mfu"].get<double>(), kDefaultGemmEfficiency, 1e-12);
+  EXPECT_TRUE(j["utilization_given"].is_null());
   EXPECT_NEAR(j["machines"][0]["hours"].get<double>(),
               42e18 / (kDefaultGemmEfficiency * 989.5e12) / 3600, 1e-9);
   EXPECT_EQ(j["memory"]["per_device_bytes"], 112e9);
@@ -96,9 +97,13 @@ TEST(JsonView, HasTheDocumentedKeysInBaseUnits) {
               1e-12);
   EXPECT_TRUE(j["cost"]["usd"].is_null());  // the test device has no price
   EXPECT_TRUE(j["energy"]["kwh"].is_null());
+  // One verdict: without an architecture the advice-free miss names its rule of thumb, and the
+  // LoRA alternative's states fit but cannot be judged (no activations): fits is null.
   EXPECT_EQ(j["machines"][0]["fits"], false);
-  EXPECT_EQ(j["machines"][0]["verdict"], "needs_lora");
-  EXPECT_EQ(j["lora_alternative"]["machines"][0]["fits"], true);
+  EXPECT_EQ(j["machines"][0]["verdict"], "does_not_fit");
+  EXPECT_EQ(j["machines"][0]["rule_of_thumb"], "needs_lora");
+  EXPECT_TRUE(j["lora_alternative"]["machines"][0]["fits"].is_null());
+  EXPECT_EQ(j["lora_alternative"]["machines"][0]["verdict"], "states_fit_activations_not_counted");
 }
 
 TEST(CsvView, OneRowPerScenarioAndMachine) {
@@ -108,7 +113,7 @@ TEST(CsvView, OneRowPerScenarioAndMachine) {
   write(e, Format::kCsv, out);
   const std::string csv = out.str();
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + full + LoRA
-  EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,0.781,1"),
+  EXPECT_NE(csv.find("full fine-tune,full,h100-sxm,H100,bf16,bf16,9.895e+14,spec,,1"),
             std::string::npos)
       << csv;
 }

@@ -60,6 +60,25 @@ enum class Fit {
   kNeedsSharding,  // neither fits one device: shard over devices_to_fit (ZeRO-3/FSDP)
 };
 
+// The one verdict every format reads (text, JSON, CSV, Markdown, HTML, the page): whether the
+// allocated peak fits the usable memory, tightly when the device total with the allocator's cache
+// does not, and whether it could be judged at all (a bare parameter count has no activations).
+enum class Verdict {
+  kFits,
+  kFitsTightly,
+  kDoesNotFit,
+  kStatesFit,  // the model states fit; activations not counted (no architecture)
+};
+
+template <>
+struct EnumNames<Verdict> {
+  static constexpr std::array<std::pair<Verdict, std::string_view>, 4> kNames{
+      {{Verdict::kFits, "fits"},
+       {Verdict::kFitsTightly, "fits_tightly"},
+       {Verdict::kDoesNotFit, "does_not_fit"},
+       {Verdict::kStatesFit, "states_fit_activations_not_counted"}}};
+};
+
 template <>
 struct EnumNames<Fit> {
   static constexpr std::array<std::pair<Fit, std::string_view>, 3> kNames{
@@ -103,7 +122,8 @@ struct MachineEstimate {
   Seconds at_peak{0.0};         // 100 % utilization, ideal scaling over `devices`
   Seconds at_utilization{0.0};  // at `utilization`
   bool fits{false};
-  Fit fit{Fit::kFits};
+  Fit fit{Fit::kFits};  // the rule of thumb without advice: which way a miss could be fixed
+  Verdict verdict{Verdict::kDoesNotFit};
   int devices_to_fit{1};             // devices needed if model states are fully sharded (ZeRO-3)
   std::optional<Dollars> cost_usd;   // at_utilization x devices x price, where a price is known
   bool price_given{false};           // --price replaced the catalog's

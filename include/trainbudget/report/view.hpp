@@ -85,6 +85,6 @@ void write(const Result& result, Format format, std::ostream& out, const FieldNa
 }
 
 // JSON schema version of every JSON document we print (docs/json.md).
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 }  // namespace tb::report
