@@ -33,6 +33,12 @@ InferResult Session::infer(const EstimateRequest& request) const {
   std::vector<MachineChoice> machines = parse_machine_list(request.machines, catalog_);
   attach_systems(request.job.system, catalog_, machines);
   out.estimate = serving_estimate(job, machines);
+  // Without a tensor-parallel degree, how many devices serve it (docs/inference.md).
+  if (!request.has("tp")) {
+    for (std::size_t i = 0; i < machines.size(); ++i) {
+      out.estimate.machines[i].size = serving_size(job, machines[i]);
+    }
+  }
   return out;
 }
 

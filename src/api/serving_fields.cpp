@@ -26,6 +26,7 @@ std::string contexts() { return fmt::format("1..{} tokens", kMaxContext); }
 std::string concurrencies() { return fmt::format("1..{} sequences", kMaxConcurrency); }
 std::string prompts() { return "1..{context} tokens"; }
 std::string degrees() { return fmt::format("1..{}", kMaxDegree); }
+std::string headroom_range() { return "0.05..1"; }
 std::string machine_lists() { return "ID[:dtype][,ID[:dtype]...] or all"; }
 std::string pretrain_token_counts() { return "a count such as 1.4e12, 15T or 2T"; }
 std::string device_counts() { return "1..1000000"; }
@@ -75,6 +76,15 @@ const std::array kServingFields{
           "Tensor-parallel devices inside one node: weights and KV heads split over N, two "
           "all-reduces per layer over the node's link",
           degrees, [](V v, R r) { r.serving.tp = checks::degree(v, "tp"); }, "serve"},
+    Field{"gpu_memory_utilization", FieldType::kNumber, "FRACTION", "of the device", "0.9",
+          "The share of a CUDA device's memory the serving engine may take (vLLM's "
+          "gpu_memory_utilization, default 0.9); Apple silicon keeps Metal's working-set cap",
+          headroom_range,
+          [](V v, R r) {
+            r.serving.gpu_memory_utilization =
+                parse_number_in(v, "gpu_memory_utilization", 0.05, 1.0, true);
+          },
+          "serve"},
 };
 
 const std::array kCompareFields{

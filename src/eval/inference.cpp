@@ -175,7 +175,10 @@ ServingEstimate serving_estimate(const ServingJob& job,
     m.device = d;
     m.devices = tp;
     if (choice.system) m.system_id = choice.system->id;
-    m.usable = usable_capacity(d);
+    // A CUDA serving engine takes its share of the memory (vLLM: 0.9); the rest is headroom.
+    m.usable = cuda_like(d)
+                   ? std::min(usable_capacity(d), d.memory_capacity * s.gpu_memory_utilization)
+                   : usable_capacity(d);
     m.runtime = cuda_like(d) ? cuda_runtime_bytes(tp) : Bytes{0.0};
     m.weights = out.weights.total / static_cast<double>(tp);
     m.kv = Bytes{batch * kv_seq * share};
@@ -283,6 +286,51 @@ ServingEstimate serving_estimate(const ServingJob& job,
     }
     out.machines.push_back(std::move(m));
   }
+  return out;
+}
+
+ServingSize serving_size(const ServingJob& job, const MachineChoice& machine) {
+  ServingSize out;
+  const ModelArchitecture* arch = job.model.architecture ? &*job.model.architecture : nullptr;
+  const int node = machine.system != nullptr && machine.system->fabric.devices_per_node > 0
+                       ? machine.system->fabric.devices_per_node
+                       : 1;
+  const auto divides_heads = [&](int tp) {
+    if (arch == nullptr) return tp == 1;
+    const AttentionSpec& a = arch->attention;
+    return a.num_heads % tp == 0 &&
+           (a.latent || a.num_kv_heads % tp == 0 || tp % a.num_kv_heads == 0);
+  };
+  ServingJob j = job;
+  int largest = 1;
+  for (int tp = 1; tp <= node; tp *= 2) {
+    if (!divides_heads(tp)) continue;
+    largest = tp;
+    j.setup.tp = tp;
+    const ServingMachine m = serving_estimate(j, {machine}).machines.front();
+    if (m.fits) {
+      out.tp = tp;
+      out.devices = tp;
+      out.fits = true;
+      out.decode_tokens_per_s = m.decode_tokens_per_s;
+      return out;
+    }
+    out.needed = m.needed;
+    out.usable = m.usable;
+  }
+  // Past one node: pipeline stages of `largest` devices each, the weights and the cache split
+  // over them (layers per stage); the per-device need at tp = largest over the stages.
+  j.setup.tp = largest;
+  const ServingMachine m = serving_estimate(j, {machine}).machines.front();
+  const double per_stage = (m.weights + m.kv + m.workspace).value();
+  const double room = (m.usable - m.runtime).value();
+  out.tp = largest;
+  if (room > 0.0) {
+    out.pp = static_cast<int>(std::ceil(per_stage / room));
+    out.devices = largest * out.pp;
+  }
+  out.needed = m.needed;
+  out.usable = m.usable;
   return out;
 }
 

@@ -28,6 +28,27 @@ std::string model_title(const ServingEstimate& e) {
   return fmt::format("{}", Params{e.job.params});
 }
 
+// How many devices serve the request: the answer first when one device does not.
+std::string size_words(const ServingMachine& m, const ServingSize& z, const ServingEstimate& e) {
+  const ServingSetup& s = e.job.setup;
+  const std::string what = fmt::format("{} sequences of {} tokens", s.concurrency, s.context);
+  if (z.devices == 0) {
+    return fmt::format("  {}: no number of devices serves {}: the runtime alone fills one",
+                       m.device.id, what);
+  }
+  if (z.fits && z.devices == 1) return fmt::format("  {}: one device serves {}", m.device.id, what);
+  if (z.fits) {
+    return fmt::format(
+        "  {}: serves {} on {} x {} at TP {} ({:.1f} tokens/s per sequence; "
+        "{{tp}} {})",
+        m.device.id, what, z.devices, m.device.id, z.tp, z.decode_tokens_per_s, z.tp);
+  }
+  return fmt::format(
+      "  {}: serves {} on {} x {} as TP {} x PP {} ({} nodes; the pipeline is "
+      "not timed)",
+      m.device.id, what, z.devices, m.device.id, z.tp, z.pp, z.pp);
+}
+
 std::string verdict(const ServingMachine& m, const ServingEstimate& e) {
   const ServingSetup& s = e.job.setup;
   const std::string where =
@@ -136,6 +157,7 @@ Document document_of(const ServingEstimate& e) {
          std::string{enum_name(m.bound)},
          m.compute_bound_batch > 0 ? fmt::format("{}", m.compute_bound_batch) : ""});
     verdicts.text(verdict(m, e));
+    if (m.size) verdicts.text(size_words(m, *m.size, e));
     if (m.compute_bound_batch > 0) {
       verdicts.text(fmt::format("  {}: decode turns compute-bound from {} sequences.", m.device.id,
                                 m.compute_bound_batch));

@@ -9,8 +9,21 @@
 
 namespace tb::report {
 namespace {
+
 using nlohmann::json;
 using nlohmann::ordered_json;
+
+// The fewest devices that serve the request (null when tp was given).
+ordered_json size_json(const ServingMachine& m) {
+  if (!m.size) return nullptr;
+  const ServingSize& z = *m.size;
+  return ordered_json{
+      {"devices", z.devices},
+      {"tp", z.tp},
+      {"pp", z.pp},
+      {"within_one_node", z.fits},
+      {"decode_tokens_per_s", z.fits ? json(z.decode_tokens_per_s) : json(nullptr)}};
+}
 
 ordered_json bytes_or_null(const std::optional<Bytes>& b) {
   return b ? ordered_json(b->value()) : ordered_json(nullptr);
@@ -41,6 +54,7 @@ ordered_json serving_machine_object(const ServingMachine& m) {
           {"devices", m.devices},
           {"system", m.system_id.empty() ? json(nullptr) : json(m.system_id)},
           {"fits", m.fits},
+          {"serving_size", size_json(m)},
           {"memory",
            {{"usable_bytes", m.usable.value()},
             {"weights_bytes", m.weights.value()},

@@ -29,6 +29,18 @@ struct ServingJob {
 // not an error (the session says it); tp must divide the attention heads and fit one node.
 void validate(const ServingJob& job);
 
+// The fewest devices that serve the job (docs/inference.md, "Serving sizes"): tensor parallelism
+// inside a node, the smallest power of two that divides the attention heads and fits the
+// weights, the cache of every sequence and the workspace; past a node, pipeline stages of a
+// node's tensor-parallel group, as many as the weights and cache need (pipeline not timed).
+struct ServingSize {
+  int tp{1};
+  int pp{1};
+  int devices{0};                   // 0: not even a stage fits (the runtime alone exceeds a device)
+  bool fits{false};                 // within one node, timed
+  double decode_tokens_per_s{0.0};  // at that tp (0 past a node)
+  Bytes needed, usable;             // per device at the largest tp tried
+};
 struct ServingMachine {
   Device device;
   int devices{1};  // tensor-parallel ranks
@@ -57,6 +69,7 @@ struct ServingMachine {
   Bound bound{Bound::kMemory};
   std::int64_t compute_bound_batch{0};  // the smallest batch whose step turns compute-bound
   std::vector<std::string> assumptions;
+  std::optional<ServingSize> size;  // the fewest devices that serve it, when tp was not given
 };
 
 struct ServingEstimate {
@@ -72,6 +85,8 @@ struct ServingEstimate {
 // The serving budget for the job on the machines (validated first).
 [[nodiscard]] ServingEstimate serving_estimate(const ServingJob& job,
                                                const std::vector<MachineChoice>& machines);
+
+[[nodiscard]] ServingSize serving_size(const ServingJob& job, const MachineChoice& machine);
 
 // Expected distinct experts that `tokens` tokens touch when each picks k of E uniformly:
 // E (1 - (1 - k/E)^tokens).

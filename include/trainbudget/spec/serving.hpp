@@ -88,6 +88,8 @@ struct EnumNames<KvDtype> {
 inline constexpr std::int64_t kMaxContext = 16LL * 1024 * 1024;  // 16M tokens
 inline constexpr std::int64_t kMaxConcurrency = 1LL << 20;
 
+inline constexpr double kDefaultGpuMemoryUtilization = 0.9;
+
 struct ServingSetup {
   WeightFormat weights{WeightFormat::kBf16};
   KvDtype kv{KvDtype::kBf16};
@@ -95,6 +97,10 @@ struct ServingSetup {
   std::int64_t concurrency{1};  // sequences decoded together (the batch)
   std::int64_t prompt{512};     // prefill tokens of one request
   int tp{1};                    // tensor-parallel devices inside one node
+  // The share of a CUDA device's memory the serving engine takes (vLLM's engine argument
+  // gpu_memory_utilization, default 0.9: vllm/engine/arg_utils.py); the rest is headroom.
+  // Apple silicon keeps Metal's working-set cap instead.
+  double gpu_memory_utilization{kDefaultGpuMemoryUtilization};
 };
 
 }  // namespace tb
