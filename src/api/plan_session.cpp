@@ -193,6 +193,103 @@ plan::PlanMiss miss_of(const plan::Candidate& c, const std::vector<plan::Workloa
 
 }  // namespace
 
+// Several device types: each planned on its own, then ranked together by the objective (the
+// cheapest of H100 and A100, say), one row per machine and family.
+PlanResult Session::plan_each(const EstimateRequest& request,
+                              const std::vector<MachineChoice>& machines,
+                              const plan::Progress& progress) const {
+  if (!request.job.system.empty()) {
+    throw InvalidRequest("system", "a system belongs to one device type; plan several without it",
+                         "one {machine} with {system}, or several without");
+  }
+  PlanResult out;
+  std::vector<plan::PlanCandidate> all;
+  std::optional<plan::PlanMiss> closest;
+  std::vector<std::string> ids;
+  std::vector<std::string> names;
+  for (const MachineChoice& m : machines) {
+    EstimateRequest one = request;
+    one.machines = m.dtype ? fmt::format("{}:{}", m.device->id, enum_name(*m.dtype)) : m.device->id;
+    PlanResult r = plan(one, progress);
+    plan::PlanReport& rep = r.report;
+    ids.push_back(rep.machine_id);
+    names.push_back(rep.machine_name);
+    for (plan::PlanCandidate& c : rep.candidates) all.push_back(std::move(c));
+    if (rep.closest_miss && (!closest || rep.closest_miss->usd < closest->usd)) {
+      closest = rep.closest_miss;
+    }
+    plan::PlanReport& into = out.report;
+    if (into.machine_id.empty()) {
+      into = rep;
+      into.candidates.clear();
+    } else {
+      into.misses.insert(into.misses.end(), rep.misses.begin(), rep.misses.end());
+      into.device_counts.insert(into.device_counts.end(), rep.device_counts.begin(),
+                                rep.device_counts.end());
+      into.stats.layouts += rep.stats.layouts;
+      into.stats.prechecked += rep.stats.prechecked;
+      into.stats.evaluated += rep.stats.evaluated;
+      into.stats.fit += rep.stats.fit;
+      into.stats.kept += rep.stats.kept;
+      into.stats.seconds += rep.stats.seconds;
+      into.stats.grid.considered += rep.stats.grid.considered;
+      into.stats.grid.batch += rep.stats.grid.batch;
+      for (std::size_t i = 0; i < rep.stats.grid.rules.size(); ++i) {
+        into.stats.grid.rules[i] += rep.stats.grid.rules[i];
+      }
+    }
+    for (Problem& w : r.warnings) out.warnings.push_back(std::move(w));
+    for (Problem& n : r.notes) out.notes.push_back(std::move(n));
+  }
+  plan::PlanReport& rep = out.report;
+  const auto score = [&](const plan::PlanCandidate& c) {
+    switch (rep.objective) {
+      case Objective::kCost:
+        return c.usd > 0.0 ? c.usd : c.hours * c.estimate.job.devices;
+      case Objective::kEnergy:
+        return c.kwh > 0.0 ? c.kwh : c.hours * c.estimate.job.devices;
+      case Objective::kTime:
+        break;
+    }
+    return c.hours;
+  };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const plan::PlanCandidate& a, const plan::PlanCandidate& b) {
+                     return score(a) < score(b);
+                   });
+  // Each machine's best is shown (the comparison asked for), then the next best of any.
+  const auto top = static_cast<std::size_t>(request.plan.top);
+  std::vector<plan::PlanCandidate> shown;
+  std::vector<bool> taken(all.size(), false);
+  for (const MachineChoice& m : machines) {
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!taken[i] && all[i].machine_id == m.device->id) {
+        taken[i] = true;
+        break;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!taken[i] && std::count(taken.begin(), taken.end(), true) < static_cast<long>(top)) {
+      taken[i] = true;
+    }
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (taken[i]) shown.push_back(std::move(all[i]));
+  }
+  all = std::move(shown);
+  int rank = 1;
+  for (plan::PlanCandidate& c : all) c.rank = rank++;
+  rep.candidates = std::move(all);
+  rep.closest_miss = rep.candidates.empty() ? closest : std::nullopt;
+  rep.machine_id = fmt::format("{}", fmt::join(ids, ", "));
+  rep.machine_name = fmt::format("{}", fmt::join(names, ", "));
+  rep.system_id.clear();
+  rep.machines = static_cast<int>(machines.size());
+  if (!rep.candidates.empty()) rep.devices = rep.candidates.front().estimate.job.devices;
+  return out;
+}
+
 PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& progress) const {
   EstimateRequest r = request;
   EstimateResult loaded;
@@ -211,11 +308,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                          "global_batch (sequences per step) instead");
   }
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
-  if (machines.size() != 1) {
-    throw InvalidRequest(
-        "machine", fmt::format("a plan is for one device type; {} were given", machines.size()),
-        "one ID[:dtype]");
-  }
+  if (machines.size() > 1) return plan_each(request, machines, progress);
   attach_systems(r.job.system, catalog_, machines);
   const MachineChoice& choice = machines.front();
   if (choice.system != nullptr && r.job.system.empty()) r.job.system = choice.system->id;
@@ -370,6 +463,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   for (const plan::Candidate& c : best) {
     plan::PlanCandidate pc;
     pc.rank = rank++;
+    pc.machine_id = choice.device->id;
     pc.workload = workloads[c.workload].label;
     pc.alike = c.alike;
     const TrainingJob job = job_of(jobs[c.workload], c.layout);

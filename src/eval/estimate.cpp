@@ -372,8 +372,10 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.at_peak = cost.at_peak;
     m.at_utilization = cost.at_utilization;
     m.fits = cost.status == Status::kFits;
-    m.numbers = memory_numbers(cost.memory, s.numbers.band_low * (cost.memory / s.memory.total),
-                               s.numbers.band_high * (cost.memory / s.memory.total),
+    // The scenario's band scaled to this machine's peak; a peak of nothing on the device
+    // (every state offloaded) has no band to scale.
+    const double scale = s.memory.total.value() > 0.0 ? cost.memory / s.memory.total : 1.0;
+    m.numbers = memory_numbers(cost.memory, s.numbers.band_low * scale, s.numbers.band_high * scale,
                                cuda_like(*choice.device), job.devices);
     m.numbers.moves_most = s.numbers.moves_most;
     m.usable = usable_capacity(*choice.device);

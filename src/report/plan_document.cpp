@@ -111,29 +111,40 @@ Document plan_document(const plan::PlanReport& p) {
     }
   }
   if (!p.candidates.empty()) {
-    TextTable t({{"#", Align::kRight},
-                 {"workload"},
-                 {"devices", Align::kRight},
-                 {"layout"},
-                 {"knobs"},
-                 {"memory", Align::kRight},
-                 {"step", Align::kRight},
-                 {"MFU", Align::kRight},
-                 {"time", Align::kRight},
-                 {"cost", Align::kRight},
-                 {"energy", Align::kRight},
-                 {"bound"}});
+    const bool several = p.machines > 1;
+    std::vector<TextTable::Column> columns{{"#", Align::kRight}};
+    if (several) columns.push_back({"machine"});
+    for (TextTable::Column c : std::vector<TextTable::Column>{{"workload"},
+                                                              {"devices", Align::kRight},
+                                                              {"layout"},
+                                                              {"knobs"},
+                                                              {"memory", Align::kRight},
+                                                              {"step", Align::kRight},
+                                                              {"MFU", Align::kRight},
+                                                              {"time", Align::kRight},
+                                                              {"cost", Align::kRight},
+                                                              {"energy", Align::kRight},
+                                                              {"bound"}}) {
+      columns.push_back(std::move(c));
+    }
+    TextTable t(std::move(columns));
     for (const plan::PlanCandidate& c : p.candidates) {
       const Scenario& s = c.estimate.primary;
       const MachineEstimate& m = s.machines.front();
-      t.add_row({std::to_string(c.rank), c.workload, std::to_string(s.layout.devices),
-                 layout_cell(s.layout) +
-                     (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
-                 knobs_cell(s.layout), gb(s.memory.total),
-                 fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
-                 m.cost_usd ? fmt::format("${}", fixed(c.usd, 0)) : "-",
-                 m.energy_kwh ? fmt::format("{} kWh", fixed(c.kwh, 0)) : "-",
-                 std::string{enum_name(m.time.bound)}});
+      std::vector<std::string> row{std::to_string(c.rank)};
+      if (several) row.push_back(c.machine_id);
+      for (std::string& cell : std::vector<std::string>{
+               c.workload, std::to_string(s.layout.devices),
+               layout_cell(s.layout) +
+                   (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
+               knobs_cell(s.layout), gb(s.memory.total),
+               fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
+               m.cost_usd ? fmt::format("${}", fixed(c.usd, 0)) : "-",
+               m.energy_kwh ? fmt::format("{} kWh", fixed(c.kwh, 0)) : "-",
+               std::string{enum_name(m.time.bound)}}) {
+        row.push_back(std::move(cell));
+      }
+      t.add_row(std::move(row));
     }
     best.table(std::move(t));
     best.text(

@@ -44,9 +44,9 @@ std::string plan_json(const plan::PlanReport& p) {
     ordered_json e = estimate_object(c.estimate);
     ordered_json apply = ordered_json::object();
     for (const auto& [key, value] : c.apply) apply[key] = value;
-    ordered_json head{{"rank", c.rank},   {"workload", c.workload}, {"alike", c.alike},
-                      {"hours", c.hours}, {"usd", c.usd},           {"kwh", c.kwh},
-                      {"apply", apply}};
+    ordered_json head{{"rank", c.rank},   {"machine", c.machine_id}, {"workload", c.workload},
+                      {"alike", c.alike}, {"hours", c.hours},        {"usd", c.usd},
+                      {"kwh", c.kwh},     {"apply", apply}};
     head.update(e);
     candidates.push_back(std::move(head));
   }

@@ -72,8 +72,9 @@ class Session {
     return estimate(parse_estimate_request(values));
   }
 
-  // The layouts (and, asked for, the methods and recipes) that fit one machine, best first
-  // (plan_session.cpp). Throws InvalidRequest listing every problem.
+  // The layouts (and, asked for, the methods and recipes) that fit the machine, best first; with
+  // several machines, each planned and all ranked together (plan_session.cpp). Throws
+  // InvalidRequest listing every problem.
   [[nodiscard]] PlanResult plan(const EstimateRequest& request,
                                 const plan::Progress& progress = {}) const;
 
@@ -91,6 +92,9 @@ class Session {
   }
 
  private:
+  [[nodiscard]] PlanResult plan_each(const EstimateRequest& request,
+                                     const std::vector<MachineChoice>& machines,
+                                     const plan::Progress& progress) const;
   // Loads request.model into the job (counts, warnings, the rank a fraction asks for).
   void resolve_model(EstimateRequest& request, EstimateResult& out) const;
   // The serving job of an infer or compare request, its model loaded.

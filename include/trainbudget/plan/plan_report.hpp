@@ -15,8 +15,9 @@ namespace tb::plan {
 
 struct PlanCandidate {
   int rank{1};
-  std::string workload;  // method, rank, recipe in words
-  Estimate estimate;     // the candidate's layout estimated on the plan's machine
+  std::string machine_id;  // the device type it runs on
+  std::string workload;    // method, rank, recipe in words
+  Estimate estimate;       // the candidate's layout estimated on the plan's machine
   double hours{0.0}, usd{0.0}, kwh{0.0};
   int alike{0};  // layouts of the same family (dp/cp and micro-batch variants) folded into it
   // The estimate request that reproduces it, by field key (the front end spells the flags).
@@ -43,7 +44,8 @@ enum class PlanMode : std::uint8_t {
 struct PlanReport {
   std::string model;  // name or count
   double tokens{0.0};
-  std::string machine_id, machine_name, system_id;
+  std::string machine_id, machine_name, system_id;  // several: ids and names joined
+  int machines{1};                                  // device types planned and ranked together
   Objective objective{Objective::kTime};
   PlanMode mode{PlanMode::kFixed};
   std::optional<double> deadline_days, budget_usd;
