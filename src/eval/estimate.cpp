@@ -360,8 +360,13 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
         const long long n = static_cast<long long>(job.devices) * k;
         if (n > 1000000) break;
         more.devices = static_cast<int>(n);
-        // Past a node of a fabric with no network between nodes, more devices cannot run.
+        // Past a node of a fabric with no network between nodes, more devices cannot run; a
+        // device with no system and no link (this machine, measured) has nothing to scale over.
         if (k > 1 && crosses_missing_network(cluster.fabric, more.devices)) break;
+        if (k > 1 && cluster.fabric.devices_per_node == 0 &&
+            cluster.fabric.scale_up.bandwidth.value() <= 0.0) {
+          break;
+        }
         const StepCost c = evaluate(s.profile, more, cluster);
         m.scaling.push_back({more.devices, c.time.step, c.time.exposed_comm, c.time.mfu,
                              c.time.tokens_per_second, hours(c.at_utilization), c.time.bound});
@@ -378,6 +383,13 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.numbers = memory_numbers(cost.memory, s.numbers.band_low * scale, s.numbers.band_high * scale,
                                cuda_like(*choice.device), job.devices);
     m.numbers.moves_most = s.numbers.moves_most;
+    if (choice.device->category == "cpu") {
+      // PyTorch's CPU allocator returns freed blocks to the system: nothing cached to add.
+      m.numbers.reserved = m.numbers.allocated;
+      m.numbers.reserved_low = m.numbers.band_low;
+      m.numbers.reserved_high = m.numbers.band_high;
+      m.numbers.device_total = m.numbers.allocated;
+    }
     m.usable = usable_capacity(*choice.device);
     m.allocatable = cluster.capacity;
     m.fits_device_total = m.numbers.device_total <= m.usable;

@@ -234,16 +234,31 @@ void use_measured_clock(CpuInfo& cpu, double measured_hz) {
   cpu.clock_is_guess = false;
 }
 
-std::optional<Bytes> parse_meminfo_total(std::string_view meminfo_text) {
-  const auto at = meminfo_text.find("MemTotal:");
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = meminfo_text.substr(at + 9);
+std::optional<Bytes> parse_meminfo_field(std::string_view meminfo_text, std::string_view key) {
+  const std::string label = std::string{key} + ":";
+  std::size_t at = 0;
+  // The key at the start of a line (MemTotal, not a suffix of another key).
+  for (;;) {
+    at = meminfo_text.find(label, at);
+    if (at == std::string_view::npos) return std::nullopt;
+    if (at == 0 || meminfo_text[at - 1] == '\n') break;
+    at += label.size();
+  }
+  std::string_view rest = meminfo_text.substr(at + label.size());
   rest = rest.substr(0, rest.find('\n'));
   rest = trim(rest);
   if (!rest.ends_with("kB")) return std::nullopt;
   const auto kib = to_long(rest.substr(0, rest.size() - 2));
   if (!kib || *kib <= 0) return std::nullopt;
   return Bytes{static_cast<double>(*kib) * 1024.0};  // the kernel's "kB" is KiB
+}
+
+std::optional<Bytes> parse_meminfo_total(std::string_view meminfo_text) {
+  return parse_meminfo_field(meminfo_text, "MemTotal");
+}
+
+std::optional<Bytes> read_memory_available() {
+  return parse_meminfo_field(read_text("/proc/meminfo"), "MemAvailable");
 }
 
 std::optional<Bytes> read_memory_total() { return parse_meminfo_total(read_text("/proc/meminfo")); }

@@ -115,8 +115,19 @@ Device profile_device(const Measurement& m, std::string_view id) {
   } else {
     d.name =
         fmt::format("{} x {} cores ({}, measured)", c.cpu.model_name, c.cpu.physical_cores, c.host);
-    capacity = c.memory_capacity.value();
-    d.memory_source = "/proc/meminfo MemTotal";
+    // What a training process can take without swapping: MemAvailable when the profile was
+    // measured, not MemTotal (the OS, the page cache others need and running programs hold the
+    // rest). Measure again when the machine's load changes.
+    if (c.memory_available.value() > 0.0) {
+      capacity = c.memory_available.value();
+      d.memory_source = fmt::format(
+          "/proc/meminfo MemAvailable when measured ({:.1f} GB of MemTotal {:.1f} GB): what a "
+          "process can take without swapping",
+          capacity / kGiga, c.memory_capacity.value() / kGiga);
+    } else {
+      capacity = c.memory_capacity.value();
+      d.memory_source = "/proc/meminfo MemTotal (MemAvailable unreadable)";
+    }
     bw = m.memory_bandwidth();
   }
   if (capacity <= 0.0)

@@ -157,6 +157,7 @@ MeasurementContext make_context(const MeasureOptions& options) {
   }
   c.isa = isa_flags(c.cpu);
   c.memory_capacity = read_memory_total().value_or(Bytes{0.0});
+  c.memory_available = read_memory_available().value_or(Bytes{0.0});
   c.environment = steering_environment();
   if (c.build_type == "Debug" || c.build_type.empty()) {
     c.warnings.push_back(

@@ -251,7 +251,15 @@ Document estimate_document(const Estimate& e) {
   memory.table(memory_table(e.primary.memory));
   {
     const MemoryNumbers& n = e.primary.numbers;
-    if (e.primary.memory.activations_included) {
+    const bool any_cuda = std::any_of(e.primary.machines.begin(), e.primary.machines.end(),
+                                      [](const MachineEstimate& m) { return cuda_like(m.device); });
+    if (e.primary.memory.activations_included && !any_cuda) {
+      // CPUs and Apple silicon: no CUDA context or caching allocator to add.
+      memory.text(fmt::format(
+          "allocated peak {} (docs/memory-numbers.md); on these devices (no CUDA runtime) there is "
+          "no context or caching allocator to add: the device total is the allocated peak",
+          gb(n.allocated)));
+    } else if (e.primary.memory.activations_included) {
       std::string band =
           n.band_low == n.band_high
               ? std::string{"framework fields all given"}

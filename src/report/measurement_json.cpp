@@ -65,6 +65,7 @@ ordered_json context_json(const Measurement& m) {
             {"clock_source", c.cpu.clock_source},
             {"clock_is_guess", c.cpu.clock_is_guess}}},
           {"memory_capacity_bytes", c.memory_capacity.value()},
+          {"memory_available_bytes", c.memory_available.value()},
           {"environment", c.environment},
           {"backends", backends},
           {"warnings", c.warnings}};

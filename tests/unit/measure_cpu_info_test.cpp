@@ -186,6 +186,17 @@ TEST(CpuInfo, MemTotalIsInKibibytes) {
   EXPECT_FALSE(parse_meminfo_total("MemFree: 1 kB\n").has_value());
 }
 
+TEST(CpuInfo, MemAvailableIsReadByItsOwnKey) {
+  constexpr std::string_view kMeminfo =
+      "MemTotal:       24683620 kB\nMemFree:          123456 kB\nMemAvailable:   22000000 kB\n";
+  const auto available = parse_meminfo_field(kMeminfo, "MemAvailable");
+  ASSERT_TRUE(available.has_value());
+  EXPECT_DOUBLE_EQ(available->value(), 22000000.0 * 1024.0);
+  // A key is matched at the start of a line only: "Free" is not MemFree.
+  EXPECT_FALSE(parse_meminfo_field(kMeminfo, "Free").has_value());
+  EXPECT_FALSE(parse_meminfo_field("MemTotal: 1 kB\n", "MemAvailable").has_value());
+}
+
 TEST(CpuInfo, AMeasuredClockReplacesAGuessButNotACpufreqMaximum) {
   CpuInfo guessed = parse_cpuinfo(kZen5Server);
   use_measured_clock(guessed, 3.5e9);

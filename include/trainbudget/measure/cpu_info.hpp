@@ -33,6 +33,11 @@ void use_measured_clock(CpuInfo& cpu, double measured_hz);
 
 // MemTotal from /proc/meminfo (KiB in the file), as bytes; nullopt when unreadable.
 [[nodiscard]] std::optional<Bytes> parse_meminfo_total(std::string_view meminfo_text);
+// Any "Key:   N kB" line of /proc/meminfo (MemTotal, MemAvailable), in bytes.
+[[nodiscard]] std::optional<Bytes> parse_meminfo_field(std::string_view meminfo_text,
+                                                       std::string_view key);
+// MemAvailable: what the kernel estimates can be allocated without swapping, now.
+[[nodiscard]] std::optional<Bytes> read_memory_available();
 [[nodiscard]] std::optional<Bytes> read_memory_total();
 
 // The ISA extensions that matter for GEMM throughput, in the order shown, that `cpu` has.

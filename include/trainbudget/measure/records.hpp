@@ -167,6 +167,7 @@ struct MeasurementContext {
   CpuInfo cpu;
   std::vector<std::string> isa;  // the GEMM-relevant ISA flags found (cpu_info.hpp isa_flags)
   Bytes memory_capacity;         // MemTotal
+  Bytes memory_available;        // MemAvailable at the start of the run (0: unknown)
   std::map<std::string, std::string> environment;  // the variables that steer the backends
   std::vector<BackendInfo> backends;
   std::vector<std::string> warnings;
