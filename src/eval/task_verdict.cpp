@@ -2,26 +2,13 @@
 // serve, the training estimate for the fine-tunes and pretraining, the winner of each.
 #include "trainbudget/eval/task_verdict.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "trainbudget/eval/estimate.hpp"
-#include "trainbudget/units/format.hpp"
 
 namespace tb {
 
-std::string task_duration_text(double hours) {
-  if (hours >= 24.0 * 365.0) return fmt::format("{:.1f} years", hours / (24.0 * 365.0));
-  if (hours >= 72.0) return fmt::format("{:.1f} days", hours / 24.0);
-  return fmt::format("{:.1f} h", hours);
-}
-
 namespace {
-
-std::string where(const TaskMachine& m) {
-  return m.devices > 1 ? fmt::format("{} x {}", m.devices, m.id) : m.id;
-}
 
 // One estimate of `job` on one machine at `devices` (ZeRO-3 over more than one).
 MachineEstimate one(TrainingJob job, const MachineChoice& choice, int devices) {
@@ -54,17 +41,10 @@ TaskMachine training_machine(const TrainingJob& job, const MachineChoice& choice
   }
   out.memory = m.numbers.allocated;
   out.capacity = m.allocatable;
+  out.has_rate = m.rate.has_value();
   if (m.rate && out.devices > 0) {
     out.hours = hours(m.at_utilization);
     if (m.cost_usd) out.cost_usd = m.cost_usd->value();
-  }
-  if (out.devices == 0) {
-    out.detail = fmt::format("{}: does not fit on up to {} devices", out.id, kMaxTaskDevices);
-  } else if (out.hours) {
-    out.detail = fmt::format("{}: {}{}", where(out), task_duration_text(*out.hours),
-                             out.devices > 1 ? " (ZeRO-3)" : "");
-  } else {
-    out.detail = fmt::format("{}: no compute rate", where(out));
   }
   return out;
 }
@@ -88,64 +68,37 @@ void pick_winner(TaskResult& t, bool higher_is_better) {
   }
 }
 
-std::string training_verdict(const TaskResult& t) {
-  std::vector<std::string> others;
-  const TaskMachine* win = nullptr;
-  for (const TaskMachine& m : t.machines) {
-    if (t.winner && m.id == *t.winner) {
-      win = &m;
-    } else {
-      others.push_back(m.detail);
-    }
-  }
-  if (win == nullptr) {
-    return fmt::format("{}: no machine fits on up to {} devices; {}", enum_name(t.task),
-                       kMaxTaskDevices, fmt::join(others, "; "));
-  }
-  std::string out = fmt::format("{}: {} wins, {}", enum_name(t.task), where(*win),
-                                task_duration_text(*win->hours));
-  if (t.factor) out += fmt::format(" ({:.1f}x faster)", *t.factor);
-  if (!others.empty()) out += fmt::format("; {}", fmt::join(others, "; "));
-  return out;
-}
-
+// Serving gets the same device freedom as training: the fewest devices that serve the request
+// (tensor parallel inside a node, pipeline stages past it), timed within a node.
 TaskResult serve_task(const ServingJob& job, const std::vector<MachineChoice>& machines) {
-  const ServingEstimate e = serving_estimate(job, machines);
   TaskResult t;
   t.task = Task::kServe;
-  t.label =
-      fmt::format("serve ({} weights, {} tokens, {} sequence{})", enum_name(job.setup.weights),
-                  job.setup.context, job.setup.concurrency, job.setup.concurrency == 1 ? "" : "s");
-  std::vector<std::string> others;
-  for (const ServingMachine& s : e.machines) {
+  for (const MachineChoice& choice : machines) {
+    const ServingSize size = serving_size(job, choice);
+    ServingJob at = job;
+    at.setup.tp = size.tp;
+    const ServingMachine s = serving_estimate(at, {choice}).machines.front();
     TaskMachine m;
-    m.id = s.device.id;
-    m.name = s.device.name;
-    m.fits = s.fits;
-    m.fits_one_device = s.fits && s.devices == 1;
-    m.devices = s.devices;
+    m.id = choice.device->id;
+    m.name = choice.device->name;
+    m.fits = size.devices > 0;
+    m.fits_one_device = size.fits && size.devices == 1;
+    m.devices = size.devices;
+    m.tp = size.tp;
+    m.pp = size.pp;
     m.memory = s.needed;
     m.capacity = s.usable;
-    if (s.decode_tokens_per_s > 0.0) m.decode_tokens_per_s = s.decode_tokens_per_s;
-    m.detail =
-        s.fits ? fmt::format("{}: {:.1f} tokens/s per sequence", m.id, s.decode_tokens_per_s)
-               : fmt::format("{}: does not fit (needs {}, {} usable)", m.id, s.needed, s.usable);
+    // Timed only where it runs and the pipeline is not in the way.
+    if (size.fits && s.decode_tokens_per_s > 0.0) {
+      m.decode_tokens_per_s = s.decode_tokens_per_s;
+      const double price = choice.device->price ? choice.device->price->usd_per_hour.value() : 0.0;
+      if (price > 0.0 && s.aggregate_tokens_per_s > 0.0) {
+        m.usd_per_million_tokens = price * size.devices / (s.aggregate_tokens_per_s * 3600.0) * 1e6;
+      }
+    }
     t.machines.push_back(std::move(m));
   }
   pick_winner(t, true);
-  for (const TaskMachine& m : t.machines) {
-    if (!t.winner || m.id != *t.winner) others.push_back(m.detail);
-  }
-  if (!t.winner) {
-    t.verdict = fmt::format("serve: no machine holds the model; {}", fmt::join(others, "; "));
-  } else {
-    const auto win = std::find_if(t.machines.begin(), t.machines.end(),
-                                  [&](const TaskMachine& m) { return m.id == *t.winner; });
-    t.verdict = fmt::format("serve: {} wins, {:.1f} tokens/s per sequence", win->id,
-                            *win->decode_tokens_per_s);
-    if (t.factor) t.verdict += fmt::format(" ({:.1f}x)", *t.factor);
-    if (!others.empty()) t.verdict += fmt::format("; {}", fmt::join(others, "; "));
-  }
   return t;
 }
 
@@ -155,35 +108,29 @@ TaskComparison compare_tasks(const CompareInputs& in, const std::vector<MachineC
   TaskComparison out;
   out.params = in.training.params;
   if (in.training.model.architecture) out.model = in.training.model.name;
+  out.serving = in.serving.setup;
+  out.lora_rank = in.training.model.architecture ? in.training.lora.rank : 0;
+  out.trainable_fraction = in.training.trainable_fraction;
   out.tasks.push_back(serve_task(in.serving, machines));
-  const auto train = [&](Task task, Method method, double tokens, std::optional<int> devices,
-                         std::string label) {
+  const auto train = [&](Task task, Method method, double tokens, std::optional<int> devices) {
     TrainingJob job = in.training;
     job.method = method;
     job.tokens = tokens;
+    // Each task is what it says: the pretraining task pretrains, the fine-tunes fine-tune.
+    job.kind = task == Task::kPretrain ? JobKind::kPretraining : JobKind::kFineTuning;
     TaskResult t;
     t.task = task;
-    t.label = std::move(label);
     t.tokens = tokens;
     for (const MachineChoice& c : machines) t.machines.push_back(training_machine(job, c, devices));
     pick_winner(t, false);
-    t.verdict = training_verdict(t);
     out.tasks.push_back(std::move(t));
   };
   const double ft = in.training.tokens;
-  const std::string rank =
-      in.training.model.architecture
-          ? fmt::format("rank {}", in.training.lora.rank)
-          : fmt::format("{:g} % trainable", in.training.trainable_fraction * 100);
-  train(Task::kQlora, Method::kQlora, ft, std::nullopt,
-        fmt::format("QLoRA fine-tune ({}, {})", rank, Tokens{ft}));
-  train(Task::kLora, Method::kLora, ft, std::nullopt,
-        fmt::format("LoRA fine-tune ({}, {})", rank, Tokens{ft}));
-  train(Task::kFull, Method::kFull, ft, std::nullopt,
-        fmt::format("full fine-tune ({})", Tokens{ft}));
+  train(Task::kQlora, Method::kQlora, ft, std::nullopt);
+  train(Task::kLora, Method::kLora, ft, std::nullopt);
+  train(Task::kFull, Method::kFull, ft, std::nullopt);
   const double pt = in.pretrain_tokens.value_or(kChinchillaTokensPerParam * in.training.params);
-  train(Task::kPretrain, Method::kFull, pt, in.pretrain_devices,
-        fmt::format("pretraining ({})", Tokens{pt}));
+  train(Task::kPretrain, Method::kFull, pt, in.pretrain_devices);
   return out;
 }
 

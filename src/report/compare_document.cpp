@@ -2,6 +2,7 @@
 // task (table, markdown; the rows are the CSV).
 #include <fmt/format.h>
 
+#include "trainbudget/report/task_words.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/units/format.hpp"
 
@@ -28,7 +29,11 @@ Document document_of(const TaskComparison& c) {
   for (const TaskResult& t : c.tasks) {
     for (const TaskMachine& m : t.machines) {
       std::string result = "-";
-      if (m.decode_tokens_per_s) result = fmt::format("{:.1f} tok/s", *m.decode_tokens_per_s);
+      if (m.decode_tokens_per_s) {
+        result = fmt::format("{:.1f} tok/s", *m.decode_tokens_per_s);
+        if (m.usd_per_million_tokens)
+          result += fmt::format(", ${:.2f}/M", *m.usd_per_million_tokens);
+      }
       if (m.hours) result = task_duration_text(*m.hours);
       const bool won = t.winner && *t.winner == m.id;
       table.add_row({std::string{enum_name(t.task)}, m.id, m.fits ? "yes" : "no",
@@ -40,14 +45,16 @@ Document document_of(const TaskComparison& c) {
                     m.hours ? fmt::format("{:.6g}", *m.hours) : "", t.winner.value_or(""),
                     t.factor ? fmt::format("{:.6g}", *t.factor) : ""});
     }
-    verdicts.text(fmt::format("{} — {}", t.label, t.verdict));
+    verdicts.text(fmt::format("{} — {}", task_label(t, c), task_verdict(t)));
   }
   Section tasks{"Tasks", {}};
   tasks.table(std::move(table));
   tasks.text(
-      "Serving runs on one device (or {tp}); each training task on the fewest devices of each "
-      "machine that hold it (powers of two, ZeRO-3 beyond one; pretraining: or "
-      "{pretrain_devices}), and the winner is the fastest of those.");
+      "Serving runs on the fewest devices of each machine that serve it (tensor parallel inside "
+      "a node; pipeline stages past it, not timed), with its cost per million tokens where a "
+      "price is known; each training task on the fewest devices that hold it (powers of two, "
+      "ZeRO-3 beyond one; pretraining: or {pretrain_devices}), and the winner is the fastest of "
+      "those.");
   doc.sections.push_back(std::move(tasks));
   doc.sections.push_back(std::move(verdicts));
   doc.rows = std::move(rows);

@@ -2,6 +2,7 @@
 // winner and each machine's numbers.
 #include "estimate_json.hpp"
 #include "json_dump.hpp"
+#include "trainbudget/report/task_words.hpp"
 #include "trainbudget/report/view.hpp"
 
 namespace tb::report {
@@ -22,6 +23,9 @@ ordered_json machine_json(const TaskMachine& m, Task task) {
                  {"devices", m.devices}};
   if (task == Task::kServe) {
     j["decode_tokens_per_s"] = or_null(m.decode_tokens_per_s);
+    j["usd_per_million_tokens"] = or_null(m.usd_per_million_tokens);
+    j["tp"] = m.tp;
+    j["pp"] = m.pp;
     j["needed_bytes"] = m.memory.value();
     j["usable_bytes"] = m.capacity.value();
   } else {
@@ -30,7 +34,7 @@ ordered_json machine_json(const TaskMachine& m, Task task) {
     j["allocated_peak_bytes"] = m.memory.value();
     j["allocatable_bytes"] = m.capacity.value();
   }
-  j["detail"] = m.detail;
+  j["detail"] = task_detail(m, task);
   return j;
 }
 
@@ -42,12 +46,12 @@ std::string json_of(const TaskComparison& c) {
     ordered_json machines = ordered_json::array();
     for (const TaskMachine& m : t.machines) machines.push_back(machine_json(m, t.task));
     ordered_json task{{"task", enum_name(t.task)},
-                      {"label", t.label},
+                      {"label", task_label(t, c)},
                       {"winner", or_null(t.winner)},
                       {"factor", or_null(t.factor)}};
     if (t.task != Task::kServe) task["tokens"] = t.tokens;
     task["machines"] = machines;
-    task["verdict"] = t.verdict;
+    task["verdict"] = task_verdict(t);
     tasks.push_back(std::move(task));
   }
   ordered_json root{

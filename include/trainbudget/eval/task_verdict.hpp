@@ -1,7 +1,8 @@
 // The verdict by task: one model laid against machines for each thing one might do with it —
 // serve it, fine-tune it with QLoRA, LoRA or every weight, pretrain it at a Chinchilla-style
 // token count — and which machine wins each, by what factor. Built from the serving estimate
-// and the training estimate; docs/inference.md, "The verdict by task".
+// and the training estimate; docs/inference.md, "The verdict by task". Numbers only: the labels,
+// lines and sentences are report/task_words.hpp's.
 #pragma once
 
 #include <optional>
@@ -41,27 +42,31 @@ struct TaskMachine {
   int devices{1};  // what the numbers are for: serve its tp; training the fewest (powers of
                    // two, ZeRO-3 beyond one) that hold the task, or the pretraining devices
                    // given (0: none up to kMaxTaskDevices)
-  std::optional<double> decode_tokens_per_s;  // serve
+  std::optional<double> decode_tokens_per_s;  // serve: on `devices`, only where it fits
   std::optional<double> hours;                // training tasks, at `devices`
   std::optional<double> cost_usd;             // where a price is known
-  Bytes memory;        // serve: needed per device; training: the allocated peak per device
-  Bytes capacity;      // what it is held against
-  std::string detail;  // one line for people
+  // serve: dollars per million generated tokens at the full concurrency, where a price is known
+  std::optional<double> usd_per_million_tokens;
+  int tp{1}, pp{1};     // serve: the layout on `devices`
+  bool has_rate{true};  // training: the device has a compute rate
+  Bytes memory;         // serve: needed per device; training: the allocated peak per device
+  Bytes capacity;       // what it is held against
 };
 
 struct TaskResult {
   Task task{Task::kServe};
-  std::string label;   // "serve (bf16, 4096 tokens)", "QLoRA fine-tune (rank 16, 1.0 B tokens)"
   double tokens{0.0};  // training tasks
   std::vector<TaskMachine> machines;
   std::optional<std::string> winner;  // id; none when no machine fits
   std::optional<double> factor;       // winner over the runner-up that also fits
-  std::string verdict;                // one sentence
 };
 
 struct TaskComparison {
   std::string model;  // display name
   double params{0.0};
+  ServingSetup serving;       // what serve was asked (weights, context, concurrency)
+  std::int64_t lora_rank{0};  // with an architecture; 0: the fraction below
+  double trainable_fraction{0.0};
   std::vector<TaskResult> tasks;
 };
 
@@ -71,9 +76,6 @@ struct CompareInputs {
   std::optional<double> pretrain_tokens;  // default kChinchillaTokensPerParam x params
   std::optional<int> pretrain_devices;    // default: the fewest (powers of two) that fit
 };
-
-// Hours in the unit that reads best: "13.8 h", "6.9 days" (from 72 h), "2.2 years".
-[[nodiscard]] std::string task_duration_text(double hours);
 
 [[nodiscard]] TaskComparison compare_tasks(const CompareInputs& in,
                                            const std::vector<MachineChoice>& machines);
