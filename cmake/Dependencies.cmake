@@ -41,3 +41,13 @@ message(STATUS "trainbudget: cuBLAS backend ${TRAINBUDGET_HAVE_CUDA}")
 find_package(MPI COMPONENTS C QUIET)
 set(TRAINBUDGET_HAVE_MPI ${MPI_C_FOUND})
 message(STATUS "trainbudget: MPI fabric plugin ${TRAINBUDGET_HAVE_MPI}")
+
+# The Python module (python/, docs/python.md): Debian's pybind11-dev and python3-dev, for
+# Debian's python3 (the one python3-pytest runs) where it exists.
+if(NOT DEFINED Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python_EXECUTABLE /usr/bin/python3)
+endif()
+set(PYBIND11_FINDPYTHON ON)
+find_package(pybind11 CONFIG QUIET)
+set(TRAINBUDGET_HAVE_PYTHON ${pybind11_FOUND})
+message(STATUS "trainbudget: Python module ${TRAINBUDGET_HAVE_PYTHON}")

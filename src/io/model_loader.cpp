@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -114,7 +115,75 @@ ModelSource from_architecture(ModelArchitecture arch, std::string kind, std::str
   return m;
 }
 
+// A model folder: config.json for the architecture, the safetensors headers cross-checked.
+ModelSource from_folder(const fs::path& path, const std::string& spec) {
+  std::error_code ec;
+  const fs::path config = path / "config.json";
+  if (!fs::exists(fs::symlink_status(config, ec))) {
+    throw DataError(shown(path), {"no config.json in this folder (a model folder needs one: the "
+                                  "safetensors headers alone do not give the architecture)"});
+  }
+  ModelSource m = from_architecture(load_hf_config(config), "folder", spec);
+  m.name = fs::absolute(path).lexically_normal().filename().string();
+  if (m.name.empty()) {
+    m.name = fs::absolute(path).lexically_normal().parent_path().filename().string();
+  }
+  m.checkpoint = read_checkpoint_headers(path);
+  if (m.checkpoint) {
+    cross_check(m);
+  } else {
+    m.warnings.push_back("no *.safetensors files in the folder: counts from config.json only");
+  }
+  return m;
+}
+
 }  // namespace
+
+std::optional<fs::path> hf_hub_cache_dir() {
+  // huggingface_hub's constants: HF_HUB_CACHE, else $HF_HOME/hub, HF_HOME defaulting to
+  // $XDG_CACHE_HOME/huggingface, XDG_CACHE_HOME to ~/.cache.
+  const auto env = [](const char* name) -> std::optional<fs::path> {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return fs::path(v);
+  };
+  if (auto hub = env("HF_HUB_CACHE")) return hub;
+  if (auto home = env("HF_HOME")) return *home / "hub";
+  if (auto xdg = env("XDG_CACHE_HOME")) return *xdg / "huggingface" / "hub";
+  if (auto home = env("HOME")) return *home / ".cache" / "huggingface" / "hub";
+  return std::nullopt;
+}
+
+std::optional<fs::path> hf_cached_snapshot(std::string_view repo_id) {
+  // "owner/name" or "owner/name@revision" (a branch or tag under refs/, or a commit hash).
+  std::string repo{repo_id};
+  std::string revision = "main";
+  if (const auto at = repo.find('@'); at != std::string::npos) {
+    revision = repo.substr(at + 1);
+    repo = repo.substr(0, at);
+  }
+  const auto slash = repo.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == repo.size() ||
+      repo.find('/', slash + 1) != std::string::npos || repo.starts_with('.') || revision.empty() ||
+      revision.find('/') != std::string::npos || revision.find("..") != std::string::npos) {
+    return std::nullopt;
+  }
+  const auto cache = hf_hub_cache_dir();
+  if (!cache) return std::nullopt;
+  const fs::path root =
+      *cache / ("models--" + repo.substr(0, slash) + "--" + repo.substr(slash + 1));
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return std::nullopt;
+  std::string commit = revision;
+  if (std::ifstream ref{root / "refs" / revision}; ref) {
+    std::getline(ref, commit);
+  }
+  const fs::path snapshot = root / "snapshots" / commit;
+  if (fs::is_regular_file(snapshot / "config.json", ec)) return snapshot;
+  return std::nullopt;
+}
+
+namespace {}  // namespace
 
 std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
   std::vector<std::string> files;
@@ -250,31 +319,21 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::filename_too_long) {
     throw DataError(shown(path), {fmt::format("cannot be read: {}", ec.message())});
   }
-  if (status.type() == fs::file_type::directory) {
-    const fs::path config = path / "config.json";
-    if (!fs::exists(fs::symlink_status(config, ec))) {
-      throw DataError(shown(path), {"no config.json in this folder (a model folder needs one: the "
-                                    "safetensors headers alone do not give the architecture)"});
-    }
-    ModelSource m = from_architecture(load_hf_config(config), "folder", spec);
-    m.name = fs::absolute(path).lexically_normal().filename().string();
-    if (m.name.empty()) {
-      m.name = fs::absolute(path).lexically_normal().parent_path().filename().string();
-    }
-    m.checkpoint = read_checkpoint_headers(path);
-    if (m.checkpoint) {
-      cross_check(m);
-    } else {
-      m.warnings.push_back("no *.safetensors files in the folder: counts from config.json only");
-    }
-    return m;
-  }
+  if (status.type() == fs::file_type::directory) return from_folder(path, spec);
   if (fs::exists(status)) {
     // load_hf_config refuses what is not a regular file (a FIFO, a device) by name.
     ModelSource m = from_architecture(load_hf_config(path), "config", spec);
     // A file named config.json is named by its folder; any other name by itself.
     m.name = path.filename() == "config.json" ? fs::absolute(path).parent_path().filename().string()
                                               : path.stem().string();
+    return m;
+  }
+  // A Hugging Face repo id in the local cache (never the network): its snapshot, read as a
+  // model folder; refs/main (or the revision after '@') names the snapshot.
+  if (const auto snapshot = hf_cached_snapshot(spec)) {
+    ModelSource m = from_folder(*snapshot, spec);
+    m.kind = "hf-cache";
+    m.name = spec.substr(0, spec.find('@'));
     return m;
   }
   const auto from_preset = [](ModelPreset p, const std::string& id) {

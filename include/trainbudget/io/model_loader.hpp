@@ -45,10 +45,19 @@ struct ModelPreset {
 [[nodiscard]] std::optional<CheckpointSummary> read_checkpoint_headers(
     const std::filesystem::path& dir);
 
+// The local Hugging Face hub cache, as huggingface_hub finds it: $HF_HUB_CACHE, else
+// $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
+[[nodiscard]] std::optional<std::filesystem::path> hf_hub_cache_dir();
+
+// The cached snapshot of a repo id ("owner/name", or "owner/name@revision": a branch or tag
+// under refs/, or a commit hash; default main) when it holds a config.json; never the network.
+[[nodiscard]] std::optional<std::filesystem::path> hf_cached_snapshot(std::string_view repo_id);
+
 // --model SPEC: a config.json's text (SPEC starts with '{'), an existing folder (config.json
-// required, safetensors headers cross-checked), an existing file (config.json), else a preset
-// id in presets_dir. Throws InvalidArgument
-// naming --model when SPEC is none of them, DataError for a broken file.
+// required, safetensors headers cross-checked), an existing file (config.json), a repo id in the
+// local Hugging Face cache (its snapshot, read as a folder), else a preset id or the repo id a
+// preset carries, in presets_dir. Throws InvalidArgument naming --model when SPEC is none of
+// them, DataError for a broken file.
 [[nodiscard]] ModelSource load_model(const std::string& spec,
                                      const std::filesystem::path& presets_dir);
 

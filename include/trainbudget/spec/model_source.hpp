@@ -29,7 +29,7 @@ struct CheckpointSummary {
 };
 
 struct ModelSource {
-  std::string kind{"count"};  // count | config | folder | preset (JSON model.source)
+  std::string kind{"count"};  // count | config | folder | hf-cache | preset (JSON model.source)
   std::string origin;         // the file, folder or preset id given to --model
   std::string name;           // display name: the preset's, else the folder's or config's
   std::string source;         // presets: where the published figures come from

@@ -1,0 +1,89 @@
+// --model by Hugging Face repo id from the local hub cache: a cache laid out on disk as
+// huggingface_hub writes it (blobs, snapshots of symlinks, refs), never the network.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/model_loader.hpp"
+
+namespace tb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTiny = fs::path{TB_TEST_DIR} / "cli" / "models" / "tiny";
+
+// models--acme--tiny with two snapshots: main -> "c0ffee" (the tiny model), and "old" with
+// only a config.json; each file a symlink into blobs/, as huggingface_hub stores them.
+fs::path make_cache() {
+  const fs::path hub = fs::temp_directory_path() / "tb_hf_cache_test" / "hub";
+  fs::remove_all(hub.parent_path());
+  const fs::path repo = hub / "models--acme--tiny";
+  fs::create_directories(repo / "blobs");
+  fs::create_directories(repo / "refs");
+  for (const char* commit : {"c0ffee", "old"}) {
+    fs::create_directories(repo / "snapshots" / commit);
+  }
+  fs::copy_file(kTiny / "config.json", repo / "blobs" / "a1");
+  fs::copy_file(kTiny / "model.safetensors", repo / "blobs" / "b2");
+  fs::create_symlink("../../blobs/a1", repo / "snapshots" / "c0ffee" / "config.json");
+  fs::create_symlink("../../blobs/b2", repo / "snapshots" / "c0ffee" / "model.safetensors");
+  fs::create_symlink("../../blobs/a1", repo / "snapshots" / "old" / "config.json");
+  std::ofstream{repo / "refs" / "main"} << "c0ffee";
+  return hub;
+}
+
+class HfCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    hub_ = make_cache();
+    setenv("HF_HUB_CACHE", hub_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("HF_HUB_CACHE");
+    fs::remove_all(hub_.parent_path());
+  }
+  fs::path hub_;
+};
+
+TEST_F(HfCache, ARepoIdResolvesToItsMainSnapshot) {
+  const auto snapshot = io::hf_cached_snapshot("acme/tiny");
+  ASSERT_TRUE(snapshot.has_value());
+  EXPECT_EQ(snapshot->filename(), "c0ffee");
+  const ModelSource m = io::load_model("acme/tiny", io::data_dir() / "models");
+  EXPECT_EQ(m.kind, "hf-cache");
+  EXPECT_EQ(m.name, "acme/tiny");
+  ASSERT_TRUE(m.checkpoint.has_value());  // the safetensors header was read through the symlink
+  // The same counts as the folder it was copied from.
+  const ModelSource folder = io::load_model(kTiny.string(), io::data_dir() / "models");
+  EXPECT_EQ(m.counts->total, folder.counts->total);
+}
+
+TEST_F(HfCache, ARevisionPicksItsSnapshot) {
+  const auto old = io::hf_cached_snapshot("acme/tiny@old");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->filename(), "old");
+  EXPECT_FALSE(io::hf_cached_snapshot("acme/tiny@missing").has_value());
+  EXPECT_FALSE(io::hf_cached_snapshot("acme/tiny@../../x").has_value());
+}
+
+TEST_F(HfCache, NotCachedFallsBackToThePresetThatCarriesTheRepoId) {
+  EXPECT_FALSE(io::hf_cached_snapshot("meta-llama/Llama-3.1-8B").has_value());
+  const ModelSource m = io::load_model("meta-llama/Llama-3.1-8B", io::data_dir() / "models");
+  EXPECT_EQ(m.kind, "preset");
+}
+
+TEST(HfCacheDir, FollowsHuggingfaceHubsVariables) {
+  setenv("HF_HUB_CACHE", "/x/hub", 1);
+  EXPECT_EQ(io::hf_hub_cache_dir(), fs::path("/x/hub"));
+  unsetenv("HF_HUB_CACHE");
+  setenv("HF_HOME", "/y", 1);
+  EXPECT_EQ(io::hf_hub_cache_dir(), fs::path("/y/hub"));
+  unsetenv("HF_HOME");
+}
+
+}  // namespace
+}  // namespace tb
