@@ -137,6 +137,20 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   return out;
 }
 
+// What a search did, added to the plan's totals (the thread count is the last search's).
+void add_stats(plan::SearchStats& into, const plan::SearchStats& from) {
+  into.layouts += from.layouts;
+  into.prechecked += from.prechecked;
+  into.evaluated += from.evaluated;
+  into.fit += from.fit;
+  into.kept += from.kept;
+  into.seconds += from.seconds;
+  into.threads = from.threads;
+  into.grid.considered += from.grid.considered;
+  into.grid.batch += from.grid.batch;
+  for (std::size_t i = 0; i < from.grid.rules.size(); ++i) into.grid.rules[i] += from.grid.rules[i];
+}
+
 // Layouts a practitioner reads as one choice: the same workload and model-parallel shape (tp,
 // pp, ep) and offload; data against context parallelism, interleaving, ZeRO stage and hybrid
 // sharding, recompute and the micro-batch split are tuning inside it.
@@ -226,17 +240,7 @@ PlanResult Session::plan_each(const EstimateRequest& request,
       into.misses.insert(into.misses.end(), rep.misses.begin(), rep.misses.end());
       into.device_counts.insert(into.device_counts.end(), rep.device_counts.begin(),
                                 rep.device_counts.end());
-      into.stats.layouts += rep.stats.layouts;
-      into.stats.prechecked += rep.stats.prechecked;
-      into.stats.evaluated += rep.stats.evaluated;
-      into.stats.fit += rep.stats.fit;
-      into.stats.kept += rep.stats.kept;
-      into.stats.seconds += rep.stats.seconds;
-      into.stats.grid.considered += rep.stats.grid.considered;
-      into.stats.grid.batch += rep.stats.grid.batch;
-      for (std::size_t i = 0; i < rep.stats.grid.rules.size(); ++i) {
-        into.stats.grid.rules[i] += rep.stats.grid.rules[i];
-      }
+      add_stats(into.stats, rep.stats);
     }
     for (Problem& w : r.warnings) out.warnings.push_back(std::move(w));
     for (Problem& n : r.notes) out.notes.push_back(std::move(n));
@@ -398,18 +402,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     const plan::SearchResult found =
         plan::search(workloads, base, space, devices, global, cluster, options, each);
     done_before += found.stats.layouts;
-    rep.stats.layouts += found.stats.layouts;
-    rep.stats.prechecked += found.stats.prechecked;
-    rep.stats.evaluated += found.stats.evaluated;
-    rep.stats.fit += found.stats.fit;
-    rep.stats.kept += found.stats.kept;
-    rep.stats.seconds += found.stats.seconds;
-    rep.stats.threads = found.stats.threads;
-    rep.stats.grid.considered += found.stats.grid.considered;
-    rep.stats.grid.batch += found.stats.grid.batch;
-    for (std::size_t i = 0; i < found.stats.grid.rules.size(); ++i) {
-      rep.stats.grid.rules[i] += found.stats.grid.rules[i];
-    }
+    add_stats(rep.stats, found.stats);
     if (rep.mode != PlanMode::kFewest) {
       merge(best, found.best, options.top);
     } else if (!found.best.empty() && (best.empty() || devices < best.front().layout.devices)) {

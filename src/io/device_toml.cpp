@@ -400,17 +400,20 @@ void write_file_atomically(const fs::path& file, std::string_view contents) {
   }
 }
 
-fs::path save_device(const Device& device, const fs::path& dir) {
-  const std::string text = device_toml(device);
+fs::path save_toml_file(const fs::path& dir, const std::string& id, std::string_view text) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     throw InvalidRequest("save", fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   }
-  const fs::path file = dir / (device.id + ".toml");
+  const fs::path file = dir / (id + ".toml");
   (void)remove_stale_temporaries(dir);
   write_file_atomically(file, text);
   return file;
+}
+
+fs::path save_device(const Device& device, const fs::path& dir) {
+  return save_toml_file(dir, device.id, device_toml(device));
 }
 
 }  // namespace tb::io

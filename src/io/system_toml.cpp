@@ -14,7 +14,6 @@
 #include "toml_write.hpp"
 #include "trainbudget/io/device_toml.hpp"
 #include "trainbudget/io/file_read.hpp"
-#include "trainbudget/io/save_dir.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/limits.hpp"
@@ -323,16 +322,7 @@ std::string system_toml(const System& s) {
 }
 
 fs::path save_system(const System& system, const fs::path& dir) {
-  const std::string text = system_toml(system);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    throw InvalidRequest("save", fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  }
-  const fs::path file = dir / (system.id + ".toml");
-  (void)remove_stale_temporaries(dir);
-  write_file_atomically(file, text);
-  return file;
+  return save_toml_file(dir, system.id, system_toml(system));
 }
 
 }  // namespace tb::io

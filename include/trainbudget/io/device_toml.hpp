@@ -27,4 +27,9 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
 // Creates `dir` if needed and writes <dir>/<device.id>.toml atomically; returns its path.
 std::filesystem::path save_device(const Device& device, const std::filesystem::path& dir);
 
+// dir/<id>.toml written atomically (dir created, stale temporaries cleaned); the path. Throws
+// InvalidRequest naming save when the folder cannot be created, Error when the write fails.
+std::filesystem::path save_toml_file(const std::filesystem::path& dir, const std::string& id,
+                                     std::string_view text);
+
 }  // namespace tb::io
