@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "measure_command.hpp"
 #include "trainbudget/api/session.hpp"
+#include "trainbudget/api/training_config.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/report/view.hpp"
@@ -40,11 +41,38 @@ api::FieldMap request_fields(const std::string& path) {
   return api::field_map_from_json(text);
 }
 
-api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields) {
+api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields,
+                             const std::string& config_file) {
   api::FieldMap values;
-  if (!request_file.empty()) values = request_fields(request_file);
+  if (!config_file.empty()) {
+    const api::TrainingConfig config = api::read_training_config(config_file);
+    values = config.values;
+    std::string note =
+        fmt::format("--config ({}): {}", config.format,
+                    config.mapped.empty() ? std::string{"nothing mapped"}
+                                          : fmt::format("{}", fmt::join(config.mapped, ", ")));
+    if (!config.no_effect.empty()) {
+      note += fmt::format("; no effect here: {}", fmt::join(config.no_effect, ", "));
+    }
+    if (!config.unknown.empty()) {
+      note += fmt::format("; not understood (ignored): {}", fmt::join(config.unknown, ", "));
+    }
+    std::cerr << "trainbudget: note: " << one_line(note) << '\n';
+  }
+  for (auto& [key, value] : request_file.empty() ? api::FieldMap{} : request_fields(request_file)) {
+    values[key] = value;
+  }
   for (auto& [key, value] : given_fields(fields)) values[key] = value;
   return values;
+}
+
+void add_config_option(CLI::App& cmd, std::string& config_file) {
+  cmd.add_option("--config", config_file,
+                 "A training config you already have: a Hugging Face / TRL TrainingArguments JSON "
+                 "(with the DeepSpeed JSON it names) or a DeepSpeed JSON; its keys map onto these "
+                 "flags (docs/configs.md), --request and flags override them, keys not understood "
+                 "are listed")
+      ->type_name("FILE");
 }
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
@@ -58,11 +86,12 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
                   "(micro_batch), or - for standard input; flags given too override its keys "
                   "(docs/fields.md)")
       ->type_name("FILE");
+  add_config_option(*cmd, o.config_file);
   return cmd;
 }
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
-  const api::FieldMap values = request_values(o.request_file, o.fields);
+  const api::FieldMap values = request_values(o.request_file, o.fields, o.config_file);
   const api::EstimateRequest request = api::parse_estimate_request(values);
 
   CommonOptions common;

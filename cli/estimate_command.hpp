@@ -13,14 +13,20 @@ namespace tb::cli {
 struct EstimateOptions {
   FieldSlots fields;
   std::string request_file;  // --request job.json
+  std::string config_file;   // --config training_args.json (docs/configs.md)
 };
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
 // A JSON request file's fields; "-" reads standard input (capped like a file).
 [[nodiscard]] api::FieldMap request_fields(const std::string& path);
-// What a command was asked: the --request file's keys (if any), overridden by the flags given.
+// What a command was asked: a --config file's fields (if any), overridden by the --request
+// file's keys (if any), overridden by the flags given. A config's mapping and the keys it did not
+// understand are one note on stderr.
 [[nodiscard]] api::FieldMap request_values(const std::string& request_file,
-                                           const FieldSlots& fields);
+                                           const FieldSlots& fields,
+                                           const std::string& config_file = {});
+// The --config option of estimate and plan.
+void add_config_option(CLI::App& cmd, std::string& config_file);
 void run_estimate(const EstimateOptions& options, std::ostream& out);
 
 }  // namespace tb::cli

@@ -14,6 +14,7 @@ namespace tb::cli {
 struct PlanCommandOptions {
   FieldSlots fields;
   std::string request_file;
+  std::string config_file;  // --config (docs/configs.md)
 };
 
 CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& options);

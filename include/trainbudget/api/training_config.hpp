@@ -1,0 +1,31 @@
+// A training config file the user already has, read as request fields (docs/configs.md): a
+// Hugging Face / TRL TrainingArguments JSON (with a DeepSpeed JSON it names, followed) or a
+// DeepSpeed JSON alone. Every key understood maps onto a field; the rest are listed, never
+// dropped silently and never fatal.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "trainbudget/api/field.hpp"
+
+namespace tb::api {
+
+struct TrainingConfig {
+  std::string format;                  // "hf-training-arguments" | "deepspeed"
+  FieldMap values;                     // field key -> value, as a request file gives them
+  std::vector<std::string> mapped;     // "per_device_train_batch_size -> micro_batch", in order
+  std::vector<std::string> no_effect;  // understood, nothing to map (learning_rate, "auto")
+  std::vector<std::string> unknown;    // keys not understood
+};
+
+// Reads `file` (JSON), detected by content. Throws InvalidRequest naming `config` for a file that
+// cannot be read or is none of the formats.
+[[nodiscard]] TrainingConfig read_training_config(const std::filesystem::path& file);
+
+// The same from text; `dir` resolves a DeepSpeed path the config names.
+[[nodiscard]] TrainingConfig parse_training_config(std::string_view text,
+                                                   const std::filesystem::path& dir);
+
+}  // namespace tb::api

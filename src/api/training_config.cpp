@@ -1,0 +1,211 @@
+// Training config files as request fields (docs/configs.md).
+#include "trainbudget/api/training_config.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainbudget/io/file_read.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
+std::string text_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return fmt::format("{:g}", v.get<double>());
+  if (v.is_array()) {
+    std::string out;
+    for (const json& x : v) out += (out.empty() ? "" : ",") + text_of(x);
+    return out;
+  }
+  return v.dump();
+}
+
+// "auto" (DeepSpeed's placeholder filled from the TrainingArguments) is no value.
+bool given(const json& v) {
+  return !v.is_null() && !(v.is_string() && v.get<std::string>() == "auto");
+}
+
+// HF Trainer's optim names (transformers OptimizerNames) onto trainbudget's recipes.
+std::string recipe_of(const std::string& optim) {
+  if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit" || optim == "adam_8bit")
+    return "adam-8bit";
+  if (optim == "paged_adamw_8bit") return "paged-adam-8bit";
+  if (optim.rfind("adamw", 0) == 0) return "amp-adam";
+  return {};
+}
+
+// DeepSpeed's zero_optimization onto zero and offload (deepspeed/runtime/zero/config.py).
+void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& prefix) {
+  for (const auto& [key, v] : ds.items()) {
+    const std::string name = prefix + key;
+    if ((key == "train_micro_batch_size_per_gpu" || key == "gradient_accumulation_steps") &&
+        !given(v)) {
+      out.no_effect.push_back(name + "=auto");  // filled from the TrainingArguments
+    } else if (key == "train_micro_batch_size_per_gpu") {
+      out.values["micro_batch"] = text_of(v);
+      out.mapped.push_back(name + " -> micro_batch");
+    } else if (key == "gradient_accumulation_steps") {
+      out.values["grad_accum"] = text_of(v);
+      out.mapped.push_back(name + " -> grad_accum");
+    } else if (key == "zero_optimization" && v.is_object()) {
+      for (const auto& [zk, zv] : v.items()) {
+        const std::string zname = name + "." + zk;
+        if (zk == "stage" && given(zv)) {
+          out.values["zero"] = text_of(zv);
+          out.mapped.push_back(zname + " -> zero");
+        } else if ((zk == "offload_optimizer" || zk == "offload_param") && zv.is_object()) {
+          const std::string device = zv.value("device", std::string{"none"});
+          if (device == "cpu" || device == "nvme") {
+            // Parameters offloaded imply the optimizer too (ZeRO-Infinity): params wins.
+            const auto it = out.values.find("offload");
+            if (zk == "offload_param" || it == out.values.end() || it->second != "params") {
+              out.values["offload"] = zk == "offload_param" ? "params" : "optimizer";
+            }
+            out.mapped.push_back(zname + ".device -> offload");
+          }
+        } else if (zk == "overlap_comm" || zk == "contiguous_gradients" ||
+                   zk.find("bucket_size") != std::string::npos || zk == "round_robin_gradients" ||
+                   zk.find("stage3_") == 0) {
+          out.no_effect.push_back(zname);
+        } else {
+          out.unknown.push_back(zname);
+        }
+      }
+    } else if (key == "bf16" || key == "fp16" || key == "gradient_clipping" ||
+               key == "steps_per_print" || key == "wall_clock_breakdown" ||
+               key == "train_batch_size" || key == "optimizer" || key == "scheduler") {
+      // Mixed precision is the recipe's; the rest changes neither memory nor time here.
+      out.no_effect.push_back(name);
+    } else {
+      out.unknown.push_back(name);
+    }
+  }
+}
+
+void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
+  bool lora = false;
+  bool four_bit = false;
+  for (const auto& [key, v] : cfg.items()) {
+    const auto map = [&](const char* field) {
+      if (!given(v)) return;
+      out.values[field] = text_of(v);
+      out.mapped.push_back(fmt::format("{} -> {}", key, field));
+    };
+    if (key == "per_device_train_batch_size") {
+      map("micro_batch");
+    } else if (key == "gradient_accumulation_steps") {
+      map("grad_accum");
+    } else if (key == "max_seq_length" || key == "max_length" || key == "model_max_length") {
+      map("seq_len");
+    } else if (key == "model_name_or_path" || key == "model_name") {
+      map("model");
+    } else if (key == "gradient_checkpointing") {
+      // transformers' gradient checkpointing recomputes each decoder layer whole.
+      if (v.is_boolean()) {
+        out.values["recompute"] = v.get<bool>() ? "full" : "none";
+        out.mapped.push_back("gradient_checkpointing -> recompute");
+      }
+    } else if (key == "optim") {
+      const std::string recipe = v.is_string() ? recipe_of(v.get<std::string>()) : "";
+      if (recipe.empty()) {
+        out.unknown.push_back(fmt::format("optim={}", excerpt(text_of(v))));
+      } else {
+        out.values["recipe"] = recipe;
+        out.mapped.push_back("optim -> recipe");
+      }
+    } else if (key == "use_peft") {
+      lora = v.is_boolean() && v.get<bool>();
+      out.mapped.push_back("use_peft -> method");
+    } else if (key == "load_in_4bit") {
+      four_bit = v.is_boolean() && v.get<bool>();
+      out.mapped.push_back("load_in_4bit -> method");
+    } else if (key == "lora_r") {
+      map("lora_rank");
+    } else if (key == "lora_target_modules") {
+      map("lora_targets");
+    } else if (key == "deepspeed" && v.is_string()) {
+      const std::filesystem::path ds = dir / v.get<std::string>();
+      std::string text;
+      try {
+        text = io::read_regular_file(ds, kMaxConfigBytes);
+      } catch (const DataError& e) {
+        throw InvalidRequest("config", fmt::format("the DeepSpeed config it names: {}", e.what()));
+      }
+      const json parsed = json::parse(text, nullptr, false);
+      if (!parsed.is_object()) {
+        throw InvalidRequest("config", fmt::format("{} is not a JSON object", ds.string()));
+      }
+      read_deepspeed(parsed, out, "deepspeed.");
+    } else if (key == "fsdp" && v.is_string()) {
+      // transformers' fsdp option: full_shard is ZeRO-3, shard_grad_op ZeRO-2; "offload" adds
+      // the parameters' and gradients' offload.
+      const std::string s = v.get<std::string>();
+      if (s.find("full_shard") != std::string::npos ||
+          s.find("hybrid_shard") != std::string::npos) {
+        out.values["zero"] = "3";
+      } else if (s.find("shard_grad_op") != std::string::npos) {
+        out.values["zero"] = "2";
+      }
+      if (s.find("offload") != std::string::npos) out.values["offload"] = "params";
+      out.mapped.push_back("fsdp -> zero, offload");
+    } else if (key == "bf16" || key == "fp16" || key == "tf32" || key == "output_dir" ||
+               key == "logging_steps" || key == "save_steps" || key == "learning_rate" ||
+               key == "warmup_ratio" || key == "lr_scheduler_type" || key == "report_to" ||
+               key == "seed" || key == "weight_decay" || key == "save_strategy" ||
+               key == "num_train_epochs" || key == "lora_alpha" || key == "lora_dropout") {
+      out.no_effect.push_back(key);
+    } else {
+      out.unknown.push_back(key);
+    }
+  }
+  if (lora) {
+    out.values["method"] = four_bit ? "qlora" : "lora";
+  } else if (four_bit) {
+    out.unknown.push_back("load_in_4bit without use_peft (4-bit full training)");
+  }
+}
+
+}  // namespace
+
+TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir) {
+  const json cfg = json::parse(text, nullptr, false);
+  if (!cfg.is_object()) {
+    throw InvalidRequest("config", "is not a JSON object",
+                         "a Hugging Face / TRL TrainingArguments JSON or a DeepSpeed JSON");
+  }
+  TrainingConfig out;
+  if (cfg.contains("zero_optimization") || cfg.contains("train_micro_batch_size_per_gpu")) {
+    out.format = "deepspeed";
+    read_deepspeed(cfg, out, "");
+  } else if (cfg.contains("per_device_train_batch_size") || cfg.contains("output_dir") ||
+             cfg.contains("gradient_accumulation_steps")) {
+    out.format = "hf-training-arguments";
+    read_hf(cfg, out, dir);
+  } else {
+    throw InvalidRequest("config", "is neither a TrainingArguments JSON nor a DeepSpeed JSON",
+                         "a Hugging Face / TRL TrainingArguments JSON (per_device_train_batch_size"
+                         ", ...) or a DeepSpeed JSON (zero_optimization, ...)");
+  }
+  return out;
+}
+
+TrainingConfig read_training_config(const std::filesystem::path& file) {
+  std::string text;
+  try {
+    text = io::read_regular_file(file, kMaxConfigBytes);
+  } catch (const DataError& e) {
+    throw InvalidRequest("config", fmt::format("cannot read {}", e.what()));
+  }
+  return parse_training_config(text, file.parent_path());
+}
+
+}  // namespace tb::api
