@@ -13,6 +13,7 @@
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/api/session.hpp"
+#include "trainbudget/api/training_config.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -57,7 +58,16 @@ std::string answer(const Result& result, const View& view) {
 // a bad request, RuntimeError for any other failure (the package maps both).
 std::string run(const std::string& command, const std::string& request_json) {
   try {
-    const tb::api::FieldMap values = tb::api::field_map_from_json(request_json);
+    // config="path": a training config's fields under the keyword arguments (docs/configs.md).
+    nlohmann::json request = nlohmann::json::parse(request_json);
+    tb::api::FieldMap values;
+    if (request.is_object() && request.contains("config")) {
+      const tb::api::TrainingConfig config =
+          tb::api::read_training_config(request["config"].get<std::string>());
+      values = config.values;
+      request.erase("config");
+    }
+    for (auto& [key, value] : tb::api::field_map_from_json(request.dump())) values[key] = value;
     if (command == "estimate") {
       const tb::api::EstimateResult r = session().estimate(tb::api::parse_estimate_request(values));
       return answer(r, r.estimate);

@@ -64,6 +64,15 @@ def test_plan_infer_compare_equal_the_cli():
                 cli("compare", "--model", "llama-3.1-8b", "--machine", "h100-sxm,m3-ultra"))
 
 
+def test_a_config_path_is_read_as_the_cli_reads_it():
+    config = str(ROOT / "tests/data/configs/trl_sft_qlora.json")
+    assert same(trainbudget.estimate(config=config, machine="rtx-4090"),
+                cli("estimate", "--config", config, "--machine", "rtx-4090"))
+    # Keyword arguments override the file, as flags do.
+    assert trainbudget.estimate(config=config, machine="rtx-4090",
+                                micro_batch=1)["setup"]["micro_batch"] == 1
+
+
 def test_a_bad_request_raises_with_every_problem():
     with pytest.raises(trainbudget.InvalidRequest) as e:
         trainbudget.estimate(params="-7B", method="lorra")

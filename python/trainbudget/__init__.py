@@ -6,7 +6,9 @@
 
 Every function takes the field-table keys of its command as keyword arguments (the CLI's flags
 without the dashes, "-" as "_": micro_batch=2, seq_len=4096) and returns the dict that
-`trainbudget <command> --format json` prints, plus "warnings" and "notes".
+`trainbudget <command> --format json` prints, plus "warnings" and "notes". config="path" reads
+a training config (a TrainingArguments / TRL / DeepSpeed JSON, docs/configs.md) under the other
+keyword arguments, as --config does.
 """
 
 import json as _json
