@@ -8,18 +8,20 @@ Bytes cuda_runtime_bytes(int devices) noexcept {
 }
 
 MemoryNumbers memory_numbers(Bytes allocated, Bytes band_low, Bytes band_high, bool cuda,
-                             int devices) {
+                             int devices, bool cached) {
   MemoryNumbers out;
   out.allocated = allocated;
   out.band_low = band_low;
   out.band_high = band_high;
-  out.reserved = allocated * (1.0 + kReservedFraction);
-  out.reserved_low = band_low * (1.0 + kReservedFractionLow);
-  out.reserved_high = band_high * (1.0 + kReservedFractionHigh);
+  out.reserved = cached ? allocated * (1.0 + kReservedFraction) : allocated;
+  out.reserved_low = cached ? band_low * (1.0 + kReservedFractionLow) : band_low;
+  out.reserved_high = cached ? band_high * (1.0 + kReservedFractionHigh) : band_high;
   out.runtime = cuda ? cuda_runtime_bytes(devices) : Bytes{0.0};
   out.device_total = out.reserved + out.runtime;
   return out;
 }
+
+bool caching_allocator(const Device& device) noexcept { return device.category != "cpu"; }
 
 bool cuda_like(const Device& device) noexcept {
   return (device.vendor == "nvidia" || device.vendor == "amd") && device.category != "soc";

@@ -380,16 +380,10 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     // The scenario's band scaled to this machine's peak; a peak of nothing on the device
     // (every state offloaded) has no band to scale.
     const double scale = s.memory.total.value() > 0.0 ? cost.memory / s.memory.total : 1.0;
-    m.numbers = memory_numbers(cost.memory, s.numbers.band_low * scale, s.numbers.band_high * scale,
-                               cuda_like(*choice.device), job.devices);
+    m.numbers =
+        memory_numbers(cost.memory, s.numbers.band_low * scale, s.numbers.band_high * scale,
+                       cuda_like(*choice.device), job.devices, caching_allocator(*choice.device));
     m.numbers.moves_most = s.numbers.moves_most;
-    if (choice.device->category == "cpu") {
-      // PyTorch's CPU allocator returns freed blocks to the system: nothing cached to add.
-      m.numbers.reserved = m.numbers.allocated;
-      m.numbers.reserved_low = m.numbers.band_low;
-      m.numbers.reserved_high = m.numbers.band_high;
-      m.numbers.device_total = m.numbers.allocated;
-    }
     m.usable = usable_capacity(*choice.device);
     m.allocatable = cluster.capacity;
     m.fits_device_total = m.numbers.device_total <= m.usable;

@@ -45,10 +45,15 @@ struct MemoryNumbers {
 // The runtime outside PyTorch's allocator on a CUDA device (0 for CPUs and Apple silicon).
 [[nodiscard]] Bytes cuda_runtime_bytes(int devices) noexcept;
 
+// Whether the device's allocator keeps freed blocks cached (PyTorch's CUDA and MPS allocators);
+// its CPU allocator returns them to the system, so reserved equals allocated there.
+[[nodiscard]] bool caching_allocator(const Device& device) noexcept;
+
 // The three numbers from an allocated peak and its band, for CUDA devices (runtime included)
-// or others.
+// or others; `cached`: the allocator keeps a cache (caching_allocator), else reserved is the
+// allocated peak itself.
 [[nodiscard]] MemoryNumbers memory_numbers(Bytes allocated, Bytes band_low, Bytes band_high,
-                                           bool cuda, int devices);
+                                           bool cuda, int devices, bool cached = true);
 
 // Whether a device runs the CUDA (or ROCm) runtime: NVIDIA and AMD GPUs.
 [[nodiscard]] bool cuda_like(const Device& device) noexcept;
