@@ -1,4 +1,4 @@
-// `trainbudget serve`: one Session for the process, the Api over it, cpp-httplib in front.
+// `trainbudget serve`: one Session for the process, the Api over it, our HTTP server in front.
 #include "serve_command.hpp"
 
 #include <fmt/format.h>
@@ -43,9 +43,12 @@ int run_serve(const ServeCommandOptions& o) {
         "can reach this address (no authentication)\n",
         o.host);
   }
-  const api::Session session{api::Sources{io::data_dir(), o.hardware_dir, true}};
+  const api::Session session{api::Sources{io::data_dir(), o.hardware_dir, true, false}};
   const server::Api api{session, io::data_dir() / "models"};
-  const bool ok = server::serve(api, {o.host, o.port, 5, 5}, [&](int port) {
+  server::ServeOptions options;
+  options.host = o.host;
+  options.port = o.port;
+  const bool ok = server::serve(api, options, [&](int port) {
     std::cerr << fmt::format("trainbudget: serving http://{}:{}/ (Ctrl-C stops)\n",
                              o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host,
                              port)

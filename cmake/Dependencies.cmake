@@ -6,8 +6,6 @@ find_package(tomlplusplus 3 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
-# The web server (trainbudget serve): Debian's libcpp-httplib-dev, a compiled library.
-pkg_check_modules(httplib REQUIRED IMPORTED_TARGET cpp-httplib)
 
 if(TRAINBUDGET_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -156,9 +156,18 @@ HttpResponse Api::handle(std::string_view method, std::string_view path, std::st
 
 HttpResponse Api::post(std::string_view path, std::string_view body) const {
   if (body.size() > kMaxBodyBytes) {
-    return message(413, "too_large", "the body is larger than the 1 MiB a request may be");
+    return message(
+        413, "too_large",
+        fmt::format("the body is larger than the {} bytes a request may be", kMaxBodyBytes));
   }
   api::FieldMap values = api::field_map_from_json(body);
+  if (values.contains("hardware_dir")) {
+    return problem_response(400, "invalid_request",
+                            {{"hardware_dir",
+                              "the server reads no folder a request names; start it with "
+                              "trainbudget serve --hardware-dir DIR",
+                              "no hardware_dir in a request"}});
+  }
   // The API answers in JSON unless the request asks for another format.
   if (!values.contains("format")) values["format"] = "json";
   if (path == "/api/estimate") {

@@ -27,6 +27,9 @@ std::string workload_label(const TrainingJob& j) {
   return fmt::format("{}, {}", method, j.recipe_id);
 }
 
+// The most workloads one plan compares: each is profiled and searched over every layout.
+constexpr std::size_t kMaxWorkloads = 64;
+
 // The jobs the plan may choose between: every method x recipe (x rank x targets for adapters).
 std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
   const std::vector<Method> methods =
@@ -38,7 +41,24 @@ std::vector<TrainingJob> workload_jobs(const EstimateRequest& r) {
   const std::vector<std::vector<std::string>> target_sets =
       r.plan.lora_target_sets.empty() ? std::vector<std::vector<std::string>>{r.job.lora.targets}
                                       : r.plan.lora_target_sets;
+  // Counted before one is built: every workload is profiled and searched (issue: 1,000 ranks x
+  // 1,000 target sets asked for 12 GB).
+  std::size_t count = 0;
+  for (const Method m : methods) {
+    count += recipes.size() *
+             (uses_adapters(m) && r.job.model.architecture ? target_sets.size() * ranks.size() : 1);
+  }
+  if (count > kMaxWorkloads) {
+    throw InvalidRequest(
+        r.plan.lora_ranks.size() * r.plan.lora_target_sets.size() > 1 ? "lora_ranks" : "methods",
+        fmt::format(
+            "{} workloads to plan ({{methods}} {} x {{recipes}} {} x {{lora_target_sets}} {} "
+            "x {{lora_ranks}} {}); a plan compares at most {}",
+            count, methods.size(), recipes.size(), target_sets.size(), ranks.size(), kMaxWorkloads),
+        "fewer methods, recipes, LoRA target sets or ranks");
+  }
   std::vector<TrainingJob> out;
+  out.reserve(count);
   for (const Method m : methods) {
     for (const std::string& recipe : recipes) {
       TrainingJob j = r.job;

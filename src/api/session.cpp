@@ -71,11 +71,13 @@ void attach_systems(const std::string& system, const HardwareCatalog& catalog,
 
 Session::Session(const Sources& sources)
     : models_dir_{sources.data_dir / "models"},
+      model_paths_{sources.model_paths},
       catalog_{io::load_catalog(catalog_sources(sources))} {}
 
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
   if (r.model.empty()) return;
-  r.job.model = io::load_model(r.model, models_dir_);
+  r.job.model = io::load_model(r.model, models_dir_,
+                               model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
   if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);

@@ -302,7 +302,7 @@ std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
   return out;
 }
 
-ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
+ModelSource load_model(const std::string& spec, const fs::path& presets_dir, ModelPaths paths) {
   if (spec.empty()) throw InvalidRequest("model", "empty (a config.json, a folder or a preset id)");
   // A config.json's text itself (the web page's paste box, scripts): no file is read.
   if (spec.find_first_not_of(" \t\r\n") != std::string::npos &&
@@ -314,7 +314,9 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
   }
   const fs::path path{spec};
   std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
+  // A server reads no file or folder a request names (docs/serve.md): not even whether it exists.
+  const fs::file_status status =
+      paths == ModelPaths::kRead ? fs::status(path, ec) : fs::file_status{fs::file_type::not_found};
   // A name too long for a path is not a file: it may still be a preset id (it is not).
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::filename_too_long) {
     throw DataError(shown(path), {fmt::format("cannot be read: {}", ec.message())});
@@ -367,6 +369,14 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir) {
       ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
       if (lower(p.hf_repo) == wanted) return from_preset(std::move(p), id);
     }
+  }
+  if (paths == ModelPaths::kRefused &&
+      (spec.find('/') != std::string::npos || spec.starts_with('.'))) {
+    throw InvalidRequest("model",
+                         fmt::format("'{}' is not a preset id or a Hugging Face repo id in the "
+                                     "server's cache; the server reads no path a request names",
+                                     excerpt(spec)),
+                         "a preset id, a repo id, or a config.json's text");
   }
   if (ids.empty()) {
     throw InvalidRequest(

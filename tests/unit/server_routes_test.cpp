@@ -22,6 +22,10 @@ const Api& api_under_test() {
   return a;
 }
 
+std::string field_of(const HttpResponse& r) {
+  return nlohmann::json::parse(r.body)["problems"][0]["field"].get<std::string>();
+}
+
 TEST(ServerRoutes, EstimateEqualsTheCliJson) {
   const std::string body =
       R"({"model": "llama-3.1-8b", "method": "lora", "machine": "h100-sxm,rtx-4090"})";
@@ -52,9 +56,6 @@ TEST(ServerRoutes, InferAndCompareEqualTheCliJson) {
 }
 
 TEST(ServerRoutes, ProblemsNameTheFieldWithA400) {
-  const auto field_of = [](const HttpResponse& r) {
-    return nlohmann::json::parse(r.body)["problems"][0]["field"].get<std::string>();
-  };
   HttpResponse r = api_under_test().handle("POST", "/api/estimate", "", R"({"micro_batch": "0"})");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(field_of(r), "micro_batch");
@@ -79,6 +80,32 @@ TEST(ServerRoutes, ProblemsNameTheFieldWithA400) {
   r = api_under_test().handle("POST", "/api/estimate", "", R"({"machine": "local"})");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(field_of(r), "machine");
+}
+
+// The server reads no path a request names: not a file, not a folder, not whether either exists.
+TEST(ServerRoutes, ARequestNamesNoPathOnTheServer) {
+  static const api::Session served{
+      api::Sources{TB_TEST_DATA_DIR, std::nullopt, false, /*model_paths=*/false}};
+  const Api api{served, std::filesystem::path{TB_TEST_DATA_DIR} / "models"};
+  for (const char* path : {"/etc/passwd", "/root", "/dev/zero", "./config.json", "../models"}) {
+    const HttpResponse r =
+        api.handle("POST", "/api/estimate", "", nlohmann::json{{"model", path}}.dump());
+    EXPECT_EQ(r.status, 400) << path;
+    EXPECT_EQ(field_of(r), "model");
+    EXPECT_NE(r.body.find("the server reads no path a request names"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find("config.json in this folder"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find("is a device"), std::string::npos) << r.body;
+  }
+  const HttpResponse infer = api.handle("POST", "/api/infer", "", R"({"model": "/etc/passwd"})");
+  EXPECT_EQ(infer.status, 400);
+  // Presets, repo ids and a config.json's text still work.
+  EXPECT_EQ(api.handle("POST", "/api/estimate", "", R"({"model": "llama-3.1-8b"})").status, 200);
+  EXPECT_EQ(
+      api.handle("POST", "/api/estimate", "", R"({"model": "meta-llama/Llama-3.1-8B"})").status,
+      200);
+  const HttpResponse dir = api.handle("POST", "/api/estimate", "", R"({"hardware_dir": "/etc"})");
+  EXPECT_EQ(dir.status, 400);
+  EXPECT_EQ(field_of(dir), "hardware_dir");
 }
 
 TEST(ServerRoutes, ServesThePageTheFieldsTheCatalogAndThePresets) {

@@ -3,8 +3,13 @@
 //    tables): zero errors, and the resident memory after the run within 10 % (+ 8 MiB) of what
 //    it was after the first 1,000;
 //  - malformed JSON, a 2 MiB body, wrong types, unknown keys: 4xx with a JSON message;
-//  - a slow client that never finishes its request is cut off after the read timeout, while
-//    others are answered meanwhile; the server is still up at the end.
+//  - a slow client that never finishes its request is cut off after the request deadline (408),
+//    while others are answered meanwhile;
+//  - hostile clients (docs/serve.md, "Limits"): a compressed body, a header flood, a head that
+//    never ends, a foreign Host, a form post, eight clients sending a byte a second, 300
+//    connections at once, 16 heavy plans, clients that leave before their answer: each refused
+//    or bounded, a cheap request answered within a second meanwhile, the resident memory under
+//    a stated bound; the server is still up at the end.
 //   node load.mjs TRAINBUDGET_BINARY
 import http from 'node:http';
 import net from 'node:net';
@@ -46,6 +51,90 @@ async function client(n, offset) {
     if (r.status !== 200) { errors++; console.error(`${m} ${p}: ${r.status} ${r.body.slice(0, 200)}`); }
   }
 }
+// Raw bytes to the server; resolves with what it answered (until it closed or `ms` passed).
+function raw(bytes, ms = 8000) {
+  return new Promise((resolve) => {
+    const s = net.connect(server.port, '127.0.0.1');
+    let got = '';
+    const done = () => { clearTimeout(t); s.destroy(); resolve(got); };
+    const t = setTimeout(done, ms);
+    s.on('data', (d) => { got += d; });
+    s.on('close', done);
+    s.on('error', done);
+    s.write(bytes);
+  });
+}
+const status = (answer) => Number((answer.match(/^HTTP\/1\.1 (\d+)/) || [])[1]);
+
+// A cheap request answered within a second while hostile clients hold the server.
+async function cheapWithinASecond(what) {
+  const t0 = Date.now();
+  const r = await request('GET', '/api/fields?command=estimate', undefined);
+  const ms = Date.now() - t0;
+  assert.equal(r.status, 200, `${what}: ${r.status}`);
+  assert.ok(ms < 1000, `${what}: a cheap request took ${ms} ms`);
+  console.log(`${what}: a cheap request answered in ${ms} ms`);
+}
+
+async function hostile() {
+  const head = (extra, body = '') =>
+    `POST /api/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}Content-Length: ${body.length}\r\n\r\n${body}`;
+  // A compressed body is refused from its head, before a byte of it is read.
+  assert.equal(status(await raw(head('Content-Encoding: gzip\r\n', 'x'.repeat(1000)))), 415);
+  // A transfer coding other than chunked is not read.
+  assert.equal(status(await raw('POST /api/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n')), 501);
+  // A header flood: 2,000 fields (the cap is 64), and a head that never ends (1 MB, no blank line).
+  assert.equal(status(await raw(head(Array.from({ length: 2000 }, (_, i) => `X-${i}: 1\r\n`).join(''), '{}'))), 431);
+  assert.equal(status(await raw(`GET / HTTP/1.1\r\nX: ${'a'.repeat(1 << 20)}`)), 431);
+  // A foreign Host (DNS rebinding) and a form post (a CORS simple request).
+  assert.equal(status(await raw('GET /api/fields HTTP/1.1\r\nHost: evil.example\r\n\r\n')), 403);
+  assert.equal(status(await raw('POST /api/estimate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 2\r\n\r\n{}')), 415);
+  // A body announced past the cap is refused from its head.
+  assert.equal(status(await raw(head('').replace('Content-Length: 0', 'Content-Length: 1073741824'))), 413);
+
+  // Eight clients sending a byte a second hold no worker.
+  const slow = Array.from({ length: 8 }, () => {
+    const s = net.connect(server.port, '127.0.0.1');
+    s.on('error', () => {});
+    const text = 'POST /api/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\n';
+    let i = 0;
+    const tick = setInterval(() => { if (i < text.length) s.write(text[i++]); }, 1000);
+    return { s, tick };
+  });
+  await new Promise((r) => setTimeout(r, 1500));
+  await cheapWithinASecond('8 slow clients');
+  for (const { s, tick } of slow) { clearInterval(tick); s.destroy(); }
+
+  // 300 connections at once (the server holds 256): the rest get 503, nobody waits.
+  const many = Array.from({ length: 300 }, () => {
+    const s = net.connect(server.port, '127.0.0.1');
+    s.on('error', () => {});
+    return s;
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  for (const s of many) s.destroy();
+  await new Promise((r) => setTimeout(r, 200));
+
+  // 16 heavy plans at once, 16 more that leave before their answer, and a cheap request.
+  const plan = '{"model": "llama-3.1-70b", "machine": "h100-sxm,a100-sxm-80gb", "devices": "64", "tokens": "1T"}';
+  const leave = Array.from({ length: 16 }, () => {
+    const s = net.connect(server.port, '127.0.0.1');
+    s.on('error', () => {});
+    s.write(`POST /api/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${plan.length}\r\n\r\n${plan}`);
+    setTimeout(() => s.destroy(), 50);
+    return s;
+  });
+  const heavy = Array.from({ length: 16 }, () => request('POST', '/api/plan', plan));
+  await new Promise((r) => setTimeout(r, 300));
+  await cheapWithinASecond('16 heavy plans');
+  const answers = await Promise.all(heavy);
+  for (const a of answers) assert.equal(a.status, 200, a.body.slice(0, 200));
+  void leave;
+  const rss = rssKiB();
+  console.log(`hostile clients: RSS ${rss} KiB`);
+  assert.ok(rss < 256 * 1024, `resident memory ${rss} KiB after the hostile clients (bound 256 MiB)`);
+}
+
 let failed = false;
 try {
   const t0 = Date.now();
@@ -75,13 +164,12 @@ try {
   await bad('POST', '/api/estimate', 'x'.repeat(2 * 1024 * 1024), 413);
   await bad('GET', '/api/nowhere', undefined, 404);
 
-  // A slow client: a request whose body never arrives. The server gives up after its read
-  // timeout (5 s) with a 400 and answers everyone else meanwhile. (The load's idle keep-alive
-  // connections are closed first: each holds one of the server's worker threads.)
+  // A slow client: a request whose body never arrives. The server gives up after its request
+  // deadline (5 s) with a 408 and answers everyone else meanwhile.
   agent.destroy();
   agent = new http.Agent({ keepAlive: false });
   const slow = net.connect(server.port, '127.0.0.1');
-  slow.write('POST /api/estimate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"par');
+  slow.write('POST /api/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"par');
   let answer = '';
   const ended = new Promise((resolve) => {
     slow.on('data', (d) => { answer += d; resolve(Date.now()); });
@@ -92,9 +180,10 @@ try {
   assert.equal(meanwhile.status, 200);
   const cutAt = await Promise.race([ended, new Promise((r) => setTimeout(() => r(null), 20000))]);
   assert.ok(cutAt !== null, 'the slow client was never cut off');
-  assert.match(answer, /^HTTP\/1\.1 400/, `the slow client's answer: ${answer.slice(0, 80)}`);
+  assert.match(answer, /^HTTP\/1\.1 408/, `the slow client's answer: ${answer.slice(0, 80)}`);
   slow.destroy();
   console.log(`slow client answered 400 after ${((cutAt - started) / 1000).toFixed(1)} s`);
+  await hostile();
   const last = await request('GET', '/api/fields', undefined);
   assert.equal(last.status, 200, 'the server is up at the end');
   console.log('load: ok');

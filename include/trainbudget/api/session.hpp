@@ -24,6 +24,9 @@ struct Sources {
   std::filesystem::path data_dir;                     // data/: hardware/ and models/
   std::optional<std::filesystem::path> hardware_dir;  // an extra device folder
   bool user_config{true};  // also read $XDG_CONFIG_HOME/trainbudget/hardware
+  // false for the server: a request's model is a preset, a cached repo id or a config.json's
+  // text, never a path on this machine (docs/serve.md).
+  bool model_paths{true};
 };
 
 struct EstimateResult {
@@ -101,6 +104,7 @@ class Session {
   [[nodiscard]] ServingJob serving_job(const EstimateRequest& request,
                                        std::vector<Problem>& warnings) const;
   std::filesystem::path models_dir_;
+  bool model_paths_{true};
   HardwareCatalog catalog_;
 };
 

@@ -57,8 +57,11 @@ struct ModelPreset {
 // required, safetensors headers cross-checked), an existing file (config.json), a repo id in the
 // local Hugging Face cache (its snapshot, read as a folder), else a preset id or the repo id a
 // preset carries, in presets_dir. Throws InvalidArgument naming --model when SPEC is none of
-// them, DataError for a broken file.
+// them, DataError for a broken file. With ModelPaths::kRefused (the server) no file or folder
+// SPEC names is looked at: only the text, the cache and the presets.
+enum class ModelPaths { kRead, kRefused };
 [[nodiscard]] ModelSource load_model(const std::string& spec,
-                                     const std::filesystem::path& presets_dir);
+                                     const std::filesystem::path& presets_dir,
+                                     ModelPaths paths = ModelPaths::kRead);
 
 }  // namespace tb::io

@@ -1,8 +1,14 @@
-// `trainbudget serve`: the Api behind cpp-httplib on one address. Loopback by default; bodies
-// capped at kMaxBodyBytes (413), reads and writes time out, every handler's exception becomes a
-// JSON 500, never a crash (docs/serve.md).
+// `trainbudget serve`: the Api on one address, over an HTTP/1.1 server of our own (POSIX sockets,
+// no HTTP library: nothing in the CLI loads one). One thread reads every connection without
+// blocking, so a slow client holds no worker: a request reaches a worker only when it is whole.
+// Everything is bounded before it is kept (docs/serve.md, "Limits"): the head (16 KiB, 64
+// fields), the body (kMaxBodyBytes, by its Content-Length; no compressed or chunked bodies), the
+// time a whole request may take to arrive, the connections held, the bytes buffered, and the
+// requests queued per lane (plans and comparisons apart from the cheap queries). Past a bound
+// the answer is a JSON 4xx or 503, never a crash.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -12,9 +18,15 @@ namespace tb::server {
 
 struct ServeOptions {
   std::string host{"127.0.0.1"};
-  int port{8080};  // 0: any free port (the tests)
-  int read_timeout_seconds{5};
-  int write_timeout_seconds{5};
+  int port{8080};                // 0: any free port (the tests)
+  int request_seconds{5};        // a whole request (head and body) must arrive within this
+  int idle_seconds{5};           // a kept-alive connection with no request is closed after this
+  int write_timeout_seconds{5};  // an answer the client does not read is dropped after this
+  std::size_t max_connections{256};
+  std::size_t max_buffered_bytes{64U << 20};  // bodies announced and not yet answered, in all
+  std::size_t max_queued{64};                 // per lane, waiting for a worker
+  std::size_t light_workers{4};               // fields, catalog, estimate, infer
+  std::size_t heavy_workers{2};               // plan and compare
 };
 
 // Serves until the process is stopped; `on_listen(port)` runs once the socket is bound. Returns

@@ -1,5 +1,5 @@
 // The web API as a pure function: a method, a path, a query and a body in, a status, a content
-// type and a body out. No sockets here (server/http_server.cpp wires it to cpp-httplib), so
+// type and a body out. No sockets here (server/http_server.cpp serves it over HTTP), so
 // every route is tested in-process (tests/unit/server_routes_test.cpp). The bodies are exactly
 // what the CLI prints with --format json for the same request (docs/serve.md).
 #pragma once
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trainbudget/api/session.hpp"
+#include "trainbudget/io/file_read.hpp"
 
 namespace tb::server {
 
@@ -21,9 +22,9 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// The largest request body the API reads (a request has at most 256 keys; a pasted config.json
-// is a few KB).
-inline constexpr std::size_t kMaxBodyBytes = 1U << 20;
+// The largest request body the API reads: the CLI's request-file cap, one figure for both (a
+// request has at most 256 keys; a pasted config.json is a few KB).
+inline constexpr std::size_t kMaxBodyBytes = io::kMaxRequestBytes;
 
 class Api {
  public:
