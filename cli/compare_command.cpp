@@ -19,6 +19,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   add_field_options(*cmd, api::compare_fields(), o.fields);
   cmd->add_option("--request", o.request_file,
                   "A JSON request file with the flags' names as keys, or - for standard input")
+      ->check(non_empty_path())
       ->type_name("FILE");
   return cmd;
 }

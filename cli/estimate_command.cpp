@@ -72,6 +72,7 @@ void add_config_option(CLI::App& cmd, std::string& config_file) {
                  "(with the DeepSpeed JSON it names) or a DeepSpeed JSON; its keys map onto these "
                  "flags (docs/configs.md), --request and flags override them, keys not understood "
                  "are listed")
+      ->check(non_empty_path())
       ->type_name("FILE");
 }
 
@@ -85,6 +86,7 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
                   "A JSON request file: one object whose keys are the flags' names with '_' "
                   "(micro_batch), or - for standard input; flags given too override its keys "
                   "(docs/fields.md)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   add_config_option(*cmd, o.config_file);
   return cmd;

@@ -12,7 +12,23 @@ std::string flag_of(std::string_view key) {
   return flag;
 }
 
-std::string render_for_cli(const Problem& problem) { return render_problem(problem, flag_of); }
+std::string render_for_cli(const Problem& problem) {
+  // An unknown key comes from a request file (the command line refuses unknown flags first):
+  // named as the file spells it, its suggestion too.
+  if (problem.message.starts_with("is not a field of")) {
+    return fmt::format("request key '{}' {}", plain_refs(problem.field),
+                       plain_refs(problem.message));
+  }
+  return render_problem(problem, flag_of);
+}
+
+CLI::Validator non_empty_path() {
+  return CLI::Validator{[](std::string& v) {
+                          return v.empty() ? std::string{"an empty path names no file"}
+                                           : std::string{};
+                        },
+                        "FILE"};
+}
 
 void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots) {
   for (const api::Field& f : fields) {

@@ -29,6 +29,9 @@ struct FieldSlots {
 // Adds one option per field to `cmd`.
 void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots);
 
+// A file option's check: an empty path is refused (it would read as "no file given").
+[[nodiscard]] CLI::Validator non_empty_path();
+
 // The values the command line gave, by key (flags as "true").
 [[nodiscard]] api::FieldMap given_fields(const FieldSlots& slots);
 

@@ -18,6 +18,7 @@ CLI::App* setup_infer(CLI::App& app, InferCommandOptions& o) {
   add_field_options(*cmd, api::infer_fields(), o.fields);
   cmd->add_option("--request", o.request_file,
                   "A JSON request file with the flags' names as keys, or - for standard input")
+      ->check(non_empty_path())
       ->type_name("FILE");
   return cmd;
 }

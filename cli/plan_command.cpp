@@ -24,6 +24,7 @@ CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& o) {
   add_field_options(*cmd, api::plan_fields(), o.fields);
   cmd->add_option("--request", o.request_file,
                   "A JSON request file with the flags' names as keys, or - for standard input")
+      ->check(non_empty_path())
       ->type_name("FILE");
   add_config_option(*cmd, o.config_file);
   return cmd;

@@ -33,7 +33,9 @@ const tb::api::Session& session() {
 std::string problems_json(const tb::InvalidRequest& e) {
   nlohmann::json list = nlohmann::json::array();
   for (const tb::Problem& p : e.problems()) {
-    list.push_back({{"field", p.field}, {"message", p.message}, {"accepted", p.accepted}});
+    list.push_back({{"field", tb::plain_refs(p.field)},
+                    {"message", tb::plain_refs(p.message)},
+                    {"accepted", tb::plain_refs(p.accepted)}});
   }
   return list.dump();
 }
@@ -43,11 +45,12 @@ std::string answer(const Result& result, const View& view) {
   nlohmann::json doc = nlohmann::json::parse(tb::report::json_of(view));
   nlohmann::json warnings = nlohmann::json::array();
   for (const tb::Problem& p : result.warnings) {
-    warnings.push_back({{"field", p.field}, {"message", p.message}});
+    warnings.push_back(
+        {{"field", tb::plain_refs(p.field)}, {"message", tb::plain_refs(p.message)}});
   }
   nlohmann::json notes = nlohmann::json::array();
   for (const tb::Problem& p : result.notes) {
-    notes.push_back({{"field", p.field}, {"message", p.message}});
+    notes.push_back({{"field", tb::plain_refs(p.field)}, {"message", tb::plain_refs(p.message)}});
   }
   doc["warnings"] = warnings;
   doc["notes"] = notes;

@@ -70,9 +70,11 @@ void add_problems_header(HttpResponse& r, const std::vector<Problem>& warnings,
                          const std::vector<Problem>& notes) {
   ordered_json out = ordered_json::array();
   for (const Problem& p : warnings)
-    out.push_back({{"kind", "warning"}, {"field", p.field}, {"message", p.message}});
+    out.push_back(
+        {{"kind", "warning"}, {"field", plain_refs(p.field)}, {"message", plain_refs(p.message)}});
   for (const Problem& p : notes)
-    out.push_back({{"kind", "note"}, {"field", p.field}, {"message", p.message}});
+    out.push_back(
+        {{"kind", "note"}, {"field", plain_refs(p.field)}, {"message", plain_refs(p.message)}});
   if (!out.empty()) r.headers.emplace_back("X-Trainbudget-Problems", out.dump());
 }
 
@@ -94,9 +96,9 @@ HttpResponse problem_response(int status, std::string_view kind,
                               const std::vector<Problem>& problems) {
   ordered_json list = ordered_json::array();
   for (const Problem& p : problems) {
-    list.push_back({{"field", printable(p.field)},
-                    {"message", printable(p.message)},
-                    {"accepted", printable(p.accepted)}});
+    list.push_back({{"field", printable(plain_refs(p.field))},
+                    {"message", printable(plain_refs(p.message))},
+                    {"accepted", printable(plain_refs(p.accepted))}});
   }
   ordered_json body{{"error", kind}, {"problems", list}};
   return json_response(status, body.dump(2) + "\n");

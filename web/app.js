@@ -350,8 +350,8 @@ function selectTab() {
 async function start() {
   busy(true);
   const p = new URLSearchParams(location.hash.slice(1));
-  if (p.get('mode') in MAIN) state.mode = p.get('mode');
-  for (const [k, v] of p) if (k !== 'mode') state.values[k] = v;
+  if (Object.hasOwn(MAIN, p.get('mode') ?? '')) state.mode = p.get('mode');
+  for (const [k, v] of p) if (k !== 'mode' && k !== '__proto__') state.values[k] = v;
   selectTab();
   for (const b of document.querySelectorAll('[role=tab]')) {
     b.addEventListener('click', () => { busy(true); state.mode = b.dataset.mode; selectTab(); buildForm().then(run); });

@@ -250,7 +250,9 @@ const std::array kEstimateFields{
           "LoRA/QLoRA: PEFT's lora_dropout on each adapter's input (a dropped copy and a mask "
           "per adapted module); default 0",
           probability,
-          [](V v, R r) { r.job.lora.dropout = parse_number_in(v, "lora_dropout", 0.0, 1.0, true); },
+          [](V v, R r) {
+            r.job.lora.dropout = parse_number_in(v, "lora_dropout", 0.0, 1.0, true, false);
+          },
           "job"},
     Field{"no_double_quant", FieldType::kFlag, "", "", "",
           "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,

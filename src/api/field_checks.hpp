@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/parallel.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
@@ -21,7 +22,7 @@ using V = std::string_view;
 inline std::int64_t whole(V text, const char* key, double max) {
   const double v = parse_number_in(text, key, 1.0, max, true);
   if (v != std::floor(v)) {
-    throw InvalidRequest(key, fmt::format("'{}' must be a whole number", text),
+    throw InvalidRequest(key, fmt::format("'{}' must be a whole number", excerpt(text)),
                          fmt::format("1..{:.0f}", max));
   }
   return static_cast<std::int64_t>(v);
@@ -35,14 +36,14 @@ inline int degree(V text, const char* key) {
 inline bool flag(V text, const char* key) {
   if (text == "true" || text == "1") return true;
   if (text == "false" || text == "0") return false;
-  throw InvalidRequest(key, fmt::format("'{}' is not a flag value", text), "true|false");
+  throw InvalidRequest(key, fmt::format("'{}' is not a flag value", excerpt(text)), "true|false");
 }
 
 inline std::string choice(V text, const char* key, std::initializer_list<V> accepted) {
   for (const V a : accepted) {
     if (text == a) return std::string{text};
   }
-  throw InvalidRequest(key, fmt::format("unknown value '{}'", text),
+  throw InvalidRequest(key, fmt::format("unknown value '{}'", excerpt(text)),
                        fmt::format("{}", fmt::join(accepted, "|")));
 }
 

@@ -128,6 +128,11 @@ EstimateRequest parse_compare_request(const FieldMap& values) {
 }
 
 FieldMap field_map_from_json(std::string_view json_text) {
+  // JSON text holds no NUL byte (RFC 8259 sec. 7: controls are escaped in strings, and none may
+  // stand between tokens); the parser would stop at it and ignore the rest.
+  if (const std::size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
+    throw InvalidRequest("request", fmt::format("holds a NUL byte at byte {}: not JSON text", nul));
+  }
   if (const std::size_t depth = json_nesting_depth(json_text); depth > kMaxJsonDepth) {
     throw InvalidRequest("request", fmt::format("nested {} levels deep, past the {} accepted",
                                                 depth, kMaxJsonDepth));
@@ -156,6 +161,8 @@ FieldMap field_map_from_json(std::string_view json_text) {
       out[key] = value.get<std::string>();
     } else if (value.is_boolean()) {
       out[key] = value.get<bool>() ? "true" : "false";
+    } else if (value.is_number_unsigned()) {
+      out[key] = std::to_string(value.get<std::uint64_t>());  // past 2^63 too, never wrapped
     } else if (value.is_number_integer()) {
       out[key] = std::to_string(value.get<std::int64_t>());
     } else if (value.is_number()) {

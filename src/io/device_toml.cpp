@@ -148,6 +148,10 @@ Device build_device(const toml::table& root, const std::string& origin) {
     problems.push_back(
         fmt::format("category: '{}' is not one of {}", excerpt(d.category), joined(kCategories)));
   }
+  for (std::string problem : {d.id.empty() ? std::string{} : id_problem("id", d.id),
+                              text_problem("name", d.name), text_problem("notes", d.notes)}) {
+    if (!problem.empty()) problems.push_back(std::move(problem));
+  }
   const fs::path stem = fs::path(origin).stem();
   if (!d.id.empty() && fs::path(origin).extension() == ".toml" && stem.string() != d.id) {
     problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", excerpt(d.id),

@@ -297,4 +297,31 @@ class FieldReader {
   std::vector<std::string>& problems_;
 };
 
+// A catalog id as files, flags and URLs use it: lower-case letters, digits, '.', '_' and '-',
+// starting with a letter or digit, at most 64 bytes ("h100-sxm", "pcie-4x-rtx-4090"); the
+// problem or "".
+inline std::string id_problem(std::string_view key, std::string_view id) {
+  const bool ok = !id.empty() && id.size() <= 64 &&
+                  std::all_of(id.begin(), id.end(),
+                              [](char c) {
+                                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                       c == '.' || c == '_' || c == '-';
+                              }) &&
+                  id.front() != '.' && id.front() != '_' && id.front() != '-';
+  if (ok) return {};
+  return fmt::format(
+      "{}: '{}' is not an id (lower-case letters, digits, '.', '_' and '-', at most "
+      "64)",
+      key, excerpt(id));
+}
+
+// A name or note shown in tables and pages holds no control character; the problem or "".
+inline std::string text_problem(std::string_view key, std::string_view text) {
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  return control ? fmt::format("{}: '{}' holds a control character", key, excerpt(text)) : "";
+}
+
 }  // namespace tb::io

@@ -70,7 +70,14 @@ void read_sliding_window(Fields& f, const std::string& type, ModelArchitecture& 
     at.global_every = 2;
   } else if (type == "gemma3_text") {
     at.sliding_window = f.optional("sliding_window", 4096);
-    at.global_every = f.optional("sliding_window_pattern", 6);
+    const std::int64_t every = f.optional("sliding_window_pattern", 6);
+    if (every < 1) {
+      f.fail(
+          fmt::format("sliding_window_pattern: {} must be at least 1 (one global layer in that "
+                      "many)",
+                      every));
+    }
+    at.global_every = std::max<std::int64_t>(every, 1);
   }
 }
 

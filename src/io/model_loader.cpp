@@ -57,8 +57,8 @@ void add_header(CheckpointSummary& s, const SafetensorsHeader& h,
   }
 }
 
-// Every *.safetensors in a folder, sorted; entries that cannot be examined (a symlink loop) are
-// problems naming the entry.
+// Every *.safetensors in a folder, sorted; entries that cannot be examined (a symlink loop) or
+// are not regular files (a folder, a FIFO, a link to /dev/zero) are problems naming the entry.
 std::vector<std::string> safetensors_files_in(const fs::path& dir) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -69,7 +69,12 @@ std::vector<std::string> safetensors_files_in(const fs::path& dir) {
     if (entry_ec) {
       throw DataError(shown(entry.path()), {fmt::format("cannot be read: {}", entry_ec.message())});
     }
-    if (regular) files.push_back(entry.path().filename().string());
+    if (!regular) {
+      // A folder, FIFO or device named like a shard is not a checkpoint to count around.
+      throw DataError(shown(entry.path()),
+                      {"is named like a safetensors shard but is not a regular file"});
+    }
+    files.push_back(entry.path().filename().string());
   }
   if (ec) throw DataError(shown(dir), {fmt::format("cannot be listed: {}", ec.message())});
   std::sort(files.begin(), files.end());

@@ -148,6 +148,10 @@ System build_system(const toml::table& root, const std::string& origin) {
   s.name = top.string("name", true);
   s.device = top.string("device", true);
   s.notes = top.string("notes", false);
+  for (std::string problem : {s.id.empty() ? std::string{} : id_problem("id", s.id),
+                              text_problem("name", s.name), text_problem("notes", s.notes)}) {
+    if (!problem.empty()) problems.push_back(std::move(problem));
+  }
   const fs::path stem = fs::path(origin).stem();
   if (!s.id.empty() && stem.string() != s.id) {
     problems.push_back(fmt::format("id: '{}' must equal the file name '{}'", excerpt(s.id),

@@ -166,6 +166,19 @@ std::string toml_prescan_problem(std::string_view text, std::string* ascii) {
         }
         if (c == ' ' || c == '\t' || c == '\r') break;
         line_start = false;
+        // A value that starts with a digit and holds ':' or a '-' outside an exponent is a date
+        // or time: no field of ours is one, and toml++ asserts on some broken ones (parse_value:
+        // "8507-02-o2 7", found by the device-TOML fuzz target).
+        if (expect_value && is_digit(c)) {
+          const std::size_t end = std::min(text.find_first_of(" \t\r\n,]}#", i), text.size());
+          const std::string_view token = text.substr(i, end - i);
+          for (std::size_t k = 1; k < token.size(); ++k) {
+            if (token[k] == ':' ||
+                (token[k] == '-' && token[k - 1] != 'e' && token[k - 1] != 'E')) {
+              return fmt::format("line {}: a date or time value (no field here is one)", line);
+            }
+          }
+        }
         if (const std::string problem = toml_value_step(c, expect_value, open); !problem.empty()) {
           return fmt::format("line {}: {}", line, problem);
         }

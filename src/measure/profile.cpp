@@ -136,6 +136,13 @@ Device profile_device(const Measurement& m, std::string_view id) {
   d.notes =
       fmt::format("Written by {} from {}. CPU: {}, microarchitecture {}, ISA {}.", by, source,
                   c.cpu.model_name, m.peak.microarchitecture, fmt::join(isa_flags(c.cpu), " "));
+  // A CPU or host name with control characters (a tab in /proc/cpuinfo) would make a name the
+  // catalog refuses: they become spaces.
+  for (std::string* text : {&d.name, &d.notes}) {
+    for (char& ch : *text) {
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+    }
+  }
   if (bw != nullptr) {
     d.memory_bandwidth = BytesPerSecond{significant(bw->median_rate.value() / kGiga) * kGiga};
     d.memory_bandwidth_kind = RateKind::kMeasured;

@@ -297,7 +297,7 @@ std::vector<ShapeSpec> parse_sizes(std::string_view text) {
 int parse_repetitions(std::string_view text) {
   const double v = parse_number_in(text, "repetitions", 1.0, 1000.0, true);
   if (v != std::floor(v)) {
-    throw InvalidRequest("repetitions", fmt::format("'{}' must be a whole number", text),
+    throw InvalidRequest("repetitions", fmt::format("'{}' must be a whole number", excerpt(text)),
                          "[1, 1000]");
   }
   return static_cast<int>(v);

@@ -7,13 +7,15 @@
 #include <iterator>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/units/format.hpp"
 
 namespace tb::report {
 
 Format parse_format(std::string_view text) {
   if (const auto f = enum_from_name<Format>(text)) return *f;
-  throw InvalidRequest("format", fmt::format("unknown format '{}'", text), enum_choices<Format>());
+  throw InvalidRequest("format", fmt::format("unknown format '{}'", excerpt(text)),
+                       enum_choices<Format>());
 }
 
 std::string gb(Bytes bytes) { return fmt::format("{}", bytes); }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb {
 namespace {
@@ -26,7 +27,7 @@ std::vector<std::string_view> split_comma_list(std::string_view text, std::strin
     const std::string_view item =
         trimmed(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (item.empty()) {
-      throw InvalidRequest(std::string{field}, fmt::format("empty entry in '{}'", text),
+      throw InvalidRequest(std::string{field}, fmt::format("empty entry in '{}'", excerpt(text)),
                            std::string{expected});
     }
     out.push_back(item);

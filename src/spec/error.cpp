@@ -12,10 +12,12 @@ constexpr std::size_t kListedProblems = 10;
 constexpr std::size_t kProblemBytes = 600;
 
 std::string join_problems(const std::string& file, const std::vector<std::string>& problems) {
-  if (problems.size() == 1) return one_line(fmt::format("{}: {}", file, problems.front()));
-  std::string out = fmt::format("{}: {} problems:", file, problems.size());
+  if (problems.size() == 1) {
+    return one_line(plain_refs(fmt::format("{}: {}", file, problems.front())));
+  }
+  std::string out = fmt::format("{}: {} problems:", plain_refs(file), problems.size());
   for (std::size_t i = 0; i < problems.size() && i < kListedProblems; ++i) {
-    out += fmt::format(" [{}]", one_line(problems[i], kProblemBytes));
+    out += fmt::format(" [{}]", one_line(plain_refs(problems[i]), kProblemBytes));
   }
   if (problems.size() > kListedProblems) {
     out += fmt::format(" (and {} more)", problems.size() - kListedProblems);

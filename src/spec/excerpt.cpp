@@ -9,8 +9,10 @@ namespace tb {
 namespace {
 
 // Appends text[i..] escaped, stopping before `limit` input bytes; returns where it stopped.
+// With `quote_braces`, { and } are doubled, so that a message's field references ({key}) are
+// never read in a user's own text (render_refs() turns {{ back into {).
 std::size_t append_escaped(std::string& out, std::string_view text, std::size_t limit,
-                           bool double_backslashes = true) {
+                           bool double_backslashes = true, bool quote_braces = false) {
   std::size_t i = 0;
   while (i < text.size() && i < limit) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -39,6 +41,12 @@ std::size_t append_escaped(std::string& out, std::string_view text, std::size_t 
         break;
       case '\\':
         out += double_backslashes ? "\\\\" : "\\";
+        break;
+      case '{':
+        out += quote_braces ? "{{" : "{";
+        break;
+      case '}':
+        out += quote_braces ? "}}" : "}";
         break;
       default:
         if (c < 0x20 || c == 0x7F) {
@@ -88,7 +96,7 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code_p
 std::string excerpt(std::string_view text, std::size_t max_bytes) {
   std::string out;
   out.reserve(std::min(text.size(), max_bytes) + 24);
-  const std::size_t stop = append_escaped(out, text, max_bytes);
+  const std::size_t stop = append_escaped(out, text, max_bytes, true, true);
   if (stop < text.size()) out += fmt::format("... ({} bytes)", text.size());
   return out;
 }

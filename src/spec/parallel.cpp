@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 
 namespace tb {
 
 Offload parse_offload(std::string_view text) {
   if (const auto o = enum_from_name<Offload>(text)) return *o;
-  throw InvalidRequest("offload", fmt::format("unknown value '{}'", text), enum_choices<Offload>());
+  throw InvalidRequest("offload", fmt::format("unknown value '{}'", excerpt(text)),
+                       enum_choices<Offload>());
 }
 
 }  // namespace tb

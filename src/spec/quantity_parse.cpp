@@ -75,15 +75,17 @@ double parse_count(std::string_view text, std::string_view field, Range range) {
 }
 
 double parse_number_in(std::string_view text, std::string_view field, double lo, double hi,
-                       bool lo_inclusive) {
+                       bool lo_inclusive, bool hi_inclusive) {
   const std::string_view s = trim(text);
   double value = 0.0;
-  const std::string range = fmt::format("{}{}, {}]", lo_inclusive ? "[" : "(", lo, hi);
+  const std::string range =
+      fmt::format("{}{}, {}{}", lo_inclusive ? "[" : "(", lo, hi, hi_inclusive ? "]" : ")");
   if (!parse_double(s, value) || !std::isfinite(value)) {
     throw InvalidRequest(std::string{field}, fmt::format("'{}' is not a number", excerpt(text)),
                          "a value in " + range);
   }
-  if (value > hi || value < lo || (!lo_inclusive && value == lo)) {
+  if (value > hi || value < lo || (!lo_inclusive && value == lo) ||
+      (!hi_inclusive && value == hi)) {
     // A fraction written as a percentage (utilization 50) says how to write it.
     const std::string hint =
         hi == 1.0 && value > 1.0 && value <= 100.0

@@ -160,5 +160,46 @@ import json; print(json.dumps({'weight_map': {f't{i}': f'model-{i:06d}.safetenso
     expect 1 "config.json: max_position_embeddings: -1 must be between 0 and 1073741824$" empty \
       --model config.json ;;
   fractional_params) expect 1 "^trainbudget: error: --params: '0.5' is less than 1" empty --params 0.5 ;;
+  # --- issue 25's leftovers: accepted or mis-said ---------------------------------------------------
+  empty_request_path)
+    expect nonzero "^trainbudget: error: --request: an empty path names no file" empty --request '' ;;
+  request_nul_byte)
+    printf '{"params": "7B"}\0{"micro_batch": 0}' >request.json
+    expect 1 "^trainbudget: error: --request: holds a NUL byte at byte 16: not JSON text$" empty \
+      --request request.json ;;
+  request_huge_integer)
+    printf '{"micro_batch": 9223372036854775808}' >request.json
+    expect 1 "^trainbudget: error: --micro-batch: 9223372036854775808 is out of range" empty \
+      --request request.json ;;
+  request_unknown_key)
+    printf '{"modle": "llama-3.1-8b"}' >request.json
+    expect 1 "^trainbudget: error: request key 'modle' is not a field of an estimate request; did you mean model\?$" empty \
+      --request request.json ;;
+  lora_dropout_one)
+    expect 1 "^trainbudget: error: --lora-dropout: 1 is out of range; accepted: a value in \[0, 1\)$" empty \
+      --model "$tiny" --method lora --lora-dropout 1 ;;
+  upper_case_device_id)
+    mkdir -p config/trainbudget/hardware
+    printf 'id = "My-Box"\nname = "a box"\nvendor = "other"\ncategory = "workstation-gpu"\n[memory]\ncapacity_gb = 48\nbandwidth_gb_per_s = 960\nsource = "x"\n[compute.bf16]\ndense_tflops = 100\nkind = "spec"\nsource = "x"\n' >config/trainbudget/hardware/My-Box.toml
+    expect 1 "My-Box.toml: id: 'My-Box' is not an id \(lower-case letters" empty ;;
+  control_in_device_name)
+    mkdir -p config/trainbudget/hardware
+    printf 'id = "box"\nname = "a \\u001b[31mbox"\nvendor = "other"\ncategory = "workstation-gpu"\n[memory]\ncapacity_gb = 48\nbandwidth_gb_per_s = 960\nsource = "x"\n[compute.bf16]\ndense_tflops = 100\nkind = "spec"\nsource = "x"\n' >config/trainbudget/hardware/box.toml
+    expect 1 "box.toml: name: 'a \\\\x1B\[31mbox' holds a control character$" empty hardware list ;;
+  date_value_in_toml)
+    mkdir -p config/trainbudget/hardware && printf 'na_per_s = 8507-02-o2 7 "c\n' >config/trainbudget/hardware/d.toml
+    expect 1 "d.toml: TOML refused at line 1: a date or time value \(no field here is one\)$" empty ;;
+  sliding_window_pattern_zero)
+    printf '{"model_type": "gemma3_text", "hidden_size": 8, "num_hidden_layers": 2, "intermediate_size": 16, "vocab_size": 10, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "sliding_window_pattern": 0}' >config.json
+    expect 1 "config.json: sliding_window_pattern: 0 must be at least 1" empty --model config.json ;;
+  fifo_named_shard)
+    mkdir m && llama >m/config.json && mkfifo m/model.safetensors
+    expect 1 "model.safetensors: is named like a safetensors shard but is not a regular file$" empty \
+      --model m ;;
+  user_braces_quoted)
+    expect 1 "^trainbudget: error: --machine: unknown machine '\{model\}x'" empty --machine '{model}x' ;;
+  long_choice_value)
+    expect 1 "^trainbudget: error: --format: unknown value 'x{160}\.\.\. \(3000 bytes\)'" empty \
+      --format "$(printf 'x%.0s' $(seq 3000))" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

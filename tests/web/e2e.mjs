@@ -65,6 +65,16 @@ try {
   assert.equal(await page.inputValue('#f-model'), 'llama-3.1-8b');
   await sameNumber('machines.0.hours', j.machines[0].hours);
 
+  // A hash naming no tab or a prototype key (#mode=constructor, __proto__) opens the estimate.
+  await page.goto('about:blank');
+  await page.goto(`${server.base}/#mode=constructor&__proto__=x&model=llama-3.1-8b`);
+  await settled();
+  assert.equal(await page.getAttribute('[role=tab][data-mode="estimate"]', 'aria-selected'), 'true');
+  assert.equal(await page.inputValue('#f-model'), 'llama-3.1-8b');
+  await page.goto('about:blank');
+  await page.goto(url);
+  await settled();
+
   // 4. A bad value is named, on its field, and nothing is drawn from it.
   await page.fill('#f-micro_batch', '0');
   await settled();

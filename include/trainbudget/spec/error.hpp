@@ -46,20 +46,40 @@ class InvalidRequest : public InvalidArgument {
   std::vector<Problem> problems_;
 };
 
-// `text` with every field reference {key} replaced by name(key), e.g. a CLI's key -> flag.
+// `text` with every field reference {key} (a key: lower-case letters, digits and '_') replaced by
+// name(key), e.g. a CLI's key -> flag; {{ and }} (a user's own braces, quoted by excerpt()) are
+// one brace; any other brace is kept as it is.
 template <class Name>
 [[nodiscard]] std::string render_refs(std::string_view text, Name&& name) {
+  const auto is_key = [](std::string_view k) {
+    if (k.empty() || k.size() > 64 || k.front() < 'a' || k.front() > 'z') return false;
+    for (const char c : k) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    return true;
+  };
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string_view::npos;
-    if (close != std::string_view::npos) {
+    const char c = text[i];
+    if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    const std::size_t close = c == '{' ? text.find('}', i) : std::string_view::npos;
+    if (close != std::string_view::npos && is_key(text.substr(i + 1, close - i - 1))) {
       out += name(std::string{text.substr(i + 1, close - i - 1)});
       i = close;
     } else {
-      out += text[i];
+      out += c;
     }
   }
   return out;
+}
+
+// `text` with its references as bare keys and quoted braces as one: what JSON and what() show.
+[[nodiscard]] inline std::string plain_refs(std::string_view text) {
+  return render_refs(text, [](const std::string& key) { return key; });
 }
 
 // "field: message; accepted: A" with every key (the field and each {key} in the message) passed

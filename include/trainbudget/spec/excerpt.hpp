@@ -13,8 +13,10 @@ namespace tb {
 inline constexpr std::size_t kExcerptBytes = 160;
 
 // `text` as one printable line: control characters as \n, \t, \r or \xNN, bytes that are not
-// valid UTF-8 as \xNN, backslashes doubled; past `max_bytes` of input it is cut at a character
-// boundary and "... (N bytes)" says how long the whole was.
+// valid UTF-8 as \xNN, backslashes doubled, braces doubled (a message's {key} references are
+// rendered by render_refs(), which turns {{ back into {: a user's own "{model}" is never read as
+// one); past `max_bytes` of input it is cut at a character boundary and "... (N bytes)" says how
+// long the whole was.
 [[nodiscard]] std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes);
 
 // `text` with invalid UTF-8 bytes and control characters escaped as excerpt() does, never cut:

@@ -11,8 +11,9 @@ namespace tb {
 // decimal or exponent form. Throws InvalidRequest naming `field` otherwise.
 [[nodiscard]] double parse_count(std::string_view text, std::string_view field, Range range);
 
-// A finite number in (lo, hi] (or [lo, hi] when lo_inclusive); throws naming `field`.
+// A finite number in (lo, hi] ([lo when lo_inclusive, hi) unless hi_inclusive); throws naming
+// `field`.
 [[nodiscard]] double parse_number_in(std::string_view text, std::string_view field, double lo,
-                                     double hi, bool lo_inclusive);
+                                     double hi, bool lo_inclusive, bool hi_inclusive = true);
 
 }  // namespace tb
