@@ -81,6 +81,14 @@ void BM_LoadCatalog(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadCatalog);
 
+// The same catalog read from data/'s files (the compiled-in one above opens none).
+void BM_LoadCatalogFromFiles(benchmark::State& state) {
+  tb::io::CatalogSources sources;
+  sources.builtin_dir = tb::io::data_dir() / "hardware";
+  for (auto _ : state) benchmark::DoNotOptimize(tb::io::load_catalog(sources));
+}
+BENCHMARK(BM_LoadCatalogFromFiles);
+
 void BM_EstimateAndReportJson(benchmark::State& state) {
   const tb::HardwareCatalog cat = catalog();
   const auto machines = tb::parse_machine_list(tb::kDefaultMachines, cat);

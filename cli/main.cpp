@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -46,12 +47,18 @@ int fail(std::string_view message, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string version =
+      fmt::format("trainbudget {} ({})", tb::build_info::kVersion, tb::build_info::kGitCommit);
+  // `trainbudget --version` alone answers before the command table is built (start-up: README).
+  if (argc == 2 && std::string_view{argv[1]} == "--version") {
+    std::fputs((version + "\n").c_str(), stdout);
+    return 0;
+  }
   CLI::App app{
       "trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
       "cost and a verdict, with every figure sourced.",
       "trainbudget"};
-  app.set_version_flag("--version", fmt::format("trainbudget {} ({})", tb::build_info::kVersion,
-                                                tb::build_info::kGitCommit));
+  app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
 
   tb::cli::EstimateOptions estimate_options;

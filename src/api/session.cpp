@@ -15,12 +15,9 @@ namespace tb::api {
 namespace {
 
 io::CatalogSources catalog_sources(const Sources& s) {
-  if (s.user_config) {
-    io::CatalogSources out = io::default_catalog_sources(s.hardware_dir);
-    out.builtin_dir = s.data_dir / "hardware";
-    return out;
-  }
-  io::CatalogSources out{s.data_dir / "hardware", {}};
+  // The built-in devices, systems and kernel classes are compiled in; data_dir gives the presets.
+  if (s.user_config) return io::default_catalog_sources(s.hardware_dir);
+  io::CatalogSources out{{}, {}};
   if (s.hardware_dir) out.user_dirs.push_back(*s.hardware_dir);
   return out;
 }

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,7 +83,7 @@ std::string joined(const std::array<std::string_view, N>& set) {
 
 using Reader = FieldReader<TomlSource>;
 
-void read_rate(const toml::table& t, DType dtype, Device& device,
+void read_rate(const TomlTable& t, DType dtype, Device& device,
                std::vector<std::string>& problems) {
   const std::string prefix = fmt::format("compute.{}", enum_name(dtype));
   Reader r(t, prefix, problems);
@@ -128,7 +127,7 @@ void read_rate(const toml::table& t, DType dtype, Device& device,
   device.rates.push_back(std::move(rate));
 }
 
-Device build_device(const toml::table& root, const std::string& origin) {
+Device build_device(const TomlTable& root, const std::string& origin) {
   std::vector<std::string> problems;
   Device d;
   d.origin = origin;
@@ -158,7 +157,7 @@ Device build_device(const toml::table& root, const std::string& origin) {
                                    excerpt(stem.string())));
   }
 
-  if (const toml::table* mem = top.object(key::kMemory, true)) {
+  if (const TomlTable* mem = top.object(key::kMemory, true)) {
     Reader r(*mem, "memory", problems);
     r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kBandwidthKind,
                   key::kSource});
@@ -195,24 +194,26 @@ Device build_device(const toml::table& root, const std::string& origin) {
     d.memory_source = r.string(key::kSource, true);
   }
 
-  if (const toml::table* compute = top.object(key::kCompute, true)) {
-    for (auto&& [key, node] : *compute) {
-      const auto dtype = enum_from_name<DType>(key.str());
+  if (const TomlTable* compute = top.object(key::kCompute, true)) {
+    for (std::size_t k = 0; k < compute->size(); ++k) {
+      const std::string& key = compute->keys[k];
+      const TomlValue& node = compute->values[k];
+      const auto dtype = enum_from_name<DType>(key);
       if (!dtype) {
-        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})",
-                                       excerpt(key.str()), enum_choices<DType>()));
+        problems.push_back(fmt::format("compute.{}: unknown dtype (accepted: {})", excerpt(key),
+                                       enum_choices<DType>()));
         continue;
       }
       if (const auto* t = node.as_table()) {
         read_rate(*t, *dtype, d, problems);
       } else {
-        problems.push_back(fmt::format("compute.{}: must be a table", excerpt(key.str())));
+        problems.push_back(fmt::format("compute.{}: must be a table", excerpt(key)));
       }
     }
     if (compute->empty()) problems.push_back("compute: needs at least one dtype table");
   }
 
-  if (const toml::table* ic = top.object(key::kInterconnect, false)) {
+  if (const TomlTable* ic = top.object(key::kInterconnect, false)) {
     Reader r(*ic, "interconnect", problems);
     r.allow_only({key::kName, key::kBandwidthGbPerS, key::kDirection, key::kSource});
     Interconnect link;
@@ -231,14 +232,14 @@ Device build_device(const toml::table& root, const std::string& origin) {
     d.interconnect = std::move(link);
   }
 
-  if (const toml::table* power = top.object(key::kPower, false)) {
+  if (const TomlTable* power = top.object(key::kPower, false)) {
     Reader r(*power, "power", problems);
     r.allow_only({key::kTdpW, key::kSource});
     if (auto watts = r.positive(key::kTdpW, true, kTdpRange)) d.tdp_watts = Watts{*watts};
     d.power_source = r.string(key::kSource, true);
   }
 
-  if (const toml::table* price = top.object(key::kPrice, false)) {
+  if (const TomlTable* price = top.object(key::kPrice, false)) {
     Reader r(*price, "price", problems);
     r.allow_only({key::kUsdPerHour, key::kDate, key::kSource});
     Price p;
@@ -250,13 +251,13 @@ Device build_device(const toml::table& root, const std::string& origin) {
   }
 
   // The measured GEMM table: [{m, n, k, dtype, tflops}, ...].
-  if (const toml::node* gemm = root.get(key::kGemm)) {
-    const toml::array* list = gemm->as_array();
+  if (const TomlValue* gemm = root.get(key::kGemm)) {
+    const std::vector<TomlValue>* list = gemm->as_array();
     if (list == nullptr) problems.push_back("gemm: must be a list of {m, n, k, dtype, tflops}");
     std::size_t i = 0;
-    for (const toml::node& n : list != nullptr ? *list : toml::array{}) {
+    for (const TomlValue& n : list != nullptr ? *list : std::vector<TomlValue>{}) {
       const std::string prefix = fmt::format("gemm[{}]", i++);
-      const toml::table* row = n.as_table();
+      const TomlTable* row = n.as_table();
       if (row == nullptr) {
         problems.push_back(fmt::format("{}: must be a table {{m, n, k, dtype, tflops}}", prefix));
         continue;
@@ -296,8 +297,8 @@ std::string system_error(const std::string& what, const fs::path& path) {
 
 }  // namespace
 
-Device parse_device_toml(std::string_view text, const std::string& origin) {
-  return build_device(parse_toml_text(text, origin), origin);
+Device parse_device_toml(std::string_view text, const std::string& origin, bool builtin) {
+  return build_device(builtin ? read_toml(text, origin) : parse_toml_text(text, origin), origin);
 }
 
 std::string device_toml(const Device& d) {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "toml_reader.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/limits.hpp"
 
@@ -29,27 +29,24 @@ namespace tb::io {
 enum class IntegerRead { kOk, kNotInteger, kOutOfRange };
 
 struct TomlSource {
-  using Object = toml::table;
-  using Node = toml::node;
+  using Object = TomlTable;
+  using Node = TomlValue;
   static const Node* find(const Object& o, std::string_view key) { return o.get(key); }
   static bool contains(const Object& o, std::string_view key) { return o.contains(key); }
   static const Object* as_object(const Node& n) { return n.as_table(); }
-  static const std::string* as_string(const Node& n) {
-    const auto* s = n.as_string();
-    return s ? &s->get() : nullptr;
-  }
+  static const std::string* as_string(const Node& n) { return n.as_string(); }
   static std::optional<bool> as_bool(const Node& n) {
-    if (const auto* b = n.as_boolean()) return b->get();
+    if (n.kind == TomlValue::Kind::kBool) return n.boolean;
     return std::nullopt;
   }
   static std::optional<double> as_number(const Node& n) {
-    if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
-    if (const auto* f = n.as_floating_point()) return f->get();
+    if (n.kind == TomlValue::Kind::kInteger) return static_cast<double>(n.integer);
+    if (n.kind == TomlValue::Kind::kFloat) return n.number;
     return std::nullopt;
   }
   static IntegerRead as_integer(const Node& n, std::int64_t& out) {
-    if (const auto* i = n.as_integer()) {
-      out = i->get();
+    if (n.kind == TomlValue::Kind::kInteger) {
+      out = n.integer;
       return IntegerRead::kOk;
     }
     return IntegerRead::kNotInteger;
@@ -63,15 +60,14 @@ struct TomlSource {
   }
   template <class F>
   static void for_each_key(const Object& o, F&& f) {
-    for (auto&& [key, node] : o) f(key.str());
+    for (const std::string& key : o.keys) f(key);
   }
   // A value as a message quotes it: scalars as written (excerpted), containers by their size.
   static std::string dump(const Node& n) {
     if (const auto* a = n.as_array()) return fmt::format("a list of {} values", a->size());
     if (const auto* t = n.as_table()) return fmt::format("a table of {} keys", t->size());
-    std::ostringstream s;
-    n.visit([&](const auto& v) { s << v; });
-    return excerpt(s.str());
+    if (n.kind == TomlValue::Kind::kString) return fmt::format("'{}'", excerpt(n.text));
+    return excerpt(n.text);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "embedded_catalog.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/io/kernel_class_toml.hpp"
@@ -74,7 +75,7 @@ std::optional<fs::path> user_hardware_dir() {
 
 CatalogSources default_catalog_sources(const std::optional<fs::path>& hardware_dir) {
   CatalogSources s;
-  s.builtin_dir = data_dir() / "hardware";
+  // The built-in catalog compiled in (builtin_dir empty).
   if (auto user = user_hardware_dir()) s.user_dirs.push_back(*user);
   if (hardware_dir) {
     std::error_code ec;
@@ -87,14 +88,53 @@ CatalogSources default_catalog_sources(const std::optional<fs::path>& hardware_d
   return s;
 }
 
+namespace {
+
+// A built-in file as messages name it: data/hardware/h100-sxm.toml.
+std::string builtin_origin(const EmbeddedFile& f) {
+  return fmt::format("data/{}/{}", f.folder, f.name);
+}
+
+void put_system(HardwareCatalog& catalog, System s, const std::string& origin) {
+  if (catalog.find(s.device) == nullptr) {
+    const std::vector<std::string> near = catalog.closest(s.device, 3);
+    throw DataError(origin, {fmt::format("device: '{}' is not in the hardware catalog; closest: {}",
+                                         excerpt(s.device), fmt::join(near, ", "))});
+  }
+  catalog.put(std::move(s));
+}
+
+void put_kernel_class(HardwareCatalog& catalog, KernelClass k, const std::string& origin) {
+  for (const std::string& id : k.devices) {
+    if (const KernelClass* other = catalog.kernel_class_of(id)) {
+      throw DataError(origin, {fmt::format("devices: '{}' is already in the class '{}'",
+                                           excerpt(id), other->id)});
+    }
+  }
+  catalog.put(std::move(k));
+}
+
+}  // namespace
+
 HardwareCatalog load_catalog(const CatalogSources& sources) {
+  // The built-in catalog: compiled in (an empty builtin_dir), or a data folder's files.
+  const bool embedded = sources.builtin_dir.empty();
   std::error_code ec;
-  if (!fs::is_directory(sources.builtin_dir, ec)) {
+  if (!embedded && !fs::is_directory(sources.builtin_dir, ec)) {
     throw DataError(sources.builtin_dir.string(),
                     {"the built-in hardware catalog is missing (set TRAINBUDGET_DATA_DIR to the "
                      "folder that holds hardware/)"});
   }
-  HardwareCatalog catalog(load_device_dir(sources.builtin_dir));
+  std::vector<Device> builtin;
+  if (embedded) {
+    for (const EmbeddedFile& f : embedded_catalog_files()) {
+      if (f.folder == "hardware")
+        builtin.push_back(parse_device_toml(f.text, builtin_origin(f), true));
+    }
+  } else {
+    builtin = load_device_dir(sources.builtin_dir);
+  }
+  HardwareCatalog catalog(std::move(builtin));
   for (const fs::path& dir : sources.user_dirs) {
     // Absent (or under a file, ENOTDIR): nothing to read. A loop or a file in its place is
     // named, since it hides the user's devices.
@@ -109,33 +149,37 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
   }
   // Systems (node shapes) sit beside the devices: data/systems; then the user's own (measured
   // with `measure --fabric --save`) in a systems/ folder inside each user hardware directory.
-  std::vector<fs::path> system_dirs{sources.builtin_dir.parent_path() / "systems"};
+  std::vector<fs::path> system_dirs;
+  if (embedded) {
+    for (const EmbeddedFile& f : embedded_catalog_files()) {
+      if (f.folder == "systems") {
+        put_system(catalog, parse_system_toml(f.text, builtin_origin(f), true), builtin_origin(f));
+      }
+    }
+  } else {
+    system_dirs.push_back(sources.builtin_dir.parent_path() / "systems");
+  }
   for (const fs::path& dir : sources.user_dirs) system_dirs.push_back(dir / "systems");
   for (const fs::path& systems : system_dirs) {
     if (!fs::is_directory(systems, ec)) continue;
     for (const fs::path& file : toml_files_in(systems)) {
-      System s = load_system_file(file);
-      if (catalog.find(s.device) == nullptr) {
-        const std::vector<std::string> near = catalog.closest(s.device, 3);
-        throw DataError(shown(file), {fmt::format("device: '{}' is not in the hardware catalog; "
-                                                  "closest: {}",
-                                                  excerpt(s.device), fmt::join(near, ", "))});
-      }
-      catalog.put(std::move(s));
+      put_system(catalog, load_system_file(file), shown(file));
     }
   }
   // Kernel classes (data/kernels): what the analytic step-time backend prices kernels with.
+  if (embedded) {
+    for (const EmbeddedFile& f : embedded_catalog_files()) {
+      if (f.folder == "kernels") {
+        put_kernel_class(catalog, parse_kernel_class_toml(f.text, builtin_origin(f), true),
+                         builtin_origin(f));
+      }
+    }
+    return catalog;
+  }
   const fs::path kernels = sources.builtin_dir.parent_path() / "kernels";
   if (fs::is_directory(kernels, ec)) {
     for (const fs::path& file : toml_files_in(kernels)) {
-      KernelClass k = load_kernel_class_file(file);
-      for (const std::string& id : k.devices) {
-        if (const KernelClass* other = catalog.kernel_class_of(id)) {
-          throw DataError(shown(file), {fmt::format("devices: '{}' is already in the class '{}'",
-                                                    excerpt(id), other->id)});
-        }
-      }
-      catalog.put(std::move(k));
+      put_kernel_class(catalog, load_kernel_class_file(file), shown(file));
     }
   }
   return catalog;

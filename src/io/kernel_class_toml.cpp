@@ -3,7 +3,6 @@
 #include "trainbudget/io/kernel_class_toml.hpp"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "field_reader.hpp"
 #include "toml_text.hpp"
@@ -25,10 +24,10 @@ constexpr Range kUnitsRange{1, 1e5};
 
 // A list of kAttentionSeqPoints.size() achieved TFLOP/s, one per sequence point, as shares of
 // `peak`.
-void read_curve(const toml::table& t, std::string_view key, const std::string& prefix, double peak,
+void read_curve(const TomlTable& t, std::string_view key, const std::string& prefix, double peak,
                 std::array<double, kAttentionSeqPoints.size()>& out,
                 std::vector<std::string>& problems) {
-  const toml::array* list = t[key].as_array();
+  const std::vector<TomlValue>* list = t.array(key);
   const std::string name = fmt::format("{}.{}", prefix, key);
   if (list == nullptr || list->size() != out.size()) {
     problems.push_back(fmt::format("{}: must be a list of {} TFLOP/s figures (sequence {})", name,
@@ -48,7 +47,7 @@ void read_curve(const toml::table& t, std::string_view key, const std::string& p
   }
 }
 
-void read_attention(const toml::table& t, const std::string& prefix, AttentionTable& out,
+void read_attention(const TomlTable& t, const std::string& prefix, AttentionTable& out,
                     std::vector<std::string>& problems) {
   Reader r(t, prefix, problems);
   r.allow_only({"measured_on_tflops", "source", "forward_64", "forward_128", "forward_256",
@@ -65,7 +64,7 @@ void read_attention(const toml::table& t, const std::string& prefix, AttentionTa
   out.present = true;
 }
 
-KernelClass build_class(const toml::table& root, const std::string& origin) {
+KernelClass build_class(const TomlTable& root, const std::string& origin) {
   std::vector<std::string> problems;
   KernelClass k;
   k.origin = origin;
@@ -101,8 +100,8 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
                                  top.string("launch_source", true)};
   k.source =
       fmt::format("tile: {}\nelement-wise: {}\nlaunch: {}", sources[0], sources[1], sources[2]);
-  if (const toml::array* categories = root["categories"].as_array()) {
-    for (const toml::node& n : *categories) {
+  if (const std::vector<TomlValue>* categories = root.array("categories")) {
+    for (const TomlValue& n : *categories) {
       if (const auto v = n.value<std::string>()) {
         k.categories.push_back(*v);
       } else {
@@ -110,11 +109,11 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
       }
     }
   }
-  if (const toml::array* devices = root["devices"].as_array()) {
+  if (const std::vector<TomlValue>* devices = root.array("devices")) {
     std::size_t i = 0;
-    for (const toml::node& n : *devices) {
+    for (const TomlValue& n : *devices) {
       const std::string prefix = fmt::format("devices[{}]", i++);
-      const toml::table* d = n.as_table();
+      const TomlTable* d = n.as_table();
       if (d == nullptr) {
         problems.push_back(
             fmt::format("{}: must be a table {{id, compute_units, source}}", prefix));
@@ -130,13 +129,13 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
   } else {
     problems.push_back("devices: missing (a list of {id, compute_units, source} tables)");
   }
-  if (const toml::table* attention = top.object("attention", false)) {
+  if (const TomlTable* attention = top.object("attention", false)) {
     Reader r(*attention, "attention", problems);
     r.allow_only({"flash2", "vendor"});
-    if (const toml::table* t = r.object("flash2", true)) {
+    if (const TomlTable* t = r.object("flash2", true)) {
       read_attention(*t, "attention.flash2", c.flash2, problems);
     }
-    if (const toml::table* t = r.object("vendor", false)) {
+    if (const TomlTable* t = r.object("vendor", false)) {
       read_attention(*t, "attention.vendor", c.vendor, problems);
     }
   }
@@ -145,6 +144,11 @@ KernelClass build_class(const toml::table& root, const std::string& origin) {
 }
 
 }  // namespace
+
+KernelClass parse_kernel_class_toml(std::string_view text, const std::string& origin,
+                                    bool builtin) {
+  return build_class(builtin ? read_toml(text, origin) : parse_toml_text(text, origin), origin);
+}
 
 KernelClass load_kernel_class_file(const fs::path& file) {
   const std::string text = read_regular_file(file, kMaxTomlBytes);

@@ -2,7 +2,6 @@
 #include "trainbudget/io/model_loader.hpp"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
@@ -252,7 +251,7 @@ std::optional<CheckpointSummary> read_checkpoint_headers(const fs::path& dir) {
 }
 
 ModelPreset parse_model_preset(std::string_view text, const std::string& origin, std::string id) {
-  const toml::table root = parse_toml_text(text, origin);
+  const TomlTable root = parse_toml_text(text, origin);
   std::vector<std::string> problems;
   ModelPreset p;
   p.id = std::move(id);
@@ -283,13 +282,11 @@ ModelPreset parse_model_preset(std::string_view text, const std::string& origin,
   p.published_active_tolerance = tolerance("published_active_tolerance");
   p.published_active_excludes_input_embedding =
       r.flag("published_active_excludes_input_embedding", false);
-  const toml::table* config = root["config"].as_table();
+  const TomlTable* config = root.table("config");
   if (config == nullptr) problems.push_back("config: missing (a table of config.json keys)");
   if (!problems.empty()) throw DataError(origin, problems);
 
-  std::ostringstream json;
-  json << toml::json_formatter{*config};
-  p.architecture = parse_hf_config(json.str(), origin + " [config]");
+  p.architecture = parse_hf_config(toml_as_json(*config).dump(), origin + " [config]");
   p.architecture.name = p.name;
   return p;
 }

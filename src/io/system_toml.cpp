@@ -3,7 +3,6 @@
 #include "trainbudget/io/system_toml.hpp"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
@@ -48,16 +47,15 @@ void check_choice(const std::string& value, const std::array<std::string_view, N
 Seconds microseconds(double us) { return Seconds{us * 1e-6}; }
 
 // A list of positive numbers, each within `range`; a problem for anything else.
-std::vector<double> positive_list(const toml::table& t, std::string_view key,
-                                  const std::string& name, Range range,
-                                  std::vector<std::string>& problems) {
+std::vector<double> positive_list(const TomlTable& t, std::string_view key, const std::string& name,
+                                  Range range, std::vector<std::string>& problems) {
   std::vector<double> out;
-  const toml::array* list = t.get_as<toml::array>(key);
+  const std::vector<TomlValue>* list = t.array(key);
   if (list == nullptr) {
     problems.push_back(fmt::format("{}: missing (a list of numbers > 0)", name));
     return out;
   }
-  for (const toml::node& n : *list) {
+  for (const TomlValue& n : *list) {
     const std::optional<double> v = n.value<double>();
     if (!v || !std::isfinite(*v) || !range.contains(*v)) {
       problems.push_back(fmt::format("{}: every value must be a number from {:g} to {:g}", name,
@@ -70,12 +68,12 @@ std::vector<double> positive_list(const toml::table& t, std::string_view key,
 }
 
 // [measured]: what `measure --fabric` timed (docs/fabric.md, "The saved system").
-MeasuredFabric read_measured(const toml::table& t, std::vector<std::string>& problems) {
+MeasuredFabric read_measured(const TomlTable& t, std::vector<std::string>& problems) {
   MeasuredFabric m;
   Reader r(t, "measured", problems);
   r.allow_only({"hosts", "ranks", "ranks_per_host", "runtime", "buffers", "date", "curve"});
-  if (const toml::array* hosts = t.get_as<toml::array>("hosts")) {
-    for (const toml::node& h : *hosts) {
+  if (const std::vector<TomlValue>* hosts = t.array("hosts")) {
+    for (const TomlValue& h : *hosts) {
       if (const auto name = h.value<std::string>()) m.hosts.push_back(*name);
     }
   }
@@ -85,15 +83,15 @@ MeasuredFabric read_measured(const toml::table& t, std::vector<std::string>& pro
   m.runtime = r.string("runtime", true);
   m.buffers = r.string("buffers", true);
   m.date = r.string("date", true);
-  const toml::array* curves = t.get_as<toml::array>("curve");
+  const std::vector<TomlValue>* curves = t.array("curve");
   if (curves == nullptr) {
     problems.push_back("measured.curve: missing (a [[measured.curve]] per collective and tier)");
     return m;
   }
   std::size_t index = 0;
-  for (const toml::node& node : *curves) {
+  for (const TomlValue& node : *curves) {
     const std::string prefix = fmt::format("measured.curve[{}]", index++);
-    const toml::table* row = node.as_table();
+    const TomlTable* row = node.as_table();
     if (row == nullptr) {
       problems.push_back(fmt::format("{}: must be a table", prefix));
       continue;
@@ -137,7 +135,7 @@ MeasuredFabric read_measured(const toml::table& t, std::vector<std::string>& pro
   return m;
 }
 
-System build_system(const toml::table& root, const std::string& origin) {
+System build_system(const TomlTable& root, const std::string& origin) {
   std::vector<std::string> problems;
   System s;
   s.origin = origin;
@@ -164,7 +162,7 @@ System build_system(const toml::table& root, const std::string& origin) {
       s.fabric.devices_per_node = static_cast<int>(*n);
     }
   }
-  if (const toml::table* up = top.object("scale_up", false)) {
+  if (const TomlTable* up = top.object("scale_up", false)) {
     Reader r(*up, "scale_up", problems);
     r.allow_only({"name", "bandwidth_gb_per_s", "latency_us", "topology", "source"});
     s.scale_up.name = r.string("name", true);
@@ -182,7 +180,7 @@ System build_system(const toml::table& root, const std::string& origin) {
   } else if (s.fabric.devices_per_node > 1) {
     problems.push_back("scale_up: missing (a node of more than one device needs its link)");
   }
-  if (const toml::table* out = top.object("scale_out", false)) {
+  if (const TomlTable* out = top.object("scale_out", false)) {
     Reader r(*out, "scale_out", problems);
     r.allow_only({"name", "nics_per_node", "nic_gb_per_s", "latency_us", "topology",
                   "ports_per_node", "source"});
@@ -220,7 +218,7 @@ System build_system(const toml::table& root, const std::string& origin) {
     }
     s.scale_out.source = r.string("source", true);
   }
-  if (const toml::table* host = top.object("host", false)) {
+  if (const TomlTable* host = top.object("host", false)) {
     Reader r(*host, "host", problems);
     r.allow_only({"pcie_gb_per_s", "memory_gb", "source"});
     if (auto bw = r.positive("pcie_gb_per_s", false, kBandwidthRange)) {
@@ -230,7 +228,7 @@ System build_system(const toml::table& root, const std::string& origin) {
       s.host_memory = Bytes{*gb * kGiga};
     s.host_source = r.string("source", true);
   }
-  if (const toml::table* measured = top.object("measured", false)) {
+  if (const TomlTable* measured = top.object("measured", false)) {
     s.set_measured(read_measured(*measured, problems));
   }
   if (!problems.empty()) throw DataError(origin, std::move(problems));
@@ -238,6 +236,10 @@ System build_system(const toml::table& root, const std::string& origin) {
 }
 
 }  // namespace
+
+System parse_system_toml(std::string_view text, const std::string& origin, bool builtin) {
+  return build_system(builtin ? read_toml(text, origin) : parse_toml_text(text, origin), origin);
+}
 
 System load_system_file(const fs::path& file) {
   const std::string text = read_regular_file(file, kMaxTomlBytes);

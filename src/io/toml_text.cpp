@@ -1,4 +1,4 @@
-// The TOML pre-scan (toml_text.hpp says why) and the one TOML parse.
+// The TOML pre-scan (toml_text.hpp says why) and the one TOML parse (our strict reader).
 #include "toml_text.hpp"
 
 #include <fmt/format.h>
@@ -129,8 +129,18 @@ std::string toml_prescan_problem(std::string_view text, std::string* ascii) {
   bool expect_value = false;
   std::vector<char> open;
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  // Inside a string or a comment, plain ASCII (no quote, no backslash, no control) moves nothing
+  // but the position: skipped in one run.
+  const auto plain = [](char ch) {
+    const auto u = static_cast<unsigned char>(ch);
+    return u >= 0x20 && u < 0x7f && ch != '"' && ch != '\'' && ch != '\\';
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (state != State::kCode && plain(c)) {
+      while (i + 1 < text.size() && plain(text[i + 1])) ++i;
+      continue;
+    }
     const std::string_view rest = text.substr(i);
     if (c == '\n') {
       if (state == State::kCode || state == State::kComment) {
@@ -261,18 +271,11 @@ std::string toml_prescan_problem(std::string_view text, std::string* ascii) {
   return {};
 }
 
-toml::table parse_toml_text(std::string_view text, const std::string& origin) {
-  std::string ascii;
-  if (const std::string problem = toml_prescan_problem(text, &ascii); !problem.empty()) {
+TomlTable parse_toml_text(std::string_view text, const std::string& origin) {
+  if (const std::string problem = toml_prescan_problem(text, nullptr); !problem.empty()) {
     throw DataError(origin, {fmt::format("TOML refused at {}", problem)});
   }
-  try {
-    return toml::parse(ascii, origin);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    throw DataError(origin, {fmt::format("TOML syntax error at line {}, column {}: {}", where.line,
-                                         where.column, e.description())});
-  }
+  return read_toml(text, origin);
 }
 
 }  // namespace tb::io

@@ -1,21 +1,16 @@
-// Every TOML file trainbudget reads (device files, model presets) is parsed here. toml++ 3.3
-// (Debian 12) caps the nesting of arrays and inline tables, but not of dotted keys and table
-// headers, whose depth it walks recursively (a 44 KB "[t.t.t...]" overflows the stack), and it
-// fails on some non-ASCII bytes outside strings (U+0169 as whitespace, U+FFFB in a header:
-// undefined behaviour and an assertion; found by tests/fuzz). TOML 1.0 allows non-ASCII only in
-// strings and comments, so a linear pre-scan refuses it elsewhere, and refuses keys deeper than
-// any schema here, before toml++ sees the text. toml++ also asserts (parser.inl, parse_key) on
-// a table header that does not start with a key ("[# x", "[*a", "[]", "[" then a newline): the
-// pre-scan reads every header itself and refuses one that is not [key.key] on one line.
-// Private to the io library.
+// Every TOML file trainbudget reads (device, system and kernel-class files, model presets) is
+// parsed here: a linear pre-scan first (it refuses non-ASCII outside strings and comments, keys
+// deeper than any schema here, malformed table headers and dates, each with its line), then our
+// strict reader (toml_reader.hpp). The pre-scan was written to keep toml++ 3.3 (Debian 12) from
+// its stack overflows and assertions on such text (found by tests/fuzz); the reader now replaces
+// toml++, and the pre-scan's messages stay as they were. Private to the io library.
 #pragma once
-#pragma once
-
-#include <toml++/toml.h>
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include "toml_reader.hpp"
 
 namespace tb::io {
 
@@ -34,6 +29,6 @@ inline constexpr std::size_t kMaxTomlKeyDepth = 32;
 
 // The table of a TOML text after the pre-scan; DataError naming `origin` for a refusal or a
 // syntax error.
-[[nodiscard]] toml::table parse_toml_text(std::string_view text, const std::string& origin);
+[[nodiscard]] TomlTable parse_toml_text(std::string_view text, const std::string& origin);
 
 }  // namespace tb::io

@@ -13,7 +13,10 @@ namespace tb::io {
 
 // A device from TOML text; `origin` names it in messages. Throws DataError naming the origin and
 // listing every problem found.
-[[nodiscard]] Device parse_device_toml(std::string_view text, const std::string& origin);
+// `builtin`: the compiled-in catalog's text (checked by the build's tests), read without the
+// pre-scan that guards user files (toml_text.hpp).
+[[nodiscard]] Device parse_device_toml(std::string_view text, const std::string& origin,
+                                       bool builtin = false);
 
 // The TOML text of `device`, which parse_device_toml() reads back to the same figures: capacity
 // under capacity_gib or capacity_gb as its unit says, rates in TFLOP/s, bandwidths in GB/s.

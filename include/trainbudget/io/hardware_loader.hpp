@@ -31,7 +31,9 @@ namespace tb::io {
 [[nodiscard]] std::optional<std::filesystem::path> user_hardware_dir();
 
 struct CatalogSources {
-  std::filesystem::path builtin_dir;             // data_dir()/hardware
+  // A data folder's hardware/ (systems/ and kernels/ beside it); empty: the catalog compiled
+  // into the binary from data/ at build time (the default: a run opens no catalog file).
+  std::filesystem::path builtin_dir;
   std::vector<std::filesystem::path> user_dirs;  // later ones override earlier ones
 };
 

@@ -9,5 +9,8 @@ namespace tb::io {
 
 // One kernel-class file. Throws DataError naming the file and listing every problem found.
 [[nodiscard]] KernelClass load_kernel_class_file(const std::filesystem::path& file);
+// The same from text; `origin` names it in messages.
+[[nodiscard]] KernelClass parse_kernel_class_toml(std::string_view text, const std::string& origin,
+                                                  bool builtin = false);
 
 }  // namespace tb::io
