@@ -1,7 +1,13 @@
 // Shared CLI options: output format and the hardware catalog's locations.
 #include "common.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "fields.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
@@ -37,6 +43,21 @@ HardwareCatalog load_catalog(const CommonOptions& options) {
   std::optional<std::filesystem::path> dir;
   if (options.hardware_dir) dir = *options.hardware_dir;
   return io::load_catalog(io::default_catalog_sources(dir));
+}
+
+std::size_t text_width() {
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    std::size_t n = 0;
+    const std::string_view text{columns};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec == std::errc{} && end == text.data() + text.size() && n >= 20) return n;
+  }
+  winsize size{};
+  if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+      size.ws_col >= 20) {
+    return size.ws_col;
+  }
+  return 80;
 }
 
 }  // namespace tb::cli

@@ -24,6 +24,10 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 // A result's warnings and notes on stderr, one line each, fields spelled as flags.
 void print_problems(const std::vector<Problem>& warnings, const std::vector<Problem>& notes);
 
+// The columns text output may use: COLUMNS when set (20 or more), else the terminal's width when
+// standard output is one, else 80 (piped); tables wider than that are stacked, lines wrapped.
+[[nodiscard]] std::size_t text_width();
+
 // Built-in devices plus the user's directory and --hardware-dir.
 [[nodiscard]] HardwareCatalog load_catalog(const CommonOptions& options);
 

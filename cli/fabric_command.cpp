@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "common.hpp"
 #include "trainbudget/eval/fabric_check.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/system_toml.hpp"
@@ -101,7 +102,7 @@ int run_fabric_measure(const MeasureCommandOptions& o, std::ostream& out) {
         "--system {}`\n",
         *o.save, file.string(), device, *o.save);
   }
-  report::write(r, format, out);
+  report::write(r, format, out, {}, text_width());
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // `trainbudget hardware`: the device catalog, listed or one device with its sources.
 #include "hardware_command.hpp"
 
+#include "common.hpp"
 #include "trainbudget/report/view.hpp"
 
 namespace tb::cli {
@@ -27,7 +28,7 @@ HardwareCommands setup_hardware(CLI::App& app, HardwareOptions& o) {
 void run_hardware_list(const HardwareOptions& o, std::ostream& out) {
   const report::Format format = format_of(o.common);
   const HardwareCatalog catalog = load_catalog(o.common);
-  report::write(report::DeviceList{catalog.devices()}, format, out);
+  report::write(report::DeviceList{catalog.devices()}, format, out, {}, text_width());
 }
 
 void run_hardware_show(const HardwareOptions& o, std::ostream& out) {
@@ -35,17 +36,17 @@ void run_hardware_show(const HardwareOptions& o, std::ostream& out) {
   const HardwareCatalog catalog = load_catalog(o.common);
   if (catalog.find(o.show_id) == nullptr) {
     if (const System* system = catalog.find_system(o.show_id)) {
-      report::write(*system, format, out);
+      report::write(*system, format, out, {}, text_width());
       return;
     }
   }
-  report::write(catalog.at(o.show_id, "hardware show"), format, out);
+  report::write(catalog.at(o.show_id, "hardware show"), format, out, {}, text_width());
 }
 
 void run_hardware_systems(const HardwareOptions& o, std::ostream& out) {
   const report::Format format = format_of(o.common);
   const HardwareCatalog catalog = load_catalog(o.common);
-  report::write(report::SystemList{catalog.systems()}, format, out);
+  report::write(report::SystemList{catalog.systems()}, format, out, {}, text_width());
 }
 
 }  // namespace tb::cli

@@ -7,6 +7,7 @@
 
 #include <iostream>
 
+#include "common.hpp"
 #include "estimate_command.hpp"
 #include "fabric_command.hpp"
 #include "trainbudget/api/request.hpp"
@@ -153,7 +154,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
   options.progress = stderr_progress();
 
   const measure::Measurement m = measure::run_measurement(options);
-  report::write(m, format, out);
+  report::write(m, format, out, {}, text_width());
   if (o.save) {
     const std::filesystem::path file = io::save_device(measure::profile_device(m, *o.save), dir);
     std::cerr << fmt::format(

@@ -1,6 +1,7 @@
 // `trainbudget recipes`: the recipe table from the library, through its view.
 #include "recipes_command.hpp"
 
+#include "common.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 
@@ -20,7 +21,7 @@ CLI::App* setup_recipes(CLI::App& app, RecipesOptions& o) {
 
 void run_recipes(const RecipesOptions& o, std::ostream& out) {
   const double params = parse_count(o.params, "params", kParamsRange);
-  report::write(report::RecipeComparison{params}, format_of(o.common), out);
+  report::write(report::RecipeComparison{params}, format_of(o.common), out, {}, text_width());
 }
 
 }  // namespace tb::cli

@@ -94,7 +94,10 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   bool lora = false;
   bool four_bit = false;
-  for (const auto& [key, v] : cfg.items()) {
+  for (const auto& item : cfg.items()) {
+    // Named, not structured bindings: clang 14 (the asan preset) cannot capture those.
+    const std::string& key = item.key();
+    const json& v = item.value();
     const auto map = [&](const char* field) {
       if (!given(v)) return;
       out.values[field] = text_of(v);

@@ -112,16 +112,19 @@ Document device_document(const Device& d) {
   return doc;
 }
 
-void render_text(const Document& doc, std::ostream& out) {
-  out << doc.title << '\n';
+void render_text(const Document& doc, std::ostream& out, std::size_t width) {
+  const auto put = [&](const std::string& line) {
+    for (const std::string& l : wrap_line(line, width)) out << l << '\n';
+  };
+  put(doc.title);
   for (const Section& s : doc.sections) {
     out << '\n';
-    if (!s.title.empty()) out << s.title << '\n';
+    if (!s.title.empty()) put(s.title);
     for (const auto& block : s.blocks) {
       if (const auto* p = std::get_if<std::string>(&block)) {
-        out << "  " << *p << '\n';
+        put("  " + *p);
       } else {
-        std::get<TextTable>(block).render_text(out);
+        std::get<TextTable>(block).render_text(out, "  ", width);
       }
     }
   }

@@ -134,7 +134,7 @@ Document document_of(const ServingEstimate& e) {
                   {"aggregate_tokens_per_s", Align::kRight},
                   {"bound", Align::kLeft},
                   {"compute_bound_batch", Align::kRight}}};
-  Section verdicts{"Verdict", {}};
+  Section verdicts{"Answer", {}};
   Section sources{"Sources", {}};
   for (const ServingMachine& m : e.machines) {
     const std::string label =
@@ -177,7 +177,8 @@ Document document_of(const ServingEstimate& e) {
   Section machines{"Machines", {}};
   machines.table(std::move(table));
   doc.sections.push_back(std::move(machines));
-  doc.sections.push_back(std::move(verdicts));
+  // The answer first (issue 21): what serves and on how many devices, then the detail.
+  doc.sections.insert(doc.sections.begin(), std::move(verdicts));
   doc.sections.push_back(std::move(sources));
   doc.rows = std::move(rows);
   return doc;

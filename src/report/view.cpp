@@ -15,7 +15,12 @@ Document with_names(Document doc, const FieldNamer& names) {
   const FieldNamer& name = names ? names : bare;
   for (Section& s : doc.sections) {
     for (auto& block : s.blocks) {
-      if (auto* p = std::get_if<std::string>(&block)) *p = render_refs(*p, name);
+      if (auto* p = std::get_if<std::string>(&block)) {
+        *p = render_refs(*p, name);
+      } else {
+        std::get<TextTable>(block).map_cells(
+            [&](const std::string& cell) { return render_refs(cell, name); });
+      }
     }
   }
   return doc;
@@ -64,10 +69,11 @@ std::string json_of(const FabricReport& f) { return fabric_json(f); }
 std::string json_of(const SystemList& list) { return systems_json(list.systems); }
 std::string json_of(const System& system) { return system_json(system); }
 
-void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names) {
+void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names,
+            std::size_t width) {
   switch (format) {
     case Format::kTable:
-      render_text(with_names(doc, names), out);
+      render_text(with_names(doc, names), out, width);
       return;
     case Format::kMarkdown:
       render_markdown(with_names(doc, names), out);

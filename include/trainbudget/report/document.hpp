@@ -40,7 +40,8 @@ struct Document {
 // One row per recipe: bytes per parameter by kind and the total for `params`.
 [[nodiscard]] TextTable recipe_rows(double params);
 
-void render_text(const Document& doc, std::ostream& out);
+// Text for a terminal `width` columns wide (0: no limit): long lines wrapped, wide tables stacked.
+void render_text(const Document& doc, std::ostream& out, std::size_t width = 0);
 void render_markdown(const Document& doc, std::ostream& out);
 // A whole HTML page: title, `charts` (SVG markup, may be empty), then each section's paragraphs
 // and tables, escaped; inline style, nothing fetched.

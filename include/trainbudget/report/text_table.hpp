@@ -1,6 +1,7 @@
 // A table of strings rendered as aligned text, Markdown or CSV.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -20,13 +21,18 @@ class TextTable {
   explicit TextTable(std::vector<Column> columns);
   void add_row(std::vector<std::string> cells);
 
-  // Space-aligned columns, each line prefixed with `indent`.
-  void render_text(std::ostream& out, const std::string& indent = "  ") const;
+  // Space-aligned columns, each line prefixed with `indent`. When the table is wider than
+  // `width` (0: no limit) each row becomes a block: its first cell on a line, then the other
+  // columns as "header value" pairs packed into lines that fit.
+  void render_text(std::ostream& out, const std::string& indent = "  ",
+                   std::size_t width = 0) const;
   void render_markdown(std::ostream& out) const;
   void render_csv(std::ostream& out) const;
   void render_html(std::ostream& out) const;  // <table> with <th scope="col">, cells escaped
 
   [[nodiscard]] const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  // Every cell passed through `f` (a front end's field names in the cells).
+  void map_cells(const std::function<std::string(const std::string&)>& f);
 
  private:
   std::vector<Column> columns_;
@@ -43,5 +49,9 @@ class TextTable {
 
 // Display width of UTF-8 text (code points; all our glyphs are single-width).
 [[nodiscard]] std::size_t display_width(const std::string& text);
+
+// `line` broken at spaces into lines of at most `width` columns (0: no limit); continuation lines
+// are indented two more than the line's own leading spaces. A word longer than a line stays whole.
+[[nodiscard]] std::vector<std::string> wrap_line(const std::string& line, std::size_t width);
 
 }  // namespace tb::report

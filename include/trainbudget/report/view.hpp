@@ -58,7 +58,9 @@ struct RecipeComparison {
 
 // A document in one of the people formats (table, markdown) or as CSV (its rows); field
 // references in its prose are spelled by `names` (the key itself when empty).
-void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names = {});
+// `width`: the terminal's columns for the table format (0: no limit).
+void render(const Document& doc, Format format, std::ostream& out, const FieldNamer& names = {},
+            std::size_t width = 0);
 
 // The SVG charts an HTML report draws above its document: the estimate's memory against each
 // machine and its hours on a log axis; the serving estimate's memory and decode speed.
@@ -74,13 +76,14 @@ void render_html(const Document& doc, const std::string& charts, std::ostream& o
                  const FieldNamer& names = {});
 
 template <class Result>
-void write(const Result& result, Format format, std::ostream& out, const FieldNamer& names = {}) {
+void write(const Result& result, Format format, std::ostream& out, const FieldNamer& names = {},
+           std::size_t width = 0) {
   if (format == Format::kJson) {
     out << json_of(result);
   } else if (format == Format::kHtml) {
     render_html(document_of(result), charts_of(result), out, names);
   } else {
-    render(document_of(result), format, out, names);
+    render(document_of(result), format, out, names, width);
   }
 }
 
