@@ -16,6 +16,7 @@
 #include "trainbudget/spec/framework.hpp"
 #include "trainbudget/spec/limits.hpp"
 #include "trainbudget/spec/parallel.hpp"
+#include "trainbudget/spec/parse_named.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
@@ -49,6 +50,7 @@ std::string model_forms() {
 }
 std::string methods() { return "full|lora|qlora|freeze"; }
 std::string job_kinds() { return "pretraining|fine-tuning"; }
+std::string trainers() { return enum_choices<Objective>(); }
 std::string devices_range() { return "1..1000000"; }
 std::string zero_stages() { return "0|1|2|3"; }
 std::string ranks() { return "1..65536"; }
@@ -105,6 +107,19 @@ const std::array kEstimateFields{
           "fine-tuning. Sets the words, whether a LoRA alternative or another method is offered, "
           "and a plan's default global batch (4M tokens for pretraining, 1M for a fine-tune)",
           job_kinds, [](V v, R r) { r.job.kind = parse_job_kind(v); }, "job"},
+    Field{"trainer", FieldType::kChoice, "TRAINER", "", "sft",
+          "sft (supervised) | dpo, ipo (a chosen and a rejected sequence per example, against a "
+          "reference model) | kto (one sequence, against a reference) | orpo, simpo, cpo (pairs, "
+          "no reference), as TRL's trainers run them (docs/rl.md); {micro_batch} counts examples "
+          "and {tokens} every sequence's tokens",
+          trainers, [](V v, R r) { r.job.objective = parse_named<Objective>("trainer", v); },
+          "job"},
+    Field{"precompute_ref_log_probs", FieldType::kFlag, "", "", "",
+          "dpo, ipo, kto: the reference's log-probs computed once before training (TRL's "
+          "precompute_ref_log_probs): no reference weights on the device while training",
+          flags,
+          [](V v, R r) { r.job.precompute_ref_log_probs = flag(v, "precompute_ref_log_probs"); },
+          "job"},
     Field{"trainable_fraction", FieldType::kNumber, "FRACTION", "of the parameters", "0.02",
           "lora: adapter parameters as a fraction of {params} (with {model}: the smallest rank "
           "on the targets that reaches it); freeze: the fraction trained",

@@ -326,6 +326,13 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
       throw InvalidRequest(key, "needs an architecture ({model}) to count adapters", "");
     }
   }
+  if (r.job.objective != tb::Objective::kSft) {
+    throw InvalidRequest("trainer",
+                         fmt::format("a plan searches supervised jobs only so far; estimate a {} "
+                                     "job with trainbudget estimate (docs/rl.md)",
+                                     enum_name(r.job.objective)),
+                         "sft");
+  }
   if (r.has("grad_accum")) {
     throw InvalidRequest("grad_accum",
                          "a plan derives it: global_batch / (dp x micro_batch) for each layout",

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/model/lora.hpp"
 
@@ -30,7 +32,8 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   l.devices = job.devices;
   l.parallel = job.parallel;
   l.zero_stage = job.zero_stage;
-  l.micro_batch = s.micro_batch;
+  // A pairwise objective puts a chosen and a rejected row through the model per example.
+  l.micro_batch = s.micro_batch * rows_per_example(job.objective);
   l.grad_accum = s.grad_accumulation;
   l.seq_len = s.seq_len;
   l.attention = s.attention;
@@ -404,7 +407,18 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   return s;
 }
 
+std::string method_label(const TrainingJob& job);
+
+// "DPO, LoRA (rank 16, q,v)": the objective named before the method when it is not SFT.
 std::string scenario_label(const TrainingJob& job) {
+  if (job.objective == Objective::kSft) return method_label(job);
+  std::string name{enum_name(job.objective)};
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (job.objective == Objective::kSimpo) name = "SimPO";
+  return fmt::format("{}, {}", name, method_label(job));
+}
+
+std::string method_label(const TrainingJob& job) {
   switch (job.method) {
     case Method::kFull:
       return job_kind(job) == JobKind::kPretraining ? "pretraining" : "full fine-tune";

@@ -193,6 +193,10 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     micro_forward = t.micro_batch *
                     std::min(1.0, 2.0 * p.params_active.value() / out.hardware_per_token.value());
   }
+  // A preference objective's reference forward: the policy's forward again, no backward
+  // (TRL computes the reference log-probs under no_grad for every batch, or once before training
+  // with precompute_ref_log_probs: the same work over one pass of the data).
+  if (p.reference_forward) t.micro_batch += micro_forward;
   t.compute = t.micro_batch * m;
   // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
   // interleaving.

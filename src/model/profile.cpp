@@ -211,6 +211,16 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
                         shard_stage(c)});
   }
   add_frozen_base(job, recipe, p.trainable, p.states);
+  // A full or partly frozen policy's reference: a frozen copy of the base in the compute dtype,
+  // sharded as the frozen weights are (TRL prepares it with the same ZeRO-3 config).
+  if (reference_weights(job)) {
+    const BytesPerParam storage{recipe.frozen_weight_bytes};
+    p.states.push_back(
+        {StateKey::kFrozenWeights,
+         fmt::format("reference model ({}, frozen)", enum_name(recipe.compute_dtype)), storage,
+         p.params, storage * p.params, 3});
+  }
+  p.reference_forward = reference_forward(job);
   p.optimizer_kernel =
       resolved_setup(job.setup, 0).optimizer_kernel.value_or(OptimizerKernel::kPerTensor);
   p.moment_bytes = adam_moment_bytes(recipe);

@@ -267,7 +267,10 @@ Section answer_section(const Estimate& e) {
     if (std::find(legend.begin(), legend.end(), named) == legend.end()) legend.push_back(named);
   }
   answer.table(std::move(t));
-  if (!s.memory.activations_included) {
+  const bool states_only = std::any_of(s.machines.begin(), s.machines.end(), [](const auto& m) {
+    return m.verdict == Verdict::kStatesFit;
+  });
+  if (states_only) {
     answer.text(
         "states fit: the model states fit; activations are not counted without the "
         "model's architecture ({model})");

@@ -306,6 +306,12 @@ ordered_json estimate_object(const Estimate& e) {
       {"tokens", job.tokens},
       {"method", enum_name(job.method)},
       {"job_kind", enum_name(job_kind(job))},
+      {"trainer",
+       {{"objective", enum_name(job.objective)},
+        {"rows_per_example", rows_per_example(job.objective)},
+        {"reference_forward", reference_forward(job)},
+        {"reference_weights", reference_weights(job)},
+        {"precompute_ref_log_probs", job.precompute_ref_log_probs}}},
       // The real fraction: trainable parameters (adapters, or the unfrozen part) over the model's.
       {"trainable_fraction",
        job.method == Method::kFull ? json(nullptr) : json(e.primary.params_trainable / job.params)},

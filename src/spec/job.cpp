@@ -23,6 +23,30 @@ JobKind parse_job_kind(std::string_view text) {
                        enum_choices<JobKind>());
 }
 
+int rows_per_example(Objective objective) noexcept {
+  switch (objective) {
+    case Objective::kDpo:
+    case Objective::kIpo:
+    case Objective::kOrpo:
+    case Objective::kSimpo:
+    case Objective::kCpo:
+      return 2;
+    case Objective::kSft:
+    case Objective::kKto:
+      return 1;
+  }
+  return 1;
+}
+
+bool reference_forward(const TrainingJob& job) noexcept {
+  return job.objective == Objective::kDpo || job.objective == Objective::kIpo ||
+         job.objective == Objective::kKto;
+}
+
+bool reference_weights(const TrainingJob& job) noexcept {
+  return reference_forward(job) && !job.precompute_ref_log_probs && !uses_adapters(job.method);
+}
+
 JobKind job_kind(const TrainingJob& job) noexcept {
   if (job.kind) return *job.kind;
   return job.method == Method::kFull && job.tokens >= kPretrainingTokensPerParam * job.params

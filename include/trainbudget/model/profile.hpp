@@ -48,6 +48,9 @@ struct ModelProfile {
   Params trainable;      // adapters (LoRA/QLoRA) or the trained share (freeze)
   Tokens tokens;
   std::vector<StateTerm> states;  // in the order they are summed and shown
+  // A preference objective's reference model: its forward over every micro-batch (the policy's
+  // forward again, without the backward; docs/rl.md).
+  bool reference_forward{false};
 
   // With an architecture only: the step's shapes.
   bool has_architecture{false};

@@ -41,6 +41,23 @@ struct EnumNames<JobKind> {
       {{JobKind::kPretraining, "pretraining"}, {JobKind::kFineTuning, "fine-tuning"}}};
 };
 
+// The training objective, beside the method (the parameter-efficiency axis): supervised
+// fine-tuning, or a preference objective as TRL names them (docs/rl.md). Online RL (PPO, RLOO,
+// GRPO) is not modelled yet.
+enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo };
+
+template <>
+struct EnumNames<Objective> {
+  static constexpr std::array<std::pair<Objective, std::string_view>, 7> kNames{
+      {{Objective::kSft, "sft"},
+       {Objective::kDpo, "dpo"},
+       {Objective::kIpo, "ipo"},
+       {Objective::kKto, "kto"},
+       {Objective::kOrpo, "orpo"},
+       {Objective::kSimpo, "simpo"},
+       {Objective::kCpo, "cpo"}}};
+};
+
 // "pretraining" | "fine-tuning"; throws InvalidRequest naming the job_kind field otherwise.
 [[nodiscard]] JobKind parse_job_kind(std::string_view text);
 
@@ -94,7 +111,24 @@ struct TrainingJob {
   // Micro-batch, sequence, attention, recompute, ...: used with an architecture only
   // (activations, peak memory, FLOPs from the architecture; docs/activations.md).
   TrainingSetup setup;
+  // A preference objective (docs/rl.md): the micro-batch counts examples (pairs for DPO-style
+  // objectives) and `tokens` every sequence's tokens, chosen and rejected alike.
+  Objective objective{Objective::kSft};
+  bool precompute_ref_log_probs{false};  // TRL's: reference log-probs computed once, before
 };
+
+// Rows one example puts through the model: 2 where chosen and rejected are concatenated into one
+// batch (TRL DPOTrainer/ORPO/CPO concatenated_forward, SimPO through CPOTrainer), else 1.
+[[nodiscard]] int rows_per_example(Objective objective) noexcept;
+// Whether the job runs the reference model's forward over its tokens (DPO, IPO and KTO compare
+// against a reference; ORPO, SimPO and CPO have none): in every step, or once before training
+// with precompute_ref_log_probs (the same forward work over one pass of the data).
+[[nodiscard]] bool reference_forward(const TrainingJob& job) noexcept;
+// Whether the reference needs weights of its own on the device during training: a full or
+// partly frozen policy needs a copy of the base; with LoRA/QLoRA the reference is the base with
+// the adapters disabled (TRL: ref_model None under PEFT, null_ref_context); with precomputed
+// log-probs it is gone before training starts.
+[[nodiscard]] bool reference_weights(const TrainingJob& job) noexcept;
 
 // Throws InvalidRequest for a field out of range, naming its key.
 void validate(const TrainingJob& job);
