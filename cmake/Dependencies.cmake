@@ -4,6 +4,8 @@ find_package(fmt 9 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(tomlplusplus 3 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
+# Training configs in YAML (axolotl, LLaMA-Factory, torchtune, accelerate): Debian's libyaml-cpp-dev.
+find_package(yaml-cpp 0.7 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 

@@ -5,16 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config_formats.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api {
-namespace {
-
-using nlohmann::json;
-
-constexpr std::size_t kMaxConfigBytes = 1 << 20;
+namespace config_detail {
 
 std::string text_of(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -63,7 +60,9 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
           out.values["zero"] = text_of(zv);
           out.mapped.push_back(zname + " -> zero");
         } else if ((zk == "offload_optimizer" || zk == "offload_param") && zv.is_object()) {
-          const std::string device = zv.value("device", std::string{"none"});
+          const auto found = zv.find("device");
+          const std::string device =
+              found != zv.end() && found->is_string() ? found->get<std::string>() : "none";
           if (device == "cpu" || device == "nvme") {
             // Parameters offloaded imply the optimizer too (ZeRO-Infinity): params wins.
             const auto it = out.values.find("offload");
@@ -89,6 +88,22 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
       out.unknown.push_back(name);
     }
   }
+}
+
+void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
+                      TrainingConfig& out) {
+  const std::filesystem::path ds = dir / path;
+  std::string text;
+  try {
+    text = io::read_regular_file(ds, kMaxConfigBytes);
+  } catch (const DataError& e) {
+    throw InvalidRequest("config", fmt::format("the DeepSpeed config it names: {}", e.what()));
+  }
+  const json parsed = json::parse(text, nullptr, false);
+  if (!parsed.is_object()) {
+    throw InvalidRequest("config", fmt::format("{} is not a JSON object", io::shown(ds)));
+  }
+  read_deepspeed(parsed, out, "deepspeed.");
 }
 
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
@@ -136,18 +151,7 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
     } else if (key == "lora_target_modules") {
       map("lora_targets");
     } else if (key == "deepspeed" && v.is_string()) {
-      const std::filesystem::path ds = dir / v.get<std::string>();
-      std::string text;
-      try {
-        text = io::read_regular_file(ds, kMaxConfigBytes);
-      } catch (const DataError& e) {
-        throw InvalidRequest("config", fmt::format("the DeepSpeed config it names: {}", e.what()));
-      }
-      const json parsed = json::parse(text, nullptr, false);
-      if (!parsed.is_object()) {
-        throw InvalidRequest("config", fmt::format("{} is not a JSON object", ds.string()));
-      }
-      read_deepspeed(parsed, out, "deepspeed.");
+      follow_deepspeed(v.get<std::string>(), dir, out);
     } else if (key == "fsdp" && v.is_string()) {
       // transformers' fsdp option: full_shard is ZeRO-3, shard_grad_op ZeRO-2; "offload" adds
       // the parameters' and gradients' offload.
@@ -177,15 +181,21 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
   }
 }
 
-}  // namespace
+}  // namespace config_detail
+
+using namespace config_detail;
 
 TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir) {
-  const json cfg = json::parse(text, nullptr, false);
+  // JSON first; anything else is read as YAML (axolotl, LLaMA-Factory, torchtune, accelerate).
+  json cfg = json::parse(text, nullptr, false);
+  if (cfg.is_discarded()) cfg = yaml_as_json(text);
   if (!cfg.is_object()) {
-    throw InvalidRequest("config", "is not a JSON object",
-                         "a Hugging Face / TRL TrainingArguments JSON or a DeepSpeed JSON");
+    throw InvalidRequest("config", "is not a JSON object or a YAML mapping",
+                         "a TrainingArguments, DeepSpeed, axolotl, LLaMA-Factory, torchtune or "
+                         "accelerate config");
   }
   TrainingConfig out;
+  if (read_yaml_format(cfg, out, dir)) return out;
   if (cfg.contains("zero_optimization") || cfg.contains("train_micro_batch_size_per_gpu")) {
     out.format = "deepspeed";
     read_deepspeed(cfg, out, "");
@@ -194,9 +204,11 @@ TrainingConfig parse_training_config(std::string_view text, const std::filesyste
     out.format = "hf-training-arguments";
     read_hf(cfg, out, dir);
   } else {
-    throw InvalidRequest("config", "is neither a TrainingArguments JSON nor a DeepSpeed JSON",
-                         "a Hugging Face / TRL TrainingArguments JSON (per_device_train_batch_size"
-                         ", ...) or a DeepSpeed JSON (zero_optimization, ...)");
+    throw InvalidRequest(
+        "config", "is none of the training config formats read",
+        "a TrainingArguments JSON (per_device_train_batch_size, ...), a DeepSpeed "
+        "JSON (zero_optimization, ...), or an axolotl, LLaMA-Factory, torchtune or "
+        "accelerate YAML (docs/configs.md)");
   }
   return out;
 }

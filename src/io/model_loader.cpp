@@ -371,6 +371,35 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
       if (lower(p.hf_repo) == wanted) return from_preset(std::move(p), id);
     }
+    // A mirror or a tuned variant of a preset's repo (NousResearch/Meta-Llama-3-8B,
+    // meta-llama/Meta-Llama-3-8B-Instruct): the same name after the owner, without an
+    // instruct/chat suffix, has the same architecture. Said as a warning.
+    const auto base_name = [&](std::string_view id) {
+      std::string name = lower(id.substr(id.find('/') + 1));
+      for (bool cut = true; cut;) {
+        cut = false;
+        for (const std::string_view suffix : {"-instruct", "-chat", "-hf", "-it", "-base"}) {
+          if (name.size() > suffix.size() && name.ends_with(suffix)) {
+            name.resize(name.size() - suffix.size());
+            cut = true;
+          }
+        }
+      }
+      return name;
+    };
+    const std::string name = base_name(spec);
+    for (const std::string& id : ids) {
+      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      if (p.hf_repo.find('/') != std::string::npos && base_name(p.hf_repo) == name) {
+        const std::string repo = p.hf_repo;
+        ModelSource m = from_preset(std::move(p), id);
+        m.warnings.push_back(fmt::format(
+            "'{}' is not in the local Hugging Face cache; read as the preset {} ({}), whose name "
+            "it shares: the same architecture",
+            excerpt(spec), id, repo));
+        return m;
+      }
+    }
   }
   if (paths == ModelPaths::kRefused &&
       (spec.find('/') != std::string::npos || spec.starts_with('.'))) {

@@ -201,5 +201,17 @@ import json; print(json.dumps({'weight_map': {f't{i}': f'model-{i:06d}.safetenso
   long_choice_value)
     expect 1 "^trainbudget: error: --format: unknown value 'x{160}\.\.\. \(3000 bytes\)'" empty \
       --format "$(printf 'x%.0s' $(seq 3000))" ;;
+  yaml_alias_bomb)
+    # "Billion laughs": aliases that expand tenfold per level, refused while copied out.
+    python3 -c "
+print('base_model: llama-3-8b')
+print('a: &a [x, x, x, x, x, x, x, x, x, x]')
+for i, n in enumerate('bcdefgh'):
+    prev = 'abcdefgh'[i]
+    print(f'{n}: &{n} [' + ', '.join(['*' + prev] * 10) + ']')" >bomb.yaml
+    expect 1 "^trainbudget: error: --config: holds more than 100000 values$" empty --config bomb.yaml ;;
+  yaml_deep)
+    python3 -c "import sys; n=10000; sys.stdout.write('a: ' + '['*n + ']'*n + '\\n')" >deep.yaml
+    expect 1 "^trainbudget: error: --config: nests more than 64 levels$" empty --config deep.yaml ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

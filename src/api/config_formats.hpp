@@ -1,0 +1,38 @@
+// The training config readers' shared parts (docs/configs.md): values as field text, DeepSpeed's
+// JSON, and the YAML formats (axolotl, LLaMA-Factory, torchtune, accelerate). Private to the api
+// library.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "trainbudget/api/training_config.hpp"
+
+namespace tb::api::config_detail {
+
+using nlohmann::json;
+
+inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
+// A value as a field's text: strings as they are, numbers and booleans printed, lists joined by
+// commas.
+[[nodiscard]] std::string text_of(const json& v);
+// Not null and not DeepSpeed's "auto" placeholder.
+[[nodiscard]] bool given(const json& v);
+// transformers' optim names (OptimizerNames) onto a recipe id; "" when none fits.
+[[nodiscard]] std::string recipe_of(const std::string& optim);
+// A DeepSpeed JSON's keys (zero_optimization, micro-batch, accumulation), names prefixed.
+void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& prefix);
+// The DeepSpeed JSON a config names, relative to the config's folder, read as above.
+void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
+                      TrainingConfig& out);
+
+// YAML text as JSON (YAML 1.2 core schema for scalars: true/false, null, integers, floats; the
+// rest strings); InvalidRequest naming config for text that is not YAML or nests past 64 levels.
+[[nodiscard]] json yaml_as_json(std::string_view text);
+// Reads `cfg` when it is one of the YAML formats (detected by their keys); false otherwise.
+bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+
+}  // namespace tb::api::config_detail
