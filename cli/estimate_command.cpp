@@ -42,10 +42,10 @@ api::FieldMap request_fields(const std::string& path) {
 }
 
 api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields,
-                             const std::string& config_file) {
+                             const std::string& config_file, const std::string& config_format) {
   api::FieldMap values;
   if (!config_file.empty()) {
-    const api::TrainingConfig config = api::read_training_config(config_file);
+    const api::TrainingConfig config = api::read_training_config(config_file, config_format);
     values = config.values;
     std::string note =
         fmt::format("--config ({}): {}", config.format,
@@ -66,10 +66,15 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   return values;
 }
 
-void add_config_option(CLI::App& cmd, std::string& config_file) {
+void add_config_option(CLI::App& cmd, std::string& config_file, std::string& config_format) {
+  cmd.add_option("--config-format", config_format,
+                 "The format of --config when its keys do not show it: " + api::config_formats() +
+                     " (default auto: detected by content)")
+      ->type_name("FORMAT");
   cmd.add_option("--config", config_file,
                  "A training config you already have: a Hugging Face / TRL TrainingArguments JSON "
-                 "(with the DeepSpeed JSON it names) or a DeepSpeed JSON; its keys map onto these "
+                 "(with the DeepSpeed JSON it names), a DeepSpeed JSON, or an axolotl, "
+                 "LLaMA-Factory, torchtune or accelerate YAML; its keys map onto these "
                  "flags (docs/configs.md), --request and flags override them, keys not understood "
                  "are listed")
       ->check(non_empty_path())
@@ -88,12 +93,13 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
                   "(docs/fields.md)")
       ->check(non_empty_path())
       ->type_name("FILE");
-  add_config_option(*cmd, o.config_file);
+  add_config_option(*cmd, o.config_file, o.config_format);
   return cmd;
 }
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
-  const api::FieldMap values = request_values(o.request_file, o.fields, o.config_file);
+  const api::FieldMap values =
+      request_values(o.request_file, o.fields, o.config_file, o.config_format);
   const api::EstimateRequest request = api::parse_estimate_request(values);
 
   CommonOptions common;

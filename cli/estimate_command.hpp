@@ -12,8 +12,9 @@ namespace tb::cli {
 
 struct EstimateOptions {
   FieldSlots fields;
-  std::string request_file;  // --request job.json
-  std::string config_file;   // --config training_args.json (docs/configs.md)
+  std::string request_file;           // --request job.json
+  std::string config_file;            // --config training_args.json (docs/configs.md)
+  std::string config_format{"auto"};  // --config-format
 };
 
 CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
@@ -24,9 +25,10 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& options);
 // understand are one note on stderr.
 [[nodiscard]] api::FieldMap request_values(const std::string& request_file,
                                            const FieldSlots& fields,
-                                           const std::string& config_file = {});
+                                           const std::string& config_file = {},
+                                           const std::string& config_format = "auto");
 // The --config option of estimate and plan.
-void add_config_option(CLI::App& cmd, std::string& config_file);
+void add_config_option(CLI::App& cmd, std::string& config_file, std::string& config_format);
 void run_estimate(const EstimateOptions& options, std::ostream& out);
 
 }  // namespace tb::cli

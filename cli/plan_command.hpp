@@ -14,7 +14,8 @@ namespace tb::cli {
 struct PlanCommandOptions {
   FieldSlots fields;
   std::string request_file;
-  std::string config_file;  // --config (docs/configs.md)
+  std::string config_file;            // --config (docs/configs.md)
+  std::string config_format{"auto"};  // --config-format
 };
 
 CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& options);

@@ -7,7 +7,8 @@
 Every function takes the field-table keys of its command as keyword arguments (the CLI's flags
 without the dashes, "-" as "_": micro_batch=2, seq_len=4096) and returns the dict that
 `trainbudget <command> --format json` prints, plus "warnings" and "notes". config="path" reads
-a training config (a TrainingArguments / TRL / DeepSpeed JSON, docs/configs.md) under the other
+a training config (a TrainingArguments / TRL / DeepSpeed JSON or an axolotl / LLaMA-Factory /
+torchtune / accelerate YAML, docs/configs.md) under the other
 keyword arguments, as --config does.
 """
 

@@ -29,10 +29,18 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
 void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
                       TrainingConfig& out);
 
+// A config's text (JSON first, else YAML) read in `format`, or in the format its keys show when
+// `format` is "auto".
+[[nodiscard]] TrainingConfig parse_any_config(std::string_view text,
+                                              const std::filesystem::path& dir,
+                                              std::string_view format);
+
 // YAML text as JSON (YAML 1.2 core schema for scalars: true/false, null, integers, floats; the
 // rest strings); InvalidRequest naming config for text that is not YAML or nests past 64 levels.
 [[nodiscard]] json yaml_as_json(std::string_view text);
-// Reads `cfg` when it is one of the YAML formats (detected by their keys); false otherwise.
-bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+// Reads `cfg` in the YAML format `format` names, or ("auto") the one its keys show; false when it
+// is none of them.
+bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir,
+                      std::string_view format);
 
 }  // namespace tb::api::config_detail

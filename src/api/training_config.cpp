@@ -185,7 +185,30 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
 
 using namespace config_detail;
 
-TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir) {
+std::string config_formats() {
+  return "auto|hf-training-arguments|deepspeed|axolotl|llama-factory|torchtune|accelerate";
+}
+
+TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir,
+                                     std::string_view format) {
+  const std::string accepted = config_formats();
+  bool known = false;
+  for (std::size_t at = 0; at <= accepted.size();) {
+    const std::size_t end = std::min(accepted.find('|', at), accepted.size());
+    known = known || std::string_view{accepted}.substr(at, end - at) == format;
+    at = end + 1;
+  }
+  if (!known) {
+    throw InvalidRequest("config_format", fmt::format("unknown format '{}'", excerpt(format)),
+                         accepted);
+  }
+  return parse_any_config(text, dir, format);
+}
+
+namespace config_detail {
+
+TrainingConfig parse_any_config(std::string_view text, const std::filesystem::path& dir,
+                                std::string_view format) {
   // JSON first; anything else is read as YAML (axolotl, LLaMA-Factory, torchtune, accelerate).
   json cfg = json::parse(text, nullptr, false);
   if (cfg.is_discarded()) cfg = yaml_as_json(text);
@@ -195,12 +218,16 @@ TrainingConfig parse_training_config(std::string_view text, const std::filesyste
                          "accelerate config");
   }
   TrainingConfig out;
-  if (read_yaml_format(cfg, out, dir)) return out;
-  if (cfg.contains("zero_optimization") || cfg.contains("train_micro_batch_size_per_gpu")) {
+  const bool automatic = format == "auto";
+  if (read_yaml_format(cfg, out, dir, format)) return out;
+  if (format == "deepspeed" || (automatic && (cfg.contains("zero_optimization") ||
+                                              cfg.contains("train_micro_batch_size_per_gpu")))) {
     out.format = "deepspeed";
     read_deepspeed(cfg, out, "");
-  } else if (cfg.contains("per_device_train_batch_size") || cfg.contains("output_dir") ||
-             cfg.contains("gradient_accumulation_steps")) {
+  } else if (format == "hf-training-arguments" ||
+             (automatic &&
+              (cfg.contains("per_device_train_batch_size") || cfg.contains("output_dir") ||
+               cfg.contains("gradient_accumulation_steps")))) {
     out.format = "hf-training-arguments";
     read_hf(cfg, out, dir);
   } else {
@@ -213,14 +240,16 @@ TrainingConfig parse_training_config(std::string_view text, const std::filesyste
   return out;
 }
 
-TrainingConfig read_training_config(const std::filesystem::path& file) {
+}  // namespace config_detail
+
+TrainingConfig read_training_config(const std::filesystem::path& file, std::string_view format) {
   std::string text;
   try {
     text = io::read_regular_file(file, kMaxConfigBytes);
   } catch (const DataError& e) {
     throw InvalidRequest("config", fmt::format("cannot read {}", e.what()));
   }
-  return parse_training_config(text, file.parent_path());
+  return parse_training_config(text, file.parent_path(), format);
 }
 
 }  // namespace tb::api

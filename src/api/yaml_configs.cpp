@@ -575,25 +575,31 @@ json yaml_as_json(std::string_view text) {
   return convert(doc, 0, nodes);
 }
 
-bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
-  if (cfg.contains("model") && cfg["model"].is_object() && cfg["model"].contains("_component_")) {
+bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir,
+                      std::string_view format) {
+  const bool automatic = format == "auto";
+  if (format == "torchtune" || (automatic && cfg.contains("model") && cfg["model"].is_object() &&
+                                cfg["model"].contains("_component_"))) {
     out.format = "torchtune";
     read_torchtune(cfg, out);
     return true;
   }
-  if (cfg.contains("base_model") || cfg.contains("micro_batch_size") ||
-      cfg.contains("sequence_len")) {
+  if (format == "axolotl" ||
+      (automatic && (cfg.contains("base_model") || cfg.contains("micro_batch_size") ||
+                     cfg.contains("sequence_len")))) {
     out.format = "axolotl";
     read_axolotl(cfg, out, dir);
     return true;
   }
-  if (cfg.contains("finetuning_type") || cfg.contains("cutoff_len") ||
-      (cfg.contains("stage") && cfg.contains("model_name_or_path"))) {
+  if (format == "llama-factory" ||
+      (automatic && (cfg.contains("finetuning_type") || cfg.contains("cutoff_len") ||
+                     (cfg.contains("stage") && cfg.contains("model_name_or_path"))))) {
     out.format = "llama-factory";
     read_llamafactory(cfg, out, dir);
     return true;
   }
-  if (cfg.contains("distributed_type") || cfg.contains("compute_environment")) {
+  if (format == "accelerate" ||
+      (automatic && (cfg.contains("distributed_type") || cfg.contains("compute_environment")))) {
     out.format = "accelerate";
     read_accelerate(cfg, out, dir);
     return true;

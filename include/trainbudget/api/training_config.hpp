@@ -20,12 +20,18 @@ struct TrainingConfig {
   std::vector<std::string> unknown;    // keys not understood
 };
 
-// Reads `file` (JSON), detected by content. Throws InvalidRequest naming `config` for a file that
-// cannot be read or is none of the formats.
-[[nodiscard]] TrainingConfig read_training_config(const std::filesystem::path& file);
+// The formats read, as --config-format names them; "auto" detects by content.
+[[nodiscard]] std::string config_formats();
+
+// Reads `file` (JSON or YAML), its format detected by content or forced by `format` (one of
+// config_formats()). Throws InvalidRequest naming `config` (or `config_format`) for a file that
+// cannot be read, is none of the formats, or is not the one forced.
+[[nodiscard]] TrainingConfig read_training_config(const std::filesystem::path& file,
+                                                  std::string_view format = "auto");
 
 // The same from text; `dir` resolves a DeepSpeed path the config names.
 [[nodiscard]] TrainingConfig parse_training_config(std::string_view text,
-                                                   const std::filesystem::path& dir);
+                                                   const std::filesystem::path& dir,
+                                                   std::string_view format = "auto");
 
 }  // namespace tb::api
