@@ -55,9 +55,8 @@ struct Vocabulary {
   std::string_view flag;  // must be one of the command's options for the suggestion to apply
   std::string_view say;   // empty: the flag itself
 };
-constexpr std::array<Vocabulary, 27> kVocabulary{{
-    {"--epochs", "--tokens", "--tokens (epochs x the dataset's tokens)"},
-    {"--num-train-epochs", "--tokens", "--tokens (epochs x the dataset's tokens)"},
+constexpr std::array<Vocabulary, 26> kVocabulary{{
+    {"--num-train-epochs", "--epochs", "--epochs (with --dataset-tokens)"},
     {"--gpus", "--devices", ""},
     {"--num-gpus", "--devices", ""},
     {"--n-gpus", "--devices", ""},

@@ -97,6 +97,17 @@ const std::array kEstimateFields{
     Field{"tokens", FieldType::kCount, "COUNT", "tokens", "1e9",
           "Training tokens, all epochs (same suffixes)", token_counts,
           [](V v, R r) { r.job.tokens = parse_count(v, "tokens", kTokensRange); }, "job"},
+    Field{"dataset_tokens", FieldType::kCount, "COUNT", "tokens", "",
+          "The tokens of one pass over the data (same suffixes); with it {tokens} is {epochs} x "
+          "this",
+          token_counts,
+          [](V v, R r) { r.dataset_tokens = parse_count(v, "dataset_tokens", kTokensRange); },
+          "job"},
+    Field{"epochs", FieldType::kNumber, "N", "passes", "",
+          "Passes over the data (TrainingArguments' num_train_epochs); with {dataset_tokens}, "
+          "{tokens} = epochs x dataset_tokens; without it, no effect (a note says so)",
+          [] { return std::string{"(0, 10000]"}; },
+          [](V v, R r) { r.epochs = parse_number_in(v, "epochs", 0.0, 1e4, false); }, "job"},
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
           "(adapters on an NF4 base) | freeze (only the top fraction trained)",

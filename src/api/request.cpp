@@ -10,6 +10,7 @@
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/limits.hpp"
 
 namespace tb::api {
 namespace {
@@ -105,6 +106,22 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     }
   }
   if (problems.empty()) check_combinations(r, problems);
+  // Tokens from the data: epochs passes over dataset_tokens.
+  if (problems.empty() && r.dataset_tokens) {
+    if (r.has("tokens")) {
+      problems.push_back({"tokens",
+                          "cannot be combined with {dataset_tokens}: tokens = epochs x "
+                          "dataset_tokens then",
+                          ""});
+    } else if (r.epochs * *r.dataset_tokens > kTokensRange.hi) {
+      problems.push_back({"epochs",
+                          fmt::format("{:g} x {:g} dataset tokens is past {:g} tokens", r.epochs,
+                                      *r.dataset_tokens, kTokensRange.hi),
+                          ""});
+    } else {
+      r.job.tokens = r.epochs * *r.dataset_tokens;
+    }
+  }
   if (!problems.empty()) throw InvalidRequest(std::move(problems));
   return r;
 }

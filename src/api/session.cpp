@@ -72,6 +72,12 @@ Session::Session(const Sources& sources)
       catalog_{io::load_catalog(catalog_sources(sources))} {}
 
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
+  if (r.has("epochs") && !r.dataset_tokens) {
+    out.notes.push_back({"epochs",
+                         "has no effect without {dataset_tokens}: {tokens} counts every epoch's "
+                         "tokens",
+                         ""});
+  }
   if (r.model.empty()) return;
   r.job.model = io::load_model(r.model, models_dir_,
                                model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);

@@ -40,6 +40,9 @@ struct EstimateRequest {
   std::string machines;  // ID[:dtype][,...] or all
   bool fit{false};       // what fits each machine (a plan query)
   bool explain{false};   // every term's formula and value
+  // One pass over the data and the passes: tokens = epochs x dataset_tokens when both are known.
+  std::optional<double> dataset_tokens;
+  double epochs{1.0};
   std::string format{"table"};
   std::optional<std::string> hardware_dir;
   PlanOptions plan;                          // plan requests only
