@@ -138,6 +138,8 @@ struct Connection {
   bool chunked{false};
   std::size_t reserved{0};  // counted against max_buffered_bytes
   bool reading{false};      // a request has begun
+  bool draining{false};     // answered with an error: what the client still sends is discarded
+  std::size_t drained{0};
   Clock::time_point deadline;
 };
 
@@ -220,6 +222,13 @@ class Server {
   void reject(Connection& c, int status, std::string message) {
     reject(c, problem_response(status, kind_of(status), {{"", std::move(message), ""}}));
   }
+  // An error answered while the client may still be sending its body: the answer, then the
+  // sending side shut and the rest read and discarded until the client closes (or 2 s, or 8 MiB),
+  // so the client reads the answer instead of a reset (RFC 9112 sec. 9.6, "tear-down").
+  void reject_lingering(Connection& c, const HttpResponse& r);
+  void reject_lingering(Connection& c, int status, std::string message) {
+    reject_lingering(c, problem_response(status, kind_of(status), {{"", std::move(message), ""}}));
+  }
   void close_connection(Connection& c);
   void work(Job&& job);
   void take_back();
@@ -254,6 +263,18 @@ void Server::reject(Connection& c, const HttpResponse& r) {
   close_connection(c);
 }
 
+void Server::reject_lingering(Connection& c, const HttpResponse& r) {
+  const std::string bytes = serialize(r, false);
+  (void)::send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(c.fd, SHUT_WR);
+  buffered_ -= c.reserved;
+  c.reserved = 0;
+  c.in.clear();
+  c.head.reset();
+  c.draining = true;
+  c.deadline = Clock::now() + std::chrono::seconds{2};
+}
+
 void Server::accept_all() {
   for (;;) {
     const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -281,6 +302,11 @@ void Server::read_from(int fd) {
   char chunk[16384];
   for (int round = 0; round < 8; ++round) {
     const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n > 0 && c.draining) {
+      c.drained += static_cast<std::size_t>(n);
+      if (c.drained > (8U << 20)) break;
+      continue;
+    }
     if (n > 0) {
       c.in.append(chunk, static_cast<std::size_t>(n));
       // Never much more than one whole request and one head beyond it.
@@ -292,6 +318,13 @@ void Server::read_from(int fd) {
     if (n < 0 && errno == EINTR) continue;
     close_connection(c);  // closed by the client, or broken
     reading_.erase(it);
+    return;
+  }
+  if (c.draining) {
+    if (c.drained > (8U << 20)) {
+      close_connection(c);
+      reading_.erase(it);
+    }
     return;
   }
   advance(c);
@@ -311,29 +344,35 @@ void Server::advance(Connection& c) {
     const std::size_t end = c.in.find("\r\n\r\n");
     if (end == std::string::npos) {
       if (c.in.size() > kMaxHeadBytes + 4) {
-        reject(c, 431,
-               fmt::format("the request head is larger than the {} KiB a request may send",
-                           kMaxHeadBytes / 1024));
+        reject_lingering(
+            c, 431,
+            fmt::format("the request head is larger than the {} KiB a request may send",
+                        kMaxHeadBytes / 1024));
       }
       return;
     }
     auto parsed = parse_request_head(std::string_view{c.in}.substr(0, end));
-    if (auto* e = std::get_if<HeadError>(&parsed)) return reject(c, e->status, e->message);
+    if (auto* e = std::get_if<HeadError>(&parsed)) {
+      return reject_lingering(c, e->status, e->message);
+    }
     RequestHead head = std::move(std::get<RequestHead>(parsed));
     if (const auto no =
             refuse(head.method,
                    {head.field("host"), head.field("content-type"), head.field("content-encoding")},
                    options_.host, port_)) {
-      return reject(c, *no);
+      return reject_lingering(c, *no);
     }
     const auto framing = body_framing(head, kMaxBodyBytes);
-    if (const auto* e = std::get_if<HeadError>(&framing)) return reject(c, e->status, e->message);
+    if (const auto* e = std::get_if<HeadError>(&framing)) {
+      return reject_lingering(c, e->status, e->message);
+    }
     c.head_bytes = end + 4;
     c.chunked = std::get<BodyFraming>(framing).chunked;
     c.body_bytes = std::get<BodyFraming>(framing).length;
     c.reserved = c.head_bytes + (c.chunked ? kMaxBodyBytes : c.body_bytes);
     if ((buffered_ += c.reserved) > options_.max_buffered_bytes) {
-      return reject(c, 503, "the server holds as many request bodies as it may; try again");
+      return reject_lingering(c, 503,
+                              "the server holds as many request bodies as it may; try again");
     }
     const bool body_pending = c.chunked || c.in.size() < c.head_bytes + c.body_bytes;
     if (body_pending && head.field("expect") == "100-continue") {
@@ -344,7 +383,9 @@ void Server::advance(Connection& c) {
   }
   if (c.chunked) {
     auto read = read_chunked(std::string_view{c.in}.substr(c.head_bytes), kMaxBodyBytes);
-    if (const auto* e = std::get_if<HeadError>(&read)) return reject(c, e->status, e->message);
+    if (const auto* e = std::get_if<HeadError>(&read)) {
+      return reject_lingering(c, e->status, e->message);
+    }
     ChunkedBody& body = std::get<ChunkedBody>(read);
     if (body.whole) dispatch(c, std::move(body.body), c.head_bytes + body.consumed);
   } else if (c.in.size() >= c.head_bytes + c.body_bytes) {

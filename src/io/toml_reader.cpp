@@ -14,11 +14,30 @@
 
 namespace tb::io {
 
-const TomlValue* TomlTable::get(std::string_view key) const {
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    if (keys[k] == key) return &values[k];
+std::size_t TomlTable::position(std::string_view key) const {
+  if (!index.empty()) {
+    const auto it = index.find(std::string{key});
+    return it == index.end() ? std::string::npos : it->second;
   }
-  return nullptr;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k] == key) return k;
+  }
+  return std::string::npos;
+}
+
+void TomlTable::add(std::string key, TomlValue value) {
+  keys.push_back(std::move(key));
+  values.push_back(std::move(value));
+  if (!index.empty()) {
+    index.emplace(keys.back(), keys.size() - 1);
+  } else if (keys.size() >= kIndexFrom) {
+    for (std::size_t k = 0; k < keys.size(); ++k) index.emplace(keys[k], k);
+  }
+}
+
+const TomlValue* TomlTable::get(std::string_view key) const {
+  const std::size_t k = position(key);
+  return k == std::string::npos ? nullptr : &values[k];
 }
 
 const TomlTable* TomlTable::table(std::string_view key) const {
@@ -170,8 +189,7 @@ class Parser {
 
   // The table `key` names under `t` on the way to a header or a dotted key's last part.
   TomlTable& descend(TomlTable& t, const std::string& key, Origin create) {
-    for (std::size_t k = 0; k < t.keys.size(); ++k) {
-      if (t.keys[k] != key) continue;
+    if (const std::size_t k = t.position(key); k != std::string::npos) {
       TomlValue& v = t.values[k];
       if (v.kind == Kind::kTable && v.origin != Origin::kClosed) return v.table;
       if (v.kind == Kind::kArray && v.table_array && !v.array.empty()) {
@@ -179,8 +197,7 @@ class Parser {
       }
       fail(fmt::format("'{}' already holds a value, not a table", excerpt(key)));
     }
-    t.keys.push_back(key);
-    t.values.push_back(table_value(create));
+    t.add(key, table_value(create));
     return t.values.back().table;
   }
 
@@ -193,8 +210,7 @@ class Parser {
     TomlTable* t = &root;
     for (std::size_t k = 0; k + 1 < keys.size(); ++k) t = &descend(*t, keys[k], Origin::kImplicit);
     const std::string& last = keys.back();
-    for (std::size_t k = 0; k < t->keys.size(); ++k) {
-      if (t->keys[k] != last) continue;
+    if (const std::size_t k = t->position(last); k != std::string::npos) {
       TomlValue& v = t->values[k];
       if (array && v.kind == Kind::kArray && v.table_array) {
         v.array.push_back(table_value(Origin::kHeader));
@@ -206,16 +222,15 @@ class Parser {
       }
       fail(fmt::format("[{}] is defined twice", excerpt(last)));
     }
-    t->keys.push_back(last);
     if (array) {
       TomlValue list;
       list.kind = Kind::kArray;
       list.table_array = true;
       list.array.push_back(table_value(Origin::kHeader));
-      t->values.push_back(std::move(list));
+      t->add(last, std::move(list));
       return &t->values.back().array.back().table;
     }
-    t->values.push_back(table_value(Origin::kHeader));
+    t->add(last, table_value(Origin::kHeader));
     return &t->values.back().table;
   }
 
@@ -230,9 +245,7 @@ class Parser {
     if (target->contains(keys.back())) {
       fail(fmt::format("'{}' is defined twice", excerpt(keys.back())));
     }
-    TomlValue v = value(depth);
-    target->keys.push_back(keys.back());
-    target->values.push_back(std::move(v));
+    target->add(keys.back(), value(depth));
   }
 
   TomlValue value(std::size_t depth) {

@@ -114,6 +114,20 @@ TEST(TomlReader, RefusesWhatNoFileOfOursHoldsWithTheLine) {
             "t.toml: TOML syntax error at line 1: a multi-line string never closed");
 }
 
+// Keys are found through an index once a table holds a few: 40,000 tables (the fuzz seed
+// many-tables, which took 9.5 s under ASan with a linear search per header) read in one pass.
+TEST(TomlReader, ManyTablesAreFoundByName) {
+  std::string text;
+  for (int i = 0; i < 40000; ++i)
+    text += "[t" + std::to_string(i) + "]\nv = " + std::to_string(i) + "\n";
+  const TomlTable t = read_toml(text, "t.toml");
+  ASSERT_EQ(t.size(), 40000U);
+  EXPECT_EQ(t.table("t39999")->get("v")->integer, 39999);
+  EXPECT_EQ(t.table("t17")->get("v")->integer, 17);
+  EXPECT_EQ(refusal(text + "[t123]\n"),
+            "t.toml: TOML syntax error at line 80001: [t123] is defined twice");
+}
+
 TEST(TomlReader, NestingIsBoundedBeforeTheStack) {
   std::string deep = "a = ";
   for (int k = 0; k < 100000; ++k) deep += '[';

@@ -182,7 +182,7 @@ try {
   assert.ok(cutAt !== null, 'the slow client was never cut off');
   assert.match(answer, /^HTTP\/1\.1 408/, `the slow client's answer: ${answer.slice(0, 80)}`);
   slow.destroy();
-  console.log(`slow client answered 400 after ${((cutAt - started) / 1000).toFixed(1)} s`);
+  console.log(`slow client answered 408 after ${((cutAt - started) / 1000).toFixed(1)} s`);
   await hostile();
   const last = await request('GET', '/api/fields', undefined);
   assert.equal(last.status, 200, 'the server is up at the end');
