@@ -109,14 +109,13 @@ TextTable step_table(const Scenario& s) {
   for (const MachineEstimate& m : s.machines) {
     if (!m.rate) continue;
     const StepTime& st = m.time;
-    t.add_row({machine_label(m), seconds_text(st.step), seconds_text(st.compute),
-               seconds_text(st.bubble), seconds_text(st.comm_total),
-               seconds_text(st.exposed_comm +
-                            st.comm[static_cast<std::size_t>(CommKind::kOffload)].exposed),
-               count(st.tokens_per_second),
-               st.modeled ? std::string{enum_name(st.bound)} : "given MFU",
-               m.cost_usd ? fmt::format("${}", fixed(m.cost_usd->value(), 0)) : "-",
-               m.energy_kwh ? fmt::format("{} kWh", fixed(*m.energy_kwh, 0)) : "-"});
+    t.add_row(
+        {machine_label(m), seconds_text(st.step), seconds_text(st.compute), seconds_text(st.bubble),
+         seconds_text(st.comm_total),
+         seconds_text(st.exposed_comm +
+                      st.comm[static_cast<std::size_t>(CommKind::kOffload)].exposed),
+         count(st.tokens_per_second), st.modeled ? std::string{enum_name(st.bound)} : "given MFU",
+         m.cost_usd ? dollars(m.cost_usd->value()) : "-", m.energy_kwh ? kwh(*m.energy_kwh) : "-"});
   }
   return t;
 }
@@ -174,7 +173,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                        m.time.modeled ? fmt::format(" ({}-bound)", enum_name(m.time.bound))
                                       : std::string{" (given)"});
     if (m.cost_usd)
-      time += fmt::format(", about ${} at {} hourly price", fixed(m.cost_usd->value(), 0),
+      time += fmt::format(", about {} at {} hourly price", dollars(m.cost_usd->value()),
                           m.price_given ? "the given" : "the catalog's");
   } else {
     time = "no compute figure for this device";
@@ -221,11 +220,6 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
           gb(s.memory.total));
   }
   return {};
-}
-
-// "$94", "$65,800": dollars as a cost reads.
-std::string dollars(double usd) {
-  return fmt::format("${}", grouped(static_cast<std::int64_t>(std::llround(usd))));
 }
 
 // The answer first (issue 21): per machine, by id, whether it fits, the memory, the time, the

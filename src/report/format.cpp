@@ -71,6 +71,17 @@ std::string grouped(std::int64_t n) {
   return out;
 }
 
+namespace {
+std::string whole(double v) {
+  if (!std::isfinite(v) || std::abs(v) >= 1e15) return fmt::format("{:.3g}", v);
+  return grouped(static_cast<std::int64_t>(std::llround(v)));
+}
+}  // namespace
+
+std::string dollars(double usd) { return fmt::format("${}", whole(usd)); }
+
+std::string kwh(double kilowatt_hours) { return fmt::format("{} kWh", whole(kilowatt_hours)); }
+
 std::string count(double n) {
   if (n >= 1e12) return fixed(n / 1e12, 2) + " T";
   if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);

@@ -52,8 +52,8 @@ std::string miss_words(const plan::PlanMiss& m, const plan::PlanReport& p) {
       return fmt::format("fits, but takes {}", when(m.hours));
     case plan::Miss::kBudget:
       return p.budget_usd
-                 ? fmt::format("fits, but costs ${} > ${:g}", fixed(m.usd, 0), *p.budget_usd)
-                 : fmt::format("fits, but costs ${}", fixed(m.usd, 0));
+                 ? fmt::format("fits, but costs {} > {}", dollars(m.usd), dollars(*p.budget_usd))
+                 : fmt::format("fits, but costs {}", dollars(m.usd));
   }
   return {};
 }
@@ -99,9 +99,9 @@ Document plan_document(const plan::PlanReport& p) {
     const plan::PlanMiss& m = *p.closest_miss;
     if (m.miss == plan::Miss::kBudget && p.budget_usd) {
       best.text(fmt::format(
-          "the cheapest layout that fits costs ${} on {} devices, over the ${:g} "
-          "budget by {:.0f} %",
-          fixed(m.usd, 0), m.layout.devices, *p.budget_usd, 100.0 * (m.usd / *p.budget_usd - 1.0)));
+          "the cheapest layout that fits costs {} on {} devices, over the {} budget by {:.0f} %",
+          dollars(m.usd), m.layout.devices, dollars(*p.budget_usd),
+          100.0 * (m.usd / *p.budget_usd - 1.0)));
     } else if (m.miss == plan::Miss::kDeadline && p.deadline_days) {
       best.text(
           fmt::format("the fastest layout that fits takes {} d on {} devices, past the {:g}-day "
@@ -139,8 +139,7 @@ Document plan_document(const plan::PlanReport& p) {
                    (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
                knobs_cell(s.layout), gb(s.memory.total),
                fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
-               m.cost_usd ? fmt::format("${}", fixed(c.usd, 0)) : "-",
-               m.energy_kwh ? fmt::format("{} kWh", fixed(c.kwh, 0)) : "-",
+               m.cost_usd ? dollars(c.usd) : "-", m.energy_kwh ? kwh(c.kwh) : "-",
                std::string{enum_name(m.time.bound)}}) {
         row.push_back(std::move(cell));
       }

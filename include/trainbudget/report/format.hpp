@@ -40,11 +40,15 @@ namespace tb::report {
 [[nodiscard]] std::string tflops(FlopsPerSecond rate);  // "989.5"
 [[nodiscard]] std::string flops(Flops work);            // "42.0 EFLOP"
 [[nodiscard]] std::string grouped(std::int64_t n);      // "8,030,261,248": exact counts
-[[nodiscard]] std::string count(double n);              // "7.00 B", "125 M"
-[[nodiscard]] std::string hours_text(Seconds s);        // "598.3 h"
-[[nodiscard]] std::string duration(Seconds s);          // "24.9 days", "8.9 weeks", "1.4 years"
-[[nodiscard]] std::string percent(double fraction);     // "40 %"
-[[nodiscard]] std::string bytes_per_param(double b);    // "16", "2.0039"
+// Whole dollars and kilowatt-hours with separators: "$94", "$10,293,847", "2,058,583 kWh"
+// (three significant digits past 1e15).
+[[nodiscard]] std::string dollars(double usd);
+[[nodiscard]] std::string kwh(double kilowatt_hours);
+[[nodiscard]] std::string count(double n);            // "7.00 B", "125 M"
+[[nodiscard]] std::string hours_text(Seconds s);      // "598.3 h"
+[[nodiscard]] std::string duration(Seconds s);        // "24.9 days", "8.9 weeks", "1.4 years"
+[[nodiscard]] std::string percent(double fraction);   // "40 %"
+[[nodiscard]] std::string bytes_per_param(double b);  // "16", "2.0039"
 // "1 sequence", "29 sequences": the count and the noun that agrees with it.
 [[nodiscard]] std::string counted(std::int64_t n, std::string_view singular,
                                   std::string_view plural);
