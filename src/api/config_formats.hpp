@@ -3,6 +3,10 @@
 // library.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,6 +38,31 @@ void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
 [[nodiscard]] TrainingConfig parse_any_config(std::string_view text,
                                               const std::filesystem::path& dir,
                                               std::string_view format);
+
+// The reading of one format: every key either mapped, without effect, or not understood.
+struct Reader {
+  TrainingConfig& out;
+  void set(const char* field, const json& v, const std::string& key) {
+    if (!given(v)) return;
+    out.values[field] = text_of(v);
+    out.mapped.push_back(fmt::format("{} -> {}", key, field));
+  }
+  void none(const std::string& key) { out.no_effect.push_back(key); }
+  void unknown(const std::string& key) { out.unknown.push_back(key); }
+  bool flag(const json& v) const { return v.is_boolean() && v.get<bool>(); }
+};
+
+template <std::size_t N>
+bool one_of(const std::string& key, const std::array<std::string_view, N>& keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// The YAML formats, each reading every key of `cfg` (yaml_configs.cpp, torchtune_config.cpp,
+// accelerate_config.cpp).
+void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+void read_torchtune(const json& cfg, TrainingConfig& out);
+void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 
 // YAML text as JSON (YAML 1.2 core schema for scalars: true/false, null, integers, floats; the
 // rest strings); InvalidRequest naming config for text that is not YAML or nests past 64 levels.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "field_accepted.hpp"
 #include "field_checks.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/spec/catalog.hpp"
@@ -30,54 +31,7 @@ using checks::degree;
 using checks::flag;
 using checks::text;
 using checks::whole;
-
-// Accepted-value texts.
-std::string count_in(Range r) {
-  return fmt::format("a count from {:g} to {:g} such as 7e9, 7B, 70b, 1.5T, 125M or 32k", r.lo,
-                     r.hi);
-}
-std::string param_counts() { return count_in(kParamsRange); }
-std::string token_counts() { return count_in(kTokensRange); }
-std::string utilizations() {
-  return fmt::format("[{:g}, {:g}]", kUtilizationRange.lo, kUtilizationRange.hi);
-}
-std::string fraction() { return "(0, 1]"; }
-std::string flags() { return "true|false (a flag)"; }
-std::string recipes() { return recipe_choices(); }
-std::string machines() { return "ID[:dtype][,ID[:dtype]...], all[:dtype] or local"; }
-std::string model_forms() {
-  return "a config.json, a model folder, a preset id or a config.json's text";
-}
-std::string methods() { return "full|lora|qlora|freeze"; }
-std::string job_kinds() { return "pretraining|fine-tuning"; }
-std::string trainers() { return enum_choices<Objective>(); }
-std::string devices_range() { return "1..1000000"; }
-std::string zero_stages() { return "0|1|2|3"; }
-std::string ranks() { return "1..65536"; }
-std::string targets() { return "q,k,v,o,gate,up,down, all-linear or module names such as q_proj"; }
-std::string micro_batches() { return fmt::format("1..{}", kMaxMicroBatch); }
-std::string seq_lens() { return fmt::format("1..{} tokens", kMaxSeqLen); }
-std::string attentions() { return "eager|flash"; }
-std::string recomputes() { return "none|selective|full|selective-op"; }
-std::string frameworks() { return enum_choices<Framework>(); }
-std::string losses() { return "fused|full|chunked:N (N in 2..1024)"; }
-std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }
-std::string norms() { return enum_choices<NormImpl>(); }
-std::string optimizer_kernels() { return enum_choices<OptimizerKernel>(); }
-std::string activation_dtypes() { return "bf16|fp16|fp32"; }
-std::string probability() { return "[0, 1)"; }
-std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }
-std::string formats() { return "table|json|csv|markdown|html"; }
-std::string degrees() { return fmt::format("1..{}", kMaxDegree); }
-std::string virtual_stage_counts() { return fmt::format("1..{}", kMaxVirtualStages); }
-std::string offloads() { return "none|optimizer|params"; }
-std::string systems() { return "a system id from data/systems (docs/systems.md)"; }
-std::string prices() {
-  return fmt::format("{:g}..{:g} USD per device-hour", kUsdPerHourRange.lo, kUsdPerHourRange.hi);
-}
-std::string pues() { return "1..3"; }
-std::string shares() { return "[0, 1]"; }
-std::string efficiencies() { return "[0.01, 1]"; }
+using namespace accepted;
 
 double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
@@ -106,8 +60,8 @@ const std::array kEstimateFields{
     Field{"epochs", FieldType::kNumber, "N", "passes", "",
           "Passes over the data (TrainingArguments' num_train_epochs); with {dataset_tokens}, "
           "{tokens} = epochs x dataset_tokens; without it, no effect (a note says so)",
-          [] { return std::string{"(0, 10000]"}; },
-          [](V v, R r) { r.epochs = parse_number_in(v, "epochs", 0.0, 1e4, false); }, "job"},
+          epoch_counts, [](V v, R r) { r.epochs = parse_number_in(v, "epochs", 0.0, 1e4, false); },
+          "job"},
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
           "(adapters on an NF4 base) | freeze (only the top fraction trained)",

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimate_sections.hpp"
 #include "step_document.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/eval/device_memory.hpp"
@@ -11,7 +12,6 @@
 #include "trainbudget/report/format.hpp"
 
 namespace tb::report {
-namespace {
 
 // The fit column's words and the CSV's fits cell, from the one verdict (eval's Verdict).
 std::string verdict_words(Verdict v) {
@@ -27,6 +27,16 @@ std::string verdict_words(Verdict v) {
   }
   return {};
 }
+std::string dtype_cell(const MachineEstimate& m) {
+  if (!m.rate) return "-";
+  std::string cell{enum_name(m.dtype)};
+  if (m.dtype_fell_back()) cell += fmt::format(" (no {})", enum_name(m.wanted));
+  if (m.dtype_overridden && m.wanted != m.recipe_dtype) cell += "*";
+  return cell;
+}
+
+namespace {
+
 // true, false, or empty when it could not be judged (activations not counted).
 std::string fits_value(Verdict v) {
   if (v == Verdict::kStatesFit) return "";
@@ -48,14 +58,6 @@ TextTable memory_table(const MemoryEstimate& memory) {
   t.add_row({memory.activations_included ? "peak over the step (not the sum)" : "total", "", "",
              gb(memory.total)});
   return t;
-}
-
-std::string dtype_cell(const MachineEstimate& m) {
-  if (!m.rate) return "-";
-  std::string cell{enum_name(m.dtype)};
-  if (m.dtype_fell_back()) cell += fmt::format(" (no {})", enum_name(m.wanted));
-  if (m.dtype_overridden && m.wanted != m.recipe_dtype) cell += "*";
-  return cell;
 }
 
 TextTable machines_table(const Scenario& s, const std::optional<double>& utilization) {
@@ -220,58 +222,6 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
           gb(s.memory.total));
   }
   return {};
-}
-
-// The answer first (issue 21): per machine, by id, whether it fits, the memory, the time, the
-// cost and the one change that fits; the machines' names in a legend under it.
-Section answer_section(const Estimate& e) {
-  const Scenario& s = e.primary;
-  Section answer;
-  answer.title = fmt::format("Answer -- {} on {} tokens", s.label, count(e.job.tokens));
-  TextTable t({{"machine"},
-               {"fit"},
-               {"memory", Align::kRight},
-               {"time", Align::kRight},
-               {"cost", Align::kRight}});
-  std::vector<std::string> changes;
-  std::vector<std::string> legend;
-  for (const MachineEstimate& m : s.machines) {
-    std::string id = fmt::format("{} {}", m.device.id, dtype_cell(m));
-    if (m.devices > 1) id = fmt::format("{} x {}", m.devices, id);
-    t.add_row({id, m.verdict == Verdict::kStatesFit ? "states fit" : verdict_words(m.verdict),
-               fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
-               m.rate ? duration(m.at_utilization) : "-",
-               m.cost_usd && m.fits ? dollars(m.cost_usd->value()) : "-"});
-    if (!m.fits && !m.advice.empty()) {
-      // The one change: the planner's smallest change that fits, as flags to paste.
-      const Advice& a = m.advice.front();
-      std::vector<std::string> flags;
-      for (const auto& [key, value] : a.changes) {
-        flags.push_back(fmt::format("{{{}}} {}", key, value));
-      }
-      changes.push_back(fmt::format(
-          "{}: to fit, add {} ({} per device, {}{})", id,
-          flags.empty() ? a.summary : fmt::format("{}", fmt::join(flags, " ")), gb(a.memory),
-          duration(Seconds{a.hours * 3600.0}),
-          a.devices != m.devices ? fmt::format(", {} devices", a.devices) : std::string{}));
-    }
-    // A measured rate names its method: the row's id then, else the device's.
-    const bool method = m.rate && m.rate->kind == RateKind::kMeasured && !m.rate->method.empty();
-    const std::string named = fmt::format("{}: {}", method ? id : m.device.id, machine_label(m));
-    if (std::find(legend.begin(), legend.end(), named) == legend.end()) legend.push_back(named);
-  }
-  answer.table(std::move(t));
-  const bool states_only = std::any_of(s.machines.begin(), s.machines.end(), [](const auto& m) {
-    return m.verdict == Verdict::kStatesFit;
-  });
-  if (states_only) {
-    answer.text(
-        "states fit: the model states fit; activations are not counted without the "
-        "model's architecture ({model})");
-  }
-  for (const std::string& c : changes) answer.text(c);
-  for (const std::string& l : legend) answer.text(l);
-  return answer;
 }
 
 Document estimate_document(const Estimate& e) {

@@ -1,0 +1,85 @@
+// accelerate's config YAML read as the fields it means (docs/configs.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+
+// accelerate's config YAML (accelerate config; examples/config_yaml_templates).
+void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
+  Reader r{out};
+  for (const auto& [key, v] : cfg.items()) {
+    if (key == "num_processes") {
+      r.set("devices", v, key);
+    } else if (key == "deepspeed_config" && v.is_object()) {
+      for (const auto& [dk, dv] : v.items()) {
+        const std::string name = fmt::format("deepspeed_config.{}", dk);
+        if (dk == "zero_stage") {
+          r.set("zero", dv, name);
+        } else if (dk == "offload_optimizer_device" || dk == "offload_param_device") {
+          const std::string d = text_of(dv);
+          if (d == "cpu" || d == "nvme") {
+            const auto it = out.values.find("offload");
+            if (dk == "offload_param_device" || it == out.values.end()) {
+              out.values["offload"] = dk == "offload_param_device" ? "params" : "optimizer";
+            }
+            out.mapped.push_back(fmt::format("{} -> offload", name));
+          } else {
+            r.none(name);
+          }
+        } else if (dk == "gradient_accumulation_steps") {
+          r.set("grad_accum", dv, name);
+        } else if (dk == "deepspeed_config_file" && dv.is_string()) {
+          follow_deepspeed(dv.get<std::string>(), dir, out);
+        } else if (dk == "zero3_init_flag" || dk == "zero3_save_16bit_model" ||
+                   dk == "gradient_clipping") {
+          r.none(name);
+        } else {
+          r.unknown(name);
+        }
+      }
+    } else if (key == "fsdp_config" && v.is_object()) {
+      for (const auto& [fk, fv] : v.items()) {
+        const std::string name = fmt::format("fsdp_config.{}", fk);
+        if (fk == "fsdp_sharding_strategy") {
+          const std::string s = text_of(fv);
+          // FSDP's strategies by name or number onto ZeRO stages.
+          const std::string stage = s == "FULL_SHARD" || s == "1" || s == "HYBRID_SHARD" || s == "4"
+                                        ? "3"
+                                    : s == "SHARD_GRAD_OP" || s == "2" ? "2"
+                                    : s == "NO_SHARD" || s == "3"      ? "0"
+                                                                       : "";
+          if (!stage.empty()) out.values.insert_or_assign("zero", stage);
+          out.mapped.push_back(fmt::format("{} -> zero", name));
+        } else if (fk == "fsdp_offload_params") {
+          if (r.flag(fv)) {
+            out.values["offload"] = "params";
+            out.mapped.push_back(fmt::format("{} -> offload", name));
+          } else {
+            r.none(name);
+          }
+        } else if (fk == "fsdp_activation_checkpointing") {
+          out.values["recompute"] = r.flag(fv) ? "full" : "none";
+          out.mapped.push_back(fmt::format("{} -> recompute", name));
+        } else {
+          r.none(name);  // wrap policy, prefetch, state dict, loading: no effect on the budget
+        }
+      }
+    } else if (key == "distributed_type" || key == "mixed_precision" ||
+               key == "compute_environment" || key == "machine_rank" || key == "num_machines" ||
+               key == "main_training_function" || key == "rdzv_backend" || key == "same_network" ||
+               key == "use_cpu" || key == "downcast_bf16" || key == "gpu_ids" ||
+               key == "enable_cpu_affinity" || key == "debug" || key.rfind("tpu_", 0) == 0) {
+      r.none(key);
+    } else {
+      r.unknown(key);
+    }
+  }
+}
+
+}  // namespace tb::api::config_detail

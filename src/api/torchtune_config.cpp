@@ -1,0 +1,161 @@
+// torchtune's recipe configs read as the fields they mean (docs/configs.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+
+// torchtune's recipe configs (recipes/configs/*): the model builder's name gives the preset and
+// the method; torchtune's profile (--framework torchtune) gives its kernels.
+void read_torchtune(const json& cfg, TrainingConfig& out) {
+  Reader r{out};
+  out.values["framework"] = "torchtune";
+  out.mapped.push_back("(a torchtune recipe) -> framework");
+  // Builder names (torchtune.models.*) onto presets.
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kModels{
+      {{"llama3_1_8b", "llama-3.1-8b"},
+       {"llama3_1_70b", "llama-3.1-70b"},
+       {"llama3_1_405b", "llama-3.1-405b"},
+       {"llama3_8b", "llama-3-8b"},
+       {"llama3_2_1b", "llama-3.2-1b"},
+       {"llama3_2_3b", "llama-3.2-3b"},
+       {"llama3_3_70b", "llama-3.3-70b"},
+       {"llama2_7b", "llama-2-7b"},
+       {"llama2_13b", "llama-2-13b"},
+       {"llama2_70b", "llama-2-70b"},
+       {"mistral_7b", "mistral-7b-v0.1"},
+       {"gemma_2b", "gemma-2b"},
+       {"gemma_7b", "gemma-7b"},
+       {"qwen2_5_7b_base", "qwen2.5-7b"},
+       {"qwen2_5_0_5b", "qwen2.5-0.5b"},
+       {"qwen2_5_1_5b_base", "qwen2.5-1.5b"},
+       {"phi3_mini", "phi-3-mini-4k"}}};
+  constexpr std::array<std::string_view, 22> kNoEffect{"output_dir",
+                                                       "checkpointer",
+                                                       "resume_from_checkpoint",
+                                                       "save_adapter_weights_only",
+                                                       "save_last_epoch_only",
+                                                       "epochs_to_save",
+                                                       "dataset",
+                                                       "seed",
+                                                       "shuffle",
+                                                       "lr_scheduler",
+                                                       "loss",
+                                                       "epochs",
+                                                       "max_steps_per_epoch",
+                                                       "clip_grad_norm",
+                                                       "metric_logger",
+                                                       "log_every_n_steps",
+                                                       "log_peak_memory_stats",
+                                                       "log_level",
+                                                       "device",
+                                                       "dtype",
+                                                       "profiler",
+                                                       "optimizer_in_bwd"};
+  for (const auto& [key, v] : cfg.items()) {
+    if (key == "model" && v.is_object()) {
+      const std::string component = v.value("_component_", std::string{});
+      std::string name = component.substr(component.rfind('.') + 1);
+      std::string method = "full";
+      if (name.rfind("qlora_", 0) == 0) {
+        method = "qlora";
+        name = name.substr(6);
+      } else if (name.rfind("lora_", 0) == 0) {
+        method = "lora";
+        name = name.substr(5);
+      }
+      const auto* preset = std::find_if(kModels.begin(), kModels.end(),
+                                        [&](const auto& m) { return m.first == name; });
+      if (preset != kModels.end()) {
+        out.values["model"] = std::string{preset->second};
+        out.mapped.push_back("model._component_ -> model");
+      } else {
+        r.unknown(fmt::format("model._component_={}", excerpt(component)));
+      }
+      out.values["method"] = method;
+      out.mapped.push_back("model._component_ -> method");
+      std::vector<std::string> targets;
+      std::vector<std::string> mlp;  // after the attention modules, as torchtune lists them
+      for (const auto& [mk, mv] : v.items()) {
+        if (mk == "_component_") continue;
+        if (mk == "lora_attn_modules" && mv.is_array()) {
+          for (const json& m : mv) {
+            const std::string t = m.is_string() ? m.get<std::string>() : "";
+            const std::string ours = t == "q_proj"        ? "q"
+                                     : t == "k_proj"      ? "k"
+                                     : t == "v_proj"      ? "v"
+                                     : t == "output_proj" ? "o"
+                                                          : "";
+            if (ours.empty())
+              r.unknown(fmt::format("model.lora_attn_modules: {}", excerpt(t)));
+            else if (std::find(targets.begin(), targets.end(), ours) == targets.end())
+              targets.push_back(ours);
+          }
+        } else if (mk == "apply_lora_to_mlp") {
+          if (r.flag(mv)) mlp = {"gate", "up", "down"};
+        } else if (mk == "apply_lora_to_output") {
+          if (r.flag(mv))
+            r.unknown("model.apply_lora_to_output=True (an adapter on the LM head: not modelled)");
+        } else if (mk == "lora_rank") {
+          r.set("lora_rank", mv, "model.lora_rank");
+        } else if (mk == "lora_dropout") {
+          r.set("lora_dropout", mv, "model.lora_dropout");
+        } else if (mk == "quantize_base") {
+          if (r.flag(mv)) out.values["method"] = "qlora";
+        } else if (mk == "lora_alpha" || mk == "use_dora") {
+          r.none("model." + mk);
+        } else {
+          r.unknown("model." + mk);
+        }
+      }
+      targets.insert(targets.end(), mlp.begin(), mlp.end());
+      if (!targets.empty()) {
+        out.values["lora_targets"] = fmt::format("{}", fmt::join(targets, ","));
+        out.mapped.push_back("model.lora_attn_modules, apply_lora_to_mlp -> lora_targets");
+      }
+    } else if (key == "tokenizer" && v.is_object()) {
+      if (v.contains("max_seq_len")) r.set("seq_len", v["max_seq_len"], "tokenizer.max_seq_len");
+    } else if (key == "batch_size") {
+      r.set("micro_batch", v, key);
+    } else if (key == "gradient_accumulation_steps") {
+      r.set("grad_accum", v, key);
+    } else if (key == "enable_activation_checkpointing") {
+      out.values["recompute"] = r.flag(v) ? "full" : "none";
+      out.mapped.push_back("enable_activation_checkpointing -> recompute");
+    } else if (key == "enable_activation_offloading") {
+      if (r.flag(v))
+        r.unknown("enable_activation_offloading=True (not modelled)");
+      else
+        r.none(key);
+    } else if (key == "compile") {
+      r.set("compile", v, key);
+    } else if (key == "optimizer" && v.is_object()) {
+      const std::string component = v.value("_component_", std::string{});
+      // torchtune trains in the config's dtype: bf16 weights and AdamW moments, no fp32 master.
+      const bool bf16 = cfg.value("dtype", std::string{"bf16"}) == "bf16";
+      if (component == "torch.optim.AdamW") {
+        out.values["recipe"] = bf16 ? "pure-bf16-adam" : "fp32-adam";
+      } else if (component == "bitsandbytes.optim.PagedAdamW8bit") {
+        out.values["recipe"] = "paged-adam-8bit";
+      } else {
+        r.unknown(fmt::format("optimizer._component_={}", excerpt(component)));
+      }
+      if (out.values.contains("recipe")) out.mapped.push_back("optimizer, dtype -> recipe");
+      if (v.contains("fused") && r.flag(v["fused"])) {
+        out.values["optimizer_kernel"] = "fused";
+        out.mapped.push_back("optimizer.fused -> optimizer_kernel");
+      }
+    } else if (one_of(key, kNoEffect) || key == "tokenizer") {
+      r.none(key);
+    } else {
+      r.unknown(key);
+    }
+  }
+}
+
+}  // namespace tb::api::config_detail

@@ -1,0 +1,102 @@
+// YAML text as JSON (config_formats.hpp): Debian's yaml-cpp parses, the YAML 1.2 core schema
+// reads the plain scalars, and nesting and alias expansion are bounded before anything is copied.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+namespace {
+
+// A YAML plain scalar as the 1.2 core schema reads it.
+json plain_scalar(const std::string& s) {
+  static const std::regex kInt{"[-+]?[0-9]+"};
+  static const std::regex kFloat{R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)"};
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (std::regex_match(s, kInt)) {
+    long long v = 0;
+    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+    if (ec == std::errc{} && end == s.data() + s.size()) return v;
+  }
+  if (std::regex_match(s, kFloat)) {
+    double v = 0.0;
+    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+    if (ec == std::errc{} && end == s.data() + s.size()) return v;
+  }
+  return s;
+}
+
+// Nodes past this many are refused: an alias-heavy document ("billion laughs") expands
+// exponentially when copied out.
+constexpr std::size_t kMaxNodes = 100000;
+
+json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
+  if (++nodes > kMaxNodes) {
+    throw InvalidRequest("config", fmt::format("holds more than {} values", kMaxNodes));
+  }
+  if (depth > kMaxJsonDepth) {
+    throw InvalidRequest("config", fmt::format("nests more than {} levels", kMaxJsonDepth));
+  }
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      // A quoted scalar ("!" tag) stays a string.
+      return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const YAML::Node& item : node) out.push_back(convert(item, depth + 1, nodes));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& kv : node) {
+        out[kv.first.as<std::string>()] = convert(kv.second, depth + 1, nodes);
+      }
+      return out;
+    }
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+json yaml_as_json(std::string_view text) {
+  // yaml-cpp walks nesting recursively: flow brackets and indentation are bounded first.
+  if (json_nesting_depth(text) > kMaxJsonDepth) {
+    throw InvalidRequest("config", fmt::format("nests more than {} levels", kMaxJsonDepth));
+  }
+  std::size_t indent = 0;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::size_t first = text.find_first_not_of(' ', at);
+    if (first != std::string_view::npos && first < end) indent = std::max(indent, first - at);
+    at = end + 1;
+  }
+  if (indent > 2 * kMaxJsonDepth * 4) {
+    throw InvalidRequest("config", fmt::format("is indented {} columns deep", indent));
+  }
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(std::string{text});
+  } catch (const YAML::Exception& e) {
+    throw InvalidRequest("config",
+                         fmt::format("is neither JSON nor YAML: {}", excerpt(e.what(), 200)));
+  }
+  std::size_t nodes = 0;
+  return convert(doc, 0, nodes);
+}
+
+}  // namespace tb::api::config_detail

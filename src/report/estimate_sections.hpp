@@ -1,0 +1,20 @@
+// The estimate document's shared cells and its opening section (estimate_document.cpp,
+// answer_section.cpp). Private to the report library.
+#pragma once
+
+#include <string>
+
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/report/document.hpp"
+
+namespace tb::report {
+
+// The fit column's words ("fits", "fits, tightly", "does not fit", "states fit (no activations)").
+[[nodiscard]] std::string verdict_words(Verdict v);
+// The dtype a machine computes in, "(no fp8)" when it fell back, "*" when chosen with ID:dtype.
+[[nodiscard]] std::string dtype_cell(const MachineEstimate& m);
+// The answer first: per machine its fit, memory, time and cost, the one change that fits, the
+// names as a legend.
+[[nodiscard]] Section answer_section(const Estimate& e);
+
+}  // namespace tb::report
