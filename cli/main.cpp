@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -38,6 +39,12 @@ bool needs_default_command(const std::vector<std::string>& args) {
   return args.empty() || (args[0].starts_with("-") && !top_level_flag);
 }
 
+bool is_command(std::string_view word) {
+  constexpr std::array<std::string_view, 9> kCommands{
+      "estimate", "hardware", "fields", "recipes", "measure", "plan", "infer", "serve", "compare"};
+  return std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end();
+}
+
 int fail(std::string_view message, int code) {
   // Whatever a message was built from, the terminal gets one short printable line.
   std::cerr << "trainbudget: error: " << tb::one_line(message) << '\n';
@@ -61,28 +68,38 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
 
-  tb::cli::EstimateOptions estimate_options;
-  tb::cli::HardwareOptions hardware_options;
-  CLI::App* estimate = tb::cli::setup_estimate(app, estimate_options);
-  const tb::cli::HardwareCommands hardware = tb::cli::setup_hardware(app, hardware_options);
-  tb::cli::FieldsOptions fields_options;
-  CLI::App* fields = tb::cli::setup_fields(app, fields_options);
-  tb::cli::RecipesOptions recipes_options;
-  CLI::App* recipes = tb::cli::setup_recipes(app, recipes_options);
-  tb::cli::MeasureCommandOptions measure_options;
-  CLI::App* measure = tb::cli::setup_measure(app, measure_options);
-  tb::cli::PlanCommandOptions plan_options;
-  CLI::App* plan = tb::cli::setup_plan(app, plan_options);
-  tb::cli::InferCommandOptions infer_options;
-  CLI::App* infer = tb::cli::setup_infer(app, infer_options);
-  tb::cli::ServeCommandOptions serve_options;
-  CLI::App* serve = tb::cli::setup_serve(app, serve_options);
-  tb::cli::CompareCommandOptions compare_options;
-  CLI::App* compare = tb::cli::setup_compare(app, compare_options);
-
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool implicit_estimate = needs_default_command(args);
   if (implicit_estimate) args.insert(args.begin(), "estimate");
+  // Only the command being run builds its option table (start-up: each table is a few hundred
+  // options); help, a mistyped command or none at all builds every one, so they can be listed
+  // and suggested.
+  const bool known = !args.empty() && is_command(args.front());
+  const auto wanted = [&](std::string_view name) { return !known || args.front() == name; };
+
+  tb::cli::EstimateOptions estimate_options;
+  tb::cli::HardwareOptions hardware_options;
+  tb::cli::FieldsOptions fields_options;
+  tb::cli::RecipesOptions recipes_options;
+  tb::cli::MeasureCommandOptions measure_options;
+  tb::cli::PlanCommandOptions plan_options;
+  tb::cli::InferCommandOptions infer_options;
+  tb::cli::ServeCommandOptions serve_options;
+  tb::cli::CompareCommandOptions compare_options;
+  CLI::App* estimate =
+      wanted("estimate") ? tb::cli::setup_estimate(app, estimate_options) : nullptr;
+  const tb::cli::HardwareCommands hardware = wanted("hardware")
+                                                 ? tb::cli::setup_hardware(app, hardware_options)
+                                                 : tb::cli::HardwareCommands{};
+  CLI::App* fields = wanted("fields") ? tb::cli::setup_fields(app, fields_options) : nullptr;
+  CLI::App* recipes = wanted("recipes") ? tb::cli::setup_recipes(app, recipes_options) : nullptr;
+  CLI::App* measure = wanted("measure") ? tb::cli::setup_measure(app, measure_options) : nullptr;
+  CLI::App* plan = wanted("plan") ? tb::cli::setup_plan(app, plan_options) : nullptr;
+  CLI::App* infer = wanted("infer") ? tb::cli::setup_infer(app, infer_options) : nullptr;
+  CLI::App* serve = wanted("serve") ? tb::cli::setup_serve(app, serve_options) : nullptr;
+  CLI::App* compare = wanted("compare") ? tb::cli::setup_compare(app, compare_options) : nullptr;
+  const auto ran = [](const CLI::App* command) { return command != nullptr && command->parsed(); };
+
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
   try {
     app.parse(args);
@@ -99,29 +116,29 @@ int main(int argc, char** argv) {
   std::ostringstream out;
   int code = 0;  // measure: 3 when a run failed, with the report still printed
   try {
-    if (estimate->parsed()) {
+    if (ran(estimate)) {
       tb::cli::run_estimate(estimate_options, out);
-    } else if (hardware.list->parsed()) {
+    } else if (ran(hardware.list)) {
       tb::cli::run_hardware_list(hardware_options, out);
-    } else if (hardware.show->parsed()) {
+    } else if (ran(hardware.show)) {
       tb::cli::run_hardware_show(hardware_options, out);
-    } else if (hardware.systems->parsed()) {
+    } else if (ran(hardware.systems)) {
       tb::cli::run_hardware_systems(hardware_options, out);
-    } else if (hardware.hardware->parsed()) {
+    } else if (ran(hardware.hardware)) {
       out << hardware.hardware->help();  // `trainbudget hardware` alone: what it can do
-    } else if (fields->parsed()) {
+    } else if (ran(fields)) {
       tb::cli::run_fields(fields_options, out);
-    } else if (recipes->parsed()) {
+    } else if (ran(recipes)) {
       tb::cli::run_recipes(recipes_options, out);
-    } else if (plan->parsed()) {
+    } else if (ran(plan)) {
       tb::cli::run_plan(plan_options, out);
-    } else if (serve->parsed()) {
+    } else if (ran(serve)) {
       return tb::cli::run_serve(serve_options);
-    } else if (compare->parsed()) {
+    } else if (ran(compare)) {
       tb::cli::run_compare(compare_options, out);
-    } else if (infer->parsed()) {
+    } else if (ran(infer)) {
       tb::cli::run_infer(infer_options, out);
-    } else if (measure->parsed()) {
+    } else if (ran(measure)) {
       code = tb::cli::run_measure(measure_options, out);
     }
   } catch (const tb::InvalidRequest& e) {

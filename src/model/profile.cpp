@@ -78,6 +78,27 @@ double largest_trainable(const ModelArchitecture& arch, const ModelProfile& p) {
   return largest;
 }
 
+// Trainable tensors, the count a per-tensor optimizer loop runs over: two per adapter (A and B),
+// or every linear weight and bias of the model (model_linears), each decoder layer's norms
+// (weight, and bias for LayerNorm), the final norm and the input embedding.
+double trainable_tensor_count(const ModelArchitecture& arch, const ModelProfile& p) {
+  double tensors = 0.0;
+  if (p.adapters_only) {
+    for (const AdapterShape& a : p.adapters) tensors += 2.0 * static_cast<double>(a.count);
+    return tensors;
+  }
+  for (const LinearLayer& l : model_linears(arch)) {
+    if (l.tied) continue;
+    tensors += static_cast<double>(l.copies * l.layers) * (l.bias ? 2.0 : 1.0);
+  }
+  const double per_norm = arch.norm.kind == NormKind::kNonParametric                 ? 0.0
+                          : arch.norm.kind == NormKind::kLayerNorm && arch.norm.bias ? 2.0
+                                                                                     : 1.0;
+  const double norms = p.shape.post_norms ? 4.0 : 2.0;
+  tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0) + 1.0;
+  return tensors;
+}
+
 // Gradients spread over the model in proportion to each part's parameters.
 void gradient_shares(const ModelArchitecture& arch, ModelProfile& p) {
   if (p.adapters_only) return;  // evenly over the layers, by evaluate
@@ -160,6 +181,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
                      std::all_of(p.layer_gradient_share.begin(), p.layer_gradient_share.end(),
                                  [&](double g) { return g == p.layer_gradient_share.front(); });
   p.largest_trainable_tensor = largest_trainable(arch, p);
+  p.trainable_tensors = trainable_tensor_count(arch, p);
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
   p.kernels = kernel_inventory(arch, p.adapters_only || job.method == Method::kFreeze,
                                job.method == Method::kQlora ? &job.qlora : nullptr, p.adapters);

@@ -94,6 +94,32 @@ TEST(KernelTime, EagerLaunchesMoreKernelsThanFused) {
   EXPECT_GT(eager.time.memory_bound, fused.time.memory_bound);
 }
 
+// torch.optim's AdamW without fused=True runs its update one op at a time: 20 passes over a
+// parameter's fp32 rows (the weight 4, the gradient 2, the moments 3 and 5, the moment-sized
+// temporaries 6) against the fused kernel's 7 (docs/time.md, "The optimizer step"), plus 8
+// launches per trainable tensor when it loops over them.
+TEST(KernelTime, AnUnfusedAdamStepMovesTwentyPassesAndLaunchesPerTensor) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.recipe_id = "fp32-adam";
+  job.setup.optimizer_kernel = OptimizerKernel::kFused;
+  const StepCost fused = run(job, "h100-sxm", DType::kBf16);
+  job.setup.optimizer_kernel = OptimizerKernel::kForeach;
+  const StepCost foreach = run(job, "h100-sxm", DType::kBf16);
+  job.setup.optimizer_kernel = OptimizerKernel::kPerTensor;
+  const StepCost loop = run(job, "h100-sxm", DType::kBf16);
+  // Four bytes a row: fused 7 x 4 = 28 bytes per parameter, unfused 20 x 4 = 80.
+  EXPECT_NEAR(foreach.time.optimizer / fused.time.optimizer, 80.0 / 28.0, 1e-9);
+  // 32 layers x (7 linears + 2 norms) + the final norm, the embedding and the LM head.
+  const ModelProfile p = make_profile(job, find_recipe(job.recipe_id));
+  EXPECT_DOUBLE_EQ(p.trainable_tensors, 32.0 * 9.0 + 3.0);
+  const double launch = catalog().kernel_costs("h100-sxm").launch_gap_s;
+  EXPECT_NEAR((loop.time.optimizer - foreach.time.optimizer).count(), 8.0 * 291.0 * launch, 1e-12);
+  // LoRA: two tensors (A and B) per adapted matrix.
+  TrainingJob lora = job_for("meta-llama-3-8b.json", Method::kLora);
+  EXPECT_DOUBLE_EQ(make_profile(lora, find_recipe(lora.recipe_id)).trainable_tensors,
+                   2.0 * 32.0 * static_cast<double>(lora.lora.targets.size()));
+}
+
 TEST(KernelTime, NoLayoutCrossesAMissingNetwork) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
   job.zero_stage = 3;
