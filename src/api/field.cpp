@@ -75,8 +75,9 @@ const std::array kEstimateFields{
     Field{"trainer", FieldType::kChoice, "TRAINER", "", "sft",
           "sft (supervised) | dpo, ipo (a chosen and a rejected sequence per example, against a "
           "reference model) | kto (one sequence, against a reference) | orpo, simpo, cpo (pairs, "
-          "no reference), as TRL's trainers run them (docs/rl.md); {micro_batch} counts examples "
-          "and {tokens} every sequence's tokens",
+          "no reference) | grpo, rloo (online RL: completions generated every step, then "
+          "trained on), as TRL's trainers run them (docs/rl.md); {micro_batch} counts examples "
+          "(completions for grpo, rloo) and {tokens} every sequence's tokens",
           trainers, [](V v, R r) { r.job.objective = parse_named<Objective>("trainer", v); },
           "job"},
     Field{"precompute_ref_log_probs", FieldType::kFlag, "", "", "",
@@ -428,10 +429,32 @@ const std::array kPlanFields{
           "plan"},
 };
 
+// The estimate's rows with the online RL rows (rollout_fields.cpp) after the preference ones.
+std::vector<Field> estimate_table() {
+  std::vector<Field> out;
+  for (const Field& f : kEstimateFields) {
+    out.push_back(f);
+    if (f.key == "precompute_ref_log_probs") {
+      const std::span<const Field> rl = rollout_fields();
+      out.insert(out.end(), rl.begin(), rl.end());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const Field> estimate_fields() {
+  static const std::vector<Field> table = estimate_table();
+  return table;
+}
+
+namespace {
+
 // Estimate rows a plan request takes too: all but the per-estimate words (--fit, --explain).
 std::vector<Field> plan_table() {
   std::vector<Field> out;
-  for (const Field& f : kEstimateFields) {
+  for (const Field& f : estimate_fields()) {
     if (f.key == "fit" || f.key == "explain") continue;
     out.push_back(f);
   }
@@ -440,8 +463,6 @@ std::vector<Field> plan_table() {
 }
 
 }  // namespace
-
-std::span<const Field> estimate_fields() { return kEstimateFields; }
 
 std::span<const Field> plan_fields() {
   static const std::vector<Field> table = plan_table();

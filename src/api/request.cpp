@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "trainbudget/spec/catalog.hpp"
@@ -27,6 +28,66 @@ Problem unknown_key(const std::string& key, std::span<const Field> fields, std::
   if (near.empty()) return {excerpt(key), fmt::format("is not a field of {}", what), ""};
   return {excerpt(key),
           fmt::format("is not a field of {}; did you mean {{{}}}?", what, near.front()), ""};
+}
+
+// The online RL rows apply to grpo and rloo only, each vLLM row to the engines that read it; the
+// sequence is the prompt and its completion, and the generation batch holds whole groups.
+void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
+  const RolloutSpec& rl = r.job.rollout;
+  if (!online_rl(r.job.objective)) {
+    for (const Field& f : rollout_fields()) {
+      if (!r.has(f.key)) continue;
+      problems.push_back({std::string{f.key},
+                          fmt::format("only applies to {{trainer}} grpo|rloo, not '{}'",
+                                      enum_name(r.job.objective)),
+                          ""});
+    }
+    return;
+  }
+  if (!r.has("model")) {
+    problems.push_back({"trainer",
+                        fmt::format("{} needs an architecture ({{model}}) to size the rollout's KV "
+                                    "cache and time its generation",
+                                    enum_name(r.job.objective)),
+                        ""});
+  }
+  if (r.has("fit")) {
+    problems.push_back({"fit",
+                        "searches supervised steps; for grpo and rloo vary {micro_batch}, "
+                        "{num_generations} or {max_completion_length} and compare",
+                        ""});
+  }
+  if (r.has("seq_len")) {
+    problems.push_back({"seq_len",
+                        "is {max_prompt_length} + {max_completion_length} for grpo and rloo; "
+                        "give those instead",
+                        ""});
+  }
+  const auto engine_only = [&](std::string_view key, std::initializer_list<RolloutEngine> engines,
+                               std::string_view which) {
+    if (!r.has(key)) return;
+    if (std::find(engines.begin(), engines.end(), rl.engine) != engines.end()) return;
+    problems.push_back({std::string{key},
+                        fmt::format("only applies to {{rollout_engine}} {}, not '{}'", which,
+                                    enum_name(rl.engine)),
+                        ""});
+  };
+  engine_only("vllm_gpu_memory_utilization", {RolloutEngine::kColocate}, "colocate");
+  engine_only("vllm_enable_sleep_mode", {RolloutEngine::kColocate}, "colocate");
+  engine_only("vllm_tensor_parallel_size", {RolloutEngine::kColocate, RolloutEngine::kServer},
+              "colocate|server");
+  engine_only("vllm_server_devices", {RolloutEngine::kServer}, "server");
+  // TRL: the generation batch (per-device batch x processes x steps per generation) must be
+  // evenly divisible by num_generations.
+  const std::int64_t batch =
+      r.job.setup.micro_batch * r.job.setup.grad_accumulation * r.job.devices;
+  if (batch % rl.num_generations != 0) {
+    problems.push_back({"num_generations",
+                        fmt::format("{} does not divide the generation batch {{micro_batch}} x "
+                                    "{{grad_accum}} x {{devices}} = {} completions",
+                                    rl.num_generations, batch),
+                        "a divisor of the generation batch"});
+  }
 }
 
 // Combinations the fields cannot check one by one.
@@ -68,6 +129,7 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
            ""});
     }
   }
+  check_rollout(r, problems);
   if (r.has("model") && r.has("trainable_fraction") && r.has("lora_rank") &&
       r.job.method != Method::kFreeze) {
     problems.push_back({"trainable_fraction",
@@ -121,6 +183,11 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     } else {
       r.job.tokens = r.epochs * *r.dataset_tokens;
     }
+  }
+  // Online RL trains on the prompt and its completion.
+  if (problems.empty() && online_rl(r.job.objective)) {
+    r.job.setup.seq_len = r.job.rollout.max_prompt_length + r.job.rollout.max_completion_length;
+    r.job.setup.seq_len_given = true;
   }
   if (!problems.empty()) throw InvalidRequest(std::move(problems));
   return r;

@@ -35,7 +35,10 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   // A pairwise objective puts a chosen and a rejected row through the model per example.
   l.micro_batch = s.micro_batch * rows_per_example(job.objective);
   l.grad_accum = s.grad_accumulation;
-  l.seq_len = s.seq_len;
+  // Online RL trains on each prompt and its completion.
+  l.seq_len = online_rl(job.objective)
+                  ? job.rollout.max_prompt_length + job.rollout.max_completion_length
+                  : s.seq_len;
   l.attention = s.attention;
   l.recompute = s.recompute;
   l.activation_dtype = activation_dtype(s, recipe);
@@ -319,7 +322,19 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     m.recipe_dtype = recipe.compute_dtype;
     const ComputeRate* rate = select_rate(*choice.device, m.wanted);
     const ClusterProfile cluster = cluster_of(job, choice, rate, &m.assumptions);
-    const StepCost cost = evaluate(s.profile, s.layout, cluster);
+    StepCost cost = evaluate(s.profile, s.layout, cluster);
+    // Online RL: a generation round per step; its peak and its time are the job's.
+    if (online_rl(job.objective) && s.profile.has_architecture && rate != nullptr) {
+      RolloutCost r = rollout_cost(job, s.layout, cluster, choice, cost);
+      if (cost.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
+        cost.status = Status::kOutOfMemory;
+      }
+      cost.memory = r.peak;
+      cost.at_utilization = r.round * cost.time.steps;
+      cost.at_peak = cost.at_utilization;
+      m.assumptions.insert(m.assumptions.end(), r.assumptions.begin(), r.assumptions.end());
+      m.rollout = std::move(r);
+    }
     if (choice.system != nullptr) {
       m.system_id = choice.system->id;
       m.system_name = choice.system->name;
@@ -346,6 +361,13 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
       m.gemm_source = eff.source;
       m.time = cost.time;
       m.time_band = time_band(s.profile, s.layout, cluster);
+      if (m.rollout && m.time_band.present) {
+        // The band moves the update's steps; generation, log-probs and sync stay as priced.
+        const Seconds rest = m.rollout->round - m.rollout->update;
+        const auto mu = static_cast<double>(job.rollout.num_iterations);
+        m.time_band.low = rest + m.time_band.low * mu;
+        m.time_band.high = rest + m.time_band.high * mu;
+      }
       if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.
         m.cost_usd = Dollars{hours(cost.at_utilization) * job.devices * cluster.price.value()};
@@ -357,7 +379,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
             job.devices * cluster.power.value() * hours(cost.at_utilization) * cluster.pue / 1000.0;
       }
     }
-    if (rate != nullptr) {
+    // The scaling table prices training steps alone: not for online RL's rounds.
+    if (rate != nullptr && !m.rollout) {
       for (int k = 1; k <= 32; k *= 2) {
         Layout more = s.layout;
         const long long n = static_cast<long long>(job.devices) * k;

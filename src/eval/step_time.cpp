@@ -238,6 +238,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // (TRL computes the reference log-probs under no_grad for every batch, or once before training
   // with precompute_ref_log_probs: the same work over one pass of the data).
   if (p.reference_forward) t.micro_batch += micro_forward;
+  t.forward = micro_forward;
   t.compute = t.micro_batch * m;
   // Narayanan et al. 2021, sec. 2.2: the bubble is (pp - 1) micro-batch times, over v with
   // interleaving.

@@ -242,7 +242,9 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
          fmt::format("reference model ({}, frozen)", enum_name(recipe.compute_dtype)), storage,
          p.params, storage * p.params, 3});
   }
-  p.reference_forward = reference_forward(job);
+  // Online RL computes the reference's log-probs with the rollout, once per generation batch
+  // (eval/rollout.hpp), not in every micro-batch of the update.
+  p.reference_forward = reference_forward(job) && !online_rl(job.objective);
   p.optimizer_kernel =
       resolved_setup(job.setup, 0).optimizer_kernel.value_or(OptimizerKernel::kPerTensor);
   p.moment_bytes = adam_moment_bytes(recipe);

@@ -25,7 +25,9 @@ Section answer_section(const Estimate& e) {
     std::string id = fmt::format("{} {}", m.device.id, dtype_cell(m));
     if (m.devices > 1) id = fmt::format("{} x {}", m.devices, id);
     t.add_row({id, m.verdict == Verdict::kStatesFit ? "states fit" : verdict_words(m.verdict),
-               fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
+               // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
+               fmt::format("{} / {}", gb(m.rollout ? m.numbers.allocated : s.memory.total),
+                           gb(m.device.memory_capacity)),
                m.rate ? duration(m.at_utilization) : "-",
                m.cost_usd && m.fits ? dollars(m.cost_usd->value()) : "-"});
     if (!m.fits && !m.advice.empty()) {

@@ -166,6 +166,8 @@ std::string machine_label(const MachineEstimate& m) {
 
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
+  // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
+  const Bytes peak = m.rollout ? m.numbers.allocated : s.memory.total;
   // What the allocated peak is held against (docs/memory-numbers.md, "The verdict").
   const std::string room =
       fmt::format("{} allocatable of {}", gb(m.allocatable), gb(m.device.memory_capacity));
@@ -186,7 +188,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
     return fmt::format(
         "{} does not fit ({} > {}); the smallest change that fits: {} ({} per "
         "device{}).",
-        s.label, gb(s.memory.total), room, a.summary, gb(a.memory),
+        s.label, gb(peak), room, a.summary, gb(a.memory),
         a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{});
   }
   switch (m.fit) {
@@ -196,30 +198,28 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
         return fmt::format(
             "{}: the model states fit ({} of {}); activations not counted (they need the model's "
             "architecture); {}.",
-            s.label, gb(s.memory.total), room, time);
+            s.label, gb(peak), room, time);
       }
       if (!m.fits_device_total) {
         return fmt::format(
             "{} fits, tightly (allocated peak {} + {} runtime within {} usable; with the "
             "allocator's usual cache the device would show about {}); {}.",
-            s.label, gb(s.memory.total), gb(m.numbers.runtime), gb(m.usable),
-            gb(m.numbers.device_total), time);
+            s.label, gb(peak), gb(m.numbers.runtime), gb(m.usable), gb(m.numbers.device_total),
+            time);
       }
       return fmt::format("{} fits (allocated peak {}, device total about {} of {} usable); {}.",
-                         s.label, gb(s.memory.total), gb(m.numbers.device_total), gb(m.usable),
-                         time);
+                         s.label, gb(peak), gb(m.numbers.device_total), gb(m.usable), time);
     case Fit::kNeedsLora:
       return fmt::format(
           "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
           "devices (ZeRO-3/FSDP, model states only).",
-          s.label, gb(s.memory.total), room, lora ? lora->label : "LoRA",
-          lora ? gb(lora->memory.total) : "?", m.devices_to_fit);
+          s.label, gb(peak), room, lora ? lora->label : "LoRA", lora ? gb(lora->memory.total) : "?",
+          m.devices_to_fit);
     case Fit::kNeedsSharding:
       return fmt::format(
           "{} does not fit ({} > {}){}; shard over >= {} devices (ZeRO-3/FSDP, model states "
           "only) or use a card with >= {}.",
-          s.label, gb(s.memory.total), room, lora ? ", nor does LoRA" : "", m.devices_to_fit,
-          gb(s.memory.total));
+          s.label, gb(peak), room, lora ? ", nor does LoRA" : "", m.devices_to_fit, gb(peak));
   }
   return {};
 }
@@ -342,9 +342,11 @@ Document estimate_document(const Estimate& e) {
           seconds_text(st.memory_bound), seconds_text(st.overhead)));
     }
     if (m.time_band.present) {
-      time.text(fmt::format("{}: step {}, band {} to {} (moves most: {})", m.device.id,
-                            seconds_text(st.step), seconds_text(m.time_band.low),
-                            seconds_text(m.time_band.high), enum_name(m.time_band.moves_most)));
+      // Online RL: the band is the whole round's (generation and all), beside the update step.
+      time.text(fmt::format("{}: step {}, {}band {} to {} (moves most: {})", m.device.id,
+                            seconds_text(st.step), m.rollout ? "round with generation " : "",
+                            seconds_text(m.time_band.low), seconds_text(m.time_band.high),
+                            enum_name(m.time_band.moves_most)));
     }
   }
   if (!e.primary.machines.empty() && e.primary.machines.front().time.comm_total.count() > 0.0) {
@@ -388,6 +390,7 @@ Document estimate_document(const Estimate& e) {
     for (const std::string& a : m.assumptions) once(fmt::format("{}: {}", m.device.id, a));
   }
   doc.sections.push_back(std::move(time));
+  if (std::optional<Section> rollout = rollout_section(e)) doc.sections.push_back(*rollout);
 
   if (e.lora_alternative) {
     const Scenario& lora = *e.lora_alternative;

@@ -2,6 +2,7 @@
 // answer_section.cpp). Private to the report library.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "trainbudget/eval/estimate.hpp"
@@ -16,5 +17,7 @@ namespace tb::report {
 // The answer first: per machine its fit, memory, time and cost, the one change that fits, the
 // names as a legend.
 [[nodiscard]] Section answer_section(const Estimate& e);
+// Online RL: the generation round of each machine (rollout_section.cpp); none otherwise.
+[[nodiscard]] std::optional<Section> rollout_section(const Estimate& e);
 
 }  // namespace tb::report

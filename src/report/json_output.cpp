@@ -6,6 +6,7 @@
 
 #include "estimate_json.hpp"
 #include "json_dump.hpp"
+#include "rollout_json.hpp"
 #include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
@@ -186,6 +187,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"system", m.system_id.empty() ? json(nullptr) : json(m.system_id)},
       {"host_bytes_per_node", m.host_per_node.value()},
       {"time", time_json(m)},
+      {"rollout", rollout_json(m)},
       {"cost", cost_json(m)},
       {"energy", energy_json(m)},
       {"assumptions", m.assumptions},

@@ -33,12 +33,17 @@ int rows_per_example(Objective objective) noexcept {
       return 2;
     case Objective::kSft:
     case Objective::kKto:
+    case Objective::kGrpo:
+    case Objective::kRloo:
       return 1;
   }
   return 1;
 }
 
 bool reference_forward(const TrainingJob& job) noexcept {
+  // GRPO and RLOO load a reference only for a KL term (TRL: "If 0.0, the reference model is not
+  // loaded").
+  if (online_rl(job.objective)) return job.rollout.beta > 0.0;
   return job.objective == Objective::kDpo || job.objective == Objective::kIpo ||
          job.objective == Objective::kKto;
 }
@@ -49,6 +54,8 @@ bool reference_weights(const TrainingJob& job) noexcept {
 
 JobKind job_kind(const TrainingJob& job) noexcept {
   if (job.kind) return *job.kind;
+  // Preference and RL objectives tune a trained model.
+  if (job.objective != Objective::kSft) return JobKind::kFineTuning;
   return job.method == Method::kFull && job.tokens >= kPretrainingTokensPerParam * job.params
              ? JobKind::kPretraining
              : JobKind::kFineTuning;

@@ -45,6 +45,8 @@ struct Field {
 
 // The estimate request's fields, in --help order.
 [[nodiscard]] std::span<const Field> estimate_fields();
+// The online RL rows (num_generations, rollout_engine, ...), part of the estimate's table.
+[[nodiscard]] std::span<const Field> rollout_fields();
 // A plan request's: the estimate's (less fit and explain) and the plan's own.
 [[nodiscard]] std::span<const Field> plan_fields();
 

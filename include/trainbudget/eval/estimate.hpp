@@ -10,6 +10,7 @@
 
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/rollout.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
 #include "trainbudget/eval/time_band.hpp"
 #include "trainbudget/spec/enum_names.hpp"
@@ -144,6 +145,9 @@ struct MachineEstimate {
   Bytes allocatable;                // what the allocated peak may reach: allocatable_capacity()
   bool fits_device_total{false};    // numbers.device_total <= usable
   std::vector<ScalePoint> scaling;  // the layout on 1x, 2x, 4x ... 32x the devices
+  // Online RL: the generation round beside the step; its peak and round time replace the
+  // step's in `numbers`, `fits` and the hours (eval/rollout.hpp).
+  std::optional<RolloutCost> rollout;
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };

@@ -66,6 +66,7 @@ struct StepTime {
   double tokens_per_step{0.0};  // dp x micro_batch x grad_accum x seq_len
   double steps{0.0};            // tokens / tokens_per_step
   Seconds micro_batch{0.0};     // one micro-batch's forward + backward on one device
+  Seconds forward{0.0};         // of which the policy's forward (no reference, no recompute)
   Seconds gemm{0.0};            // of which the GEMMs (device time, docs/time.md)
   Seconds attention{0.0};       // the fused attention kernels
   Seconds memory_bound{0.0};    // the memory-bound kernels' traffic at the achievable bandwidth

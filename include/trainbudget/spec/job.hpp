@@ -10,6 +10,7 @@
 #include "trainbudget/spec/lora_spec.hpp"
 #include "trainbudget/spec/model_source.hpp"
 #include "trainbudget/spec/parallel.hpp"
+#include "trainbudget/spec/rollout.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 
 namespace tb {
@@ -42,20 +43,22 @@ struct EnumNames<JobKind> {
 };
 
 // The training objective, beside the method (the parameter-efficiency axis): supervised
-// fine-tuning, or a preference objective as TRL names them (docs/rl.md). Online RL (PPO, RLOO,
-// GRPO) is not modelled yet.
-enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo };
+// fine-tuning, a preference objective, or online RL with generated completions, as TRL names
+// them (docs/rl.md). PPO (a value and a reward model) is not modelled yet.
+enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo, kGrpo, kRloo };
 
 template <>
 struct EnumNames<Objective> {
-  static constexpr std::array<std::pair<Objective, std::string_view>, 7> kNames{
+  static constexpr std::array<std::pair<Objective, std::string_view>, 9> kNames{
       {{Objective::kSft, "sft"},
        {Objective::kDpo, "dpo"},
        {Objective::kIpo, "ipo"},
        {Objective::kKto, "kto"},
        {Objective::kOrpo, "orpo"},
        {Objective::kSimpo, "simpo"},
-       {Objective::kCpo, "cpo"}}};
+       {Objective::kCpo, "cpo"},
+       {Objective::kGrpo, "grpo"},
+       {Objective::kRloo, "rloo"}}};
 };
 
 // "pretraining" | "fine-tuning"; throws InvalidRequest naming the job_kind field otherwise.
@@ -115,7 +118,15 @@ struct TrainingJob {
   // objectives) and `tokens` every sequence's tokens, chosen and rejected alike.
   Objective objective{Objective::kSft};
   bool precompute_ref_log_probs{false};  // TRL's: reference log-probs computed once, before
+  // Online RL (GRPO, RLOO): the micro-batch counts completions, each a prompt and its completion
+  // (seq_len = max_prompt_length + max_completion_length), `tokens` all of theirs.
+  RolloutSpec rollout;
 };
+
+// GRPO or RLOO: completions generated every step (eval/rollout.hpp).
+[[nodiscard]] constexpr bool online_rl(Objective o) noexcept {
+  return o == Objective::kGrpo || o == Objective::kRloo;
+}
 
 // Rows one example puts through the model: 2 where chosen and rejected are concatenated into one
 // batch (TRL DPOTrainer/ORPO/CPO concatenated_forward, SimPO through CPOTrainer), else 1.

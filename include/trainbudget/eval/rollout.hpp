@@ -1,0 +1,64 @@
+// Online RL (GRPO, RLOO): the generation round beside the training step (docs/rl.md, "Online
+// RL"). Each optimizer step's completions are generated first (prefill of the prompts, then
+// decode at the batch of completions, priced by the serving model of eval/inference.hpp), their
+// log-probs computed under the reference and the old policy where the job needs them, then
+// trained on num_iterations times, and the new weights handed to the engine. Memory: the
+// engine's pool or the generation's KV cache beside the training states.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/spec/job.hpp"
+#include "trainbudget/spec/machine_choice.hpp"
+
+namespace tb {
+
+enum class RolloutPhase : std::uint8_t { kGeneration, kUpdate };
+
+template <>
+struct EnumNames<RolloutPhase> {
+  static constexpr std::array<std::pair<RolloutPhase, std::string_view>, 2> kNames{
+      {{RolloutPhase::kGeneration, "generation"}, {RolloutPhase::kUpdate, "update"}}};
+};
+
+struct RolloutCost {
+  RolloutEngine engine{RolloutEngine::kGenerate};
+  // Per engine: the completions it decodes together, their prompts, and its devices.
+  std::int64_t completions{0};
+  std::int64_t prompts{0};
+  int engine_tp{1};
+  int engines{1};
+  // Memory per training device (server: per server device for the engine's own terms).
+  Bytes kv_needed;         // every completion's prompt and completion in the cache
+  Bytes pool;              // colocate: the engine's share of the device
+  Bytes engine_weights;    // the engine's copy of the weights (colocate, server)
+  Bytes kv_capacity;       // the pool (server: the server's share) less the engine's weights
+  bool kv_fits{true};      // all completions at once; else the engine runs them in waves
+  bool engine_fits{true};  // at least one full sequence fits the engine (vLLM refuses otherwise)
+  Bytes generation_peak;   // training states (no gradients) + the pool or the KV cache
+  Bytes update_peak;       // the training step's peak + the pool when it stays awake
+  Bytes peak;
+  RolloutPhase peak_phase{RolloutPhase::kUpdate};
+  // Time of one generation round (one optimizer step's completions), per device.
+  Seconds prefill{0.0};
+  Seconds decode{0.0};
+  Seconds generation{0.0};
+  int logprob_passes{0};  // no-grad forwards: the reference (beta > 0), the old policy (mu > 1)
+  Seconds logprobs{0.0};
+  Seconds update{0.0};  // num_iterations x the training step
+  Seconds sync{0.0};    // the new weights into the engine
+  Seconds round{0.0};
+  double decode_tokens_per_s{0.0};  // per engine, all its completions together
+  std::vector<std::string> assumptions;
+};
+
+// The rollout of `job` on one machine, beside the training step `step` its layout costs there.
+// Throws InvalidRequest naming vllm_tensor_parallel_size when it does not divide the heads.
+[[nodiscard]] RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
+                                       const ClusterProfile& cluster, const MachineChoice& machine,
+                                       const StepCost& step);
+
+}  // namespace tb

@@ -1,0 +1,109 @@
+// The online RL rows of the estimate's field table (GRPO, RLOO; docs/rl.md): TRL's GRPOConfig
+// names, so a user copies them from their config. Each applies to --trainer grpo|rloo only
+// (request.cpp says so when one is given with another trainer).
+#include <fmt/format.h>
+
+#include <array>
+
+#include "field_checks.hpp"
+#include "trainbudget/api/field.hpp"
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/spec/parse_named.hpp"
+#include "trainbudget/spec/quantity_parse.hpp"
+#include "trainbudget/spec/rollout.hpp"
+
+namespace tb::api {
+namespace {
+
+using R = EstimateRequest&;
+using V = std::string_view;
+using checks::flag;
+using checks::whole;
+
+std::string generations() { return "1..1024 completions per prompt"; }
+std::string lengths() { return "1..1048576 tokens"; }
+std::string betas() { return "a number >= 0 (0: no reference model)"; }
+std::string iterations() { return "1..64"; }
+std::string engines() { return enum_choices<RolloutEngine>(); }
+std::string shares() { return "(0, 1]"; }
+std::string flags() { return "true|false (a flag)"; }
+std::string tp_sizes() { return "1..64"; }
+std::string server_devices() { return "1..4096"; }
+
+const std::array kRolloutFields{
+    Field{"num_generations", FieldType::kInteger, "G", "completions per prompt", "8",
+          "grpo, rloo: completions sampled per prompt (TRL num_generations); {micro_batch} counts "
+          "completions",
+          generations,
+          [](V v, R r) { r.job.rollout.num_generations = whole(v, "num_generations", 1024); },
+          "job"},
+    Field{
+        "max_prompt_length", FieldType::kInteger, "TOKENS", "tokens", "512",
+        "grpo, rloo: prompt tokens per completion; the sequence trained on is prompt + "
+        "completion, so {seq_len} is set by these two",
+        lengths,
+        [](V v, R r) { r.job.rollout.max_prompt_length = whole(v, "max_prompt_length", 1048576); },
+        "job"},
+    Field{"max_completion_length", FieldType::kInteger, "TOKENS", "tokens", "256",
+          "grpo, rloo: tokens generated per completion (every completion is timed at this length)",
+          lengths,
+          [](V v, R r) {
+            r.job.rollout.max_completion_length = whole(v, "max_completion_length", 1048576);
+          },
+          "job"},
+    Field{"beta", FieldType::kNumber, "BETA", "", "0",
+          "grpo, rloo: KL coefficient; above 0 a reference model is loaded (full fine-tunes: "
+          "weights of its own) and its log-probs computed every generation batch",
+          betas, [](V v, R r) { r.job.rollout.beta = parse_number_in(v, "beta", 0.0, 1e6, true); },
+          "job"},
+    Field{"num_iterations", FieldType::kInteger, "MU", "updates per batch", "1",
+          "grpo, rloo: optimizer steps per generation batch (TRL num_iterations); above 1 the "
+          "old policy's log-probs are computed once per batch",
+          iterations,
+          [](V v, R r) { r.job.rollout.num_iterations = whole(v, "num_iterations", 64); }, "job"},
+    Field{"rollout_engine", FieldType::kChoice, "ENGINE", "", "generate",
+          "grpo, rloo: generate (the policy's own generate(), TRL's use_vllm False) | colocate "
+          "(vLLM in each training process, TRL vllm_mode colocate) | server (a vLLM server on "
+          "{vllm_server_devices} devices of its own)",
+          engines,
+          [](V v, R r) { r.job.rollout.engine = parse_named<RolloutEngine>("rollout_engine", v); },
+          "job"},
+    Field{"vllm_gpu_memory_utilization", FieldType::kNumber, "FRACTION", "of the device", "0.3",
+          "colocate: the share of each device the vLLM engine takes for its weights and KV "
+          "cache (TRL's default 0.3)",
+          shares,
+          [](V v, R r) {
+            r.job.rollout.vllm_gpu_memory_utilization =
+                parse_number_in(v, "vllm_gpu_memory_utilization", 0.0, 1.0, false);
+          },
+          "job"},
+    Field{"vllm_tensor_parallel_size", FieldType::kInteger, "N", "devices", "1",
+          "colocate, server: devices one vLLM engine spans", tp_sizes,
+          [](V v, R r) {
+            r.job.rollout.vllm_tensor_parallel_size =
+                static_cast<int>(whole(v, "vllm_tensor_parallel_size", 64));
+          },
+          "job"},
+    Field{
+        "vllm_enable_sleep_mode", FieldType::kFlag, "", "", "",
+        "colocate: the engine releases its pool (weights to the host, the KV cache dropped) "
+        "while the policy trains",
+        flags,
+        [](V v, R r) { r.job.rollout.vllm_enable_sleep_mode = flag(v, "vllm_enable_sleep_mode"); },
+        "job"},
+    Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
+          "server: devices the vLLM server runs on, of the training machine's type (replicas of "
+          "{vllm_tensor_parallel_size} devices each); they are not counted in {devices}",
+          server_devices,
+          [](V v, R r) {
+            r.job.rollout.vllm_server_devices =
+                static_cast<int>(whole(v, "vllm_server_devices", 4096));
+          },
+          "job"},
+};
+
+}  // namespace
+
+std::span<const Field> rollout_fields() { return kRolloutFields; }
+
+}  // namespace tb::api

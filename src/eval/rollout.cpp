@@ -1,0 +1,171 @@
+// The generation round of online RL (docs/rl.md, "Online RL"): TRL's GRPOTrainer as of
+// trl/trainer/grpo_trainer.py at 006d32c, with vLLM as its engine.
+#include "trainbudget/eval/rollout.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainbudget/eval/inference.hpp"
+#include "trainbudget/model/kv_cache.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+// Every weight handed to the engine in 16 bits (TRL loads vLLM in the policy's dtype and
+// copies each parameter into it after each update: _move_model_to_vllm / update_named_param).
+constexpr double kEngineWeightBytes = 2.0;
+// vLLM's own default share of a device (vllm/engine/arg_utils.py gpu_memory_utilization), what
+// `trl vllm-serve` starts a server with.
+constexpr double kServerMemoryUtilization = 0.9;
+
+// The serving model's prefill and decode for one engine: `concurrency` completions, prompts of
+// `prompt` tokens, decode timed at the mean context prompt + completion / 2.
+ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
+                         std::int64_t concurrency, std::int64_t prompt, std::int64_t completion,
+                         int tp) {
+  ServingJob s;
+  s.params = job.params;
+  s.model = job.model;
+  s.system = job.system;
+  s.setup.weights = WeightFormat::kBf16;
+  s.setup.kv = KvDtype::kBf16;
+  s.setup.prompt = prompt;
+  s.setup.context = prompt + std::max<std::int64_t>(1, completion / 2);
+  s.setup.concurrency = std::clamp<std::int64_t>(concurrency, 1, kMaxConcurrency);
+  s.setup.tp = tp;
+  const ServingEstimate e = serving_estimate(s, {machine});
+  return e.machines.front();
+}
+
+}  // namespace
+
+RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
+                         const ClusterProfile& cluster, const MachineChoice& machine,
+                         const StepCost& step) {
+  const RolloutSpec& rl = job.rollout;
+  RolloutCost out;
+  out.engine = rl.engine;
+  const ModelArchitecture& arch = *job.model.architecture;
+  const int tp = rl.engine == RolloutEngine::kGenerate ? 1 : rl.vllm_tensor_parallel_size;
+  if (arch.attention.num_heads % tp != 0) {
+    throw InvalidRequest(
+        "vllm_tensor_parallel_size",
+        fmt::format("{} does not divide the {} attention heads", tp, arch.attention.num_heads),
+        "a divisor of the attention heads");
+  }
+  // TRL: one generation batch per optimizer step, per_device_train_batch_size x
+  // steps_per_generation (= gradient_accumulation_steps) completions on each process.
+  const std::int64_t per_device = layout.micro_batch * layout.grad_accum;
+  const int dp = layout.dp();
+  out.engine_tp = tp;
+  switch (rl.engine) {
+    case RolloutEngine::kGenerate:
+      out.completions = per_device;
+      break;
+    case RolloutEngine::kColocate:
+      // An engine spans tp training processes and decodes all their completions.
+      out.completions = per_device * tp;
+      out.engines = std::max(1, layout.devices / tp);
+      break;
+    case RolloutEngine::kServer:
+      out.engines = std::max(1, rl.vllm_server_devices / tp);
+      out.completions =
+          std::max<std::int64_t>(1, (per_device * dp + out.engines - 1) / out.engines);
+      break;
+  }
+  const std::int64_t prompt = rl.max_prompt_length;
+  const std::int64_t completion = rl.max_completion_length;
+  out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
+
+  // The cache every completion fills by its last token, per engine device.
+  const Bytes per_token = kv_bytes_per_token(arch, KvDtype::kBf16);
+  const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
+  out.kv_needed = one_sequence * static_cast<double>(out.completions) / static_cast<double>(tp);
+  out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
+
+  // Training states while generating: no gradients (zero_grad(set_to_none) after each step).
+  const Bytes resident = step.states - step.gradients;
+  switch (rl.engine) {
+    case RolloutEngine::kGenerate: {
+      // model.generate(): the cache in the training process, and under ZeRO-3 the whole
+      // weights gathered for it (TRL's ds3_gather_for_generation, default True).
+      Bytes gathered{0.0};
+      if (layout.zero_stage >= 3 && layout.dp() > 1) {
+        gathered = Bytes{job.params * kEngineWeightBytes} * (1.0 - 1.0 / dp);
+      }
+      out.generation_peak = resident + gathered + out.kv_needed;
+      out.update_peak = step.memory;
+      break;
+    }
+    case RolloutEngine::kColocate:
+      out.pool = cluster.capacity * rl.vllm_gpu_memory_utilization;
+      out.kv_capacity = Bytes{std::max(0.0, (out.pool - out.engine_weights).value())};
+      out.generation_peak = resident + out.pool;
+      // Sleep mode: weights to the host and the cache dropped while the policy trains.
+      out.update_peak = step.memory + (rl.vllm_enable_sleep_mode ? Bytes{0.0} : out.pool);
+      break;
+    case RolloutEngine::kServer:
+      out.kv_capacity = Bytes{std::max(
+          0.0, (cluster.capacity * kServerMemoryUtilization - out.engine_weights).value())};
+      out.generation_peak = resident;
+      out.update_peak = step.memory;
+      break;
+  }
+  if (rl.engine != RolloutEngine::kGenerate) {
+    out.engine_fits = out.kv_capacity >= one_sequence / static_cast<double>(tp);
+    out.kv_fits = out.kv_capacity >= out.kv_needed;
+  }
+  out.peak_phase =
+      out.generation_peak > out.update_peak ? RolloutPhase::kGeneration : RolloutPhase::kUpdate;
+  out.peak = std::max(out.generation_peak, out.update_peak);
+
+  // Generation: each prompt prefilled once (vLLM's prefix cache shares it among its G
+  // completions; generate() prefills every row), then completion-length decode steps.
+  const ServingMachine serve = serve_one(job, machine, out.completions, prompt, completion, tp);
+  const std::int64_t prefills =
+      rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
+  out.prefill = serve.prefill * static_cast<double>(prefills);
+  out.decode = serve.step * static_cast<double>(completion);
+  // A cache that holds only part of the batch runs it in waves of what fits.
+  if (!out.kv_fits && out.kv_capacity.value() > 0.0) {
+    const double waves = std::ceil(out.kv_needed / out.kv_capacity);
+    out.decode = out.decode * waves;
+    out.assumptions.push_back(fmt::format(
+        "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: decoded in "
+        "{:.0f} waves",
+        out.kv_capacity.value() / 1e9, out.kv_needed.value() / 1e9, out.completions, waves));
+  }
+  out.generation = out.prefill + out.decode;
+  out.decode_tokens_per_s =
+      out.decode.count() > 0.0
+          ? static_cast<double>(out.completions * completion) / out.decode.count()
+          : 0.0;
+  // Log-probs under no_grad over the whole generation batch: the reference's when beta > 0, the
+  // old policy's when each batch is reused (num_iterations > 1).
+  out.logprob_passes = (rl.beta > 0.0 ? 1 : 0) + (rl.num_iterations > 1 ? 1 : 0);
+  out.logprobs = step.time.forward * static_cast<double>(layout.grad_accum) *
+                 static_cast<double>(out.logprob_passes);
+  out.update = step.time.step * static_cast<double>(rl.num_iterations);
+  // The new weights into the engine: an in-device copy (colocate), or a broadcast from the
+  // trainer to the server over the network between them.
+  if (rl.engine == RolloutEngine::kColocate && cluster.memory_bandwidth.value() > 0.0) {
+    out.sync = out.engine_weights * 2.0 / cluster.memory_bandwidth;
+  } else if (rl.engine == RolloutEngine::kServer) {
+    const BytesPerSecond link = cluster.fabric.scale_out.bandwidth.value() > 0.0
+                                    ? cluster.fabric.scale_out.bandwidth
+                                    : cluster.fabric.scale_up.bandwidth;
+    if (link.value() > 0.0) out.sync = Bytes{job.params * kEngineWeightBytes} / link;
+  }
+  out.round = out.generation + out.logprobs + out.update + out.sync;
+  if (rl.engine == RolloutEngine::kGenerate) {
+    out.assumptions.push_back(
+        "generate() decodes at the serving model's rate; its per-token Python and kernel-launch "
+        "costs are not counted, so it runs slower than this");
+  }
+  return out;
+}
+
+}  // namespace tb

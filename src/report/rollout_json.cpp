@@ -1,0 +1,40 @@
+// The rollout block: the generation round's memory by phase and its time split.
+#include "rollout_json.hpp"
+
+namespace tb::report {
+
+using nlohmann::ordered_json;
+
+ordered_json rollout_json(const MachineEstimate& m) {
+  if (!m.rollout) return nullptr;
+  const RolloutCost& r = *m.rollout;
+  return ordered_json{
+      {"engine", enum_name(r.engine)},
+      {"completions_per_engine", r.completions},
+      {"prompts_per_engine", r.prompts},
+      {"engine_tensor_parallel", r.engine_tp},
+      {"engines", r.engines},
+      {"memory",
+       {{"kv_needed_bytes", r.kv_needed.value()},
+        {"pool_bytes", r.pool.value()},
+        {"engine_weights_bytes", r.engine_weights.value()},
+        {"kv_capacity_bytes", r.kv_capacity.value()},
+        {"kv_fits", r.kv_fits},
+        {"engine_fits", r.engine_fits},
+        {"peak_phase", enum_name(r.peak_phase)},
+        {"phases",
+         ordered_json::array({{{"phase", "generation"}, {"peak_bytes", r.generation_peak.value()}},
+                              {{"phase", "update"}, {"peak_bytes", r.update_peak.value()}}})}}},
+      {"time",
+       {{"round_seconds", r.round.count()},
+        {"generation_seconds", r.generation.count()},
+        {"prefill_seconds", r.prefill.count()},
+        {"decode_seconds", r.decode.count()},
+        {"logprob_passes", r.logprob_passes},
+        {"logprob_seconds", r.logprobs.count()},
+        {"update_seconds", r.update.count()},
+        {"sync_seconds", r.sync.count()},
+        {"decode_tokens_per_second", r.decode_tokens_per_s}}}};
+}
+
+}  // namespace tb::report

@@ -1,0 +1,74 @@
+// The estimate's "Rollout" section for online RL: per machine the generation round's time split
+// and the memory of its two phases, with the change that moves the peak.
+#include <fmt/format.h>
+
+#include "estimate_sections.hpp"
+#include "trainbudget/report/format.hpp"
+
+namespace tb::report {
+namespace {
+
+std::string secs(Seconds s) { return fmt::format("{:.3g} s", s.count()); }
+
+std::string engine_words(const RolloutCost& r) {
+  switch (r.engine) {
+    case RolloutEngine::kGenerate:
+      return "the policy's own generate()";
+    case RolloutEngine::kColocate:
+      return fmt::format("vLLM colocated (tp {})", r.engine_tp);
+    case RolloutEngine::kServer:
+      return fmt::format("a vLLM server ({} engine{} of tp {})", r.engines,
+                         r.engines == 1 ? "" : "s", r.engine_tp);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<Section> rollout_section(const Estimate& e) {
+  const Scenario& s = e.primary;
+  if (!online_rl(e.job.objective)) return std::nullopt;
+  const RolloutSpec& rl = e.job.rollout;
+  Section out;
+  out.title = fmt::format("Rollout -- {} x {} completions of {} + {} tokens per step",
+                          s.layout.micro_batch * s.layout.grad_accum, s.layout.dp(),
+                          rl.max_prompt_length, rl.max_completion_length);
+  for (const MachineEstimate& m : s.machines) {
+    if (!m.rollout) continue;
+    const RolloutCost& r = *m.rollout;
+    out.text(fmt::format(
+        "{}: {}, {} completions ({} prompt{} x {}) per engine. One step {} = generation {} "
+        "(prefill {}, decode {} at {:.0f} tokens/s) + log-probs {} ({} pass{}) + update {} "
+        "(x{}) + weight sync {}",
+        m.device.id, engine_words(r), r.completions, r.prompts, r.prompts == 1 ? "" : "s",
+        rl.num_generations, secs(r.round), secs(r.generation), secs(r.prefill), secs(r.decode),
+        r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
+        r.logprob_passes == 1 ? "" : "es", secs(r.update), rl.num_iterations, secs(r.sync)));
+    std::string memory =
+        fmt::format("{}: memory while generating {}, while training {}: the peak is in the {}",
+                    m.device.id, gb(r.generation_peak), gb(r.update_peak), enum_name(r.peak_phase));
+    if (r.engine == RolloutEngine::kColocate) {
+      memory += fmt::format(
+          "; the engine's pool {} ({} of the device) holds its weights {} and {} of KV cache "
+          "for the {} the completions need",
+          gb(r.pool), percent(rl.vllm_gpu_memory_utilization), gb(r.engine_weights),
+          gb(r.kv_capacity), gb(r.kv_needed));
+      if (!rl.vllm_enable_sleep_mode && r.peak_phase == RolloutPhase::kUpdate) {
+        memory += fmt::format(
+            ". Sleep mode (vllm_enable_sleep_mode) releases the pool while training (peak {})",
+            gb(std::max(r.generation_peak, r.update_peak - r.pool)));
+      }
+    } else if (r.engine == RolloutEngine::kGenerate) {
+      memory += fmt::format("; the generation's KV cache {}", gb(r.kv_needed));
+    } else {
+      memory += fmt::format(
+          "; each server device holds {} of weights and {} of KV cache for "
+          "the {} its completions need",
+          gb(r.engine_weights), gb(r.kv_capacity), gb(r.kv_needed));
+    }
+    out.text(memory);
+  }
+  return out;
+}
+
+}  // namespace tb::report

@@ -1,0 +1,159 @@
+// Online RL's generation round (docs/rl.md, "Online RL") against hand-derived values: the
+// colocated engine's pool and sleep mode, the KV cache the completions need, the reference and
+// old-policy log-prob passes, the round's sum, the server's weight broadcast, and the request's
+// checks.
+#include <gtest/gtest.h>
+
+#include "test_models.hpp"
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+using testing_models::builtin_machine;
+using testing_models::job_for;
+
+// Llama 3 8B: 32 layers x 8 KV heads x head dim 128 x (K, V) x 2 bytes = 131,072 bytes a token.
+constexpr double kKvPerToken = 32.0 * 8.0 * 128.0 * 2.0 * 2.0;
+
+TrainingJob grpo(Method method, RolloutEngine engine) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", method);
+  job.objective = Objective::kGrpo;
+  job.rollout.engine = engine;
+  job.setup.micro_batch = 8;
+  return job;
+}
+
+const MachineEstimate& on(const Estimate& e) { return e.primary.machines.front(); }
+
+Estimate run(const TrainingJob& job, const char* device = "h100-sxm") {
+  return estimate(job, {builtin_machine(device)});
+}
+
+TEST(Rollout, ColocatedPoolSitsBesideTheStepUnlessAsleep) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  const Estimate e = run(job);
+  const MachineEstimate& m = on(e);
+  ASSERT_TRUE(m.rollout);
+  const RolloutCost& r = *m.rollout;
+  // The sequence is prompt + completion: 512 + 256.
+  EXPECT_EQ(e.primary.layout.seq_len, 768);
+  // 8 completions x 768 tokens x 131,072 bytes.
+  EXPECT_DOUBLE_EQ(r.kv_needed.value(), 8.0 * 768.0 * kKvPerToken);
+  EXPECT_DOUBLE_EQ(r.engine_weights.value(), 2.0 * job.params);
+  EXPECT_DOUBLE_EQ(r.pool.value(), 0.3 * m.allocatable.value());
+  EXPECT_DOUBLE_EQ(r.kv_capacity.value(), r.pool.value() - r.engine_weights.value());
+  EXPECT_TRUE(r.kv_fits);
+  // Awake, the pool stays through the update; the peak is the training step's plus the pool.
+  EXPECT_EQ(r.peak_phase, RolloutPhase::kUpdate);
+  EXPECT_DOUBLE_EQ(m.numbers.allocated.value(), r.update_peak.value());
+  job.rollout.vllm_enable_sleep_mode = true;
+  const RolloutCost asleep = *on(run(job)).rollout;
+  EXPECT_DOUBLE_EQ(asleep.update_peak.value(), r.update_peak.value() - r.pool.value());
+  EXPECT_DOUBLE_EQ(asleep.generation_peak.value(), r.generation_peak.value());
+}
+
+TEST(Rollout, TheRoundIsItsPartsAndTheHoursItsRounds) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kGenerate);
+  job.devices = 8;
+  job.zero_stage = 3;
+  job.rollout.beta = 0.04;
+  job.rollout.num_iterations = 2;
+  const MachineEstimate& m = on(run(job));
+  const RolloutCost& r = *m.rollout;
+  // The reference's pass (beta > 0) and the old policy's (mu > 1), each a forward over the
+  // generation batch.
+  EXPECT_EQ(r.logprob_passes, 2);
+  EXPECT_NEAR(r.logprobs.count(), 2.0 * m.time.forward.count(), 1e-12);
+  EXPECT_NEAR(r.update.count(), 2.0 * m.time.step.count(), 1e-12);
+  EXPECT_NEAR(r.generation.count(), (r.prefill + r.decode).count(), 1e-12);
+  EXPECT_NEAR(r.round.count(), (r.generation + r.logprobs + r.update + r.sync).count(), 1e-12);
+  EXPECT_NEAR(m.at_utilization.count(), r.round.count() * m.time.steps, 1e-6);
+  // generate(): every row prefills its own prompt; no engine, no sync.
+  EXPECT_EQ(r.sync.count(), 0.0);
+  // ZeRO-3 gathers the whole bf16 weights for generate(): 7/8 of them come from the others.
+  EXPECT_GT(r.generation_peak.value(), r.kv_needed.value() + 2.0 * job.params * 7.0 / 8.0);
+}
+
+TEST(Rollout, TheReferenceIsLoadedOnlyForAKlTerm) {
+  TrainingJob full = grpo(Method::kFull, RolloutEngine::kGenerate);
+  const double without = run(full).primary.memory.total.value();
+  EXPECT_EQ(on(run(full)).rollout->logprob_passes, 0);
+  full.rollout.beta = 0.001;
+  // A full policy's reference: a bf16 copy of the base.
+  EXPECT_DOUBLE_EQ(run(full).primary.memory.total.value(), without + 2.0 * full.params);
+  // LoRA: the base with its adapters off is the reference; one pass, no copy.
+  TrainingJob lora = grpo(Method::kLora, RolloutEngine::kGenerate);
+  const double lora_without = run(lora).primary.memory.total.value();
+  lora.rollout.beta = 0.001;
+  EXPECT_DOUBLE_EQ(run(lora).primary.memory.total.value(), lora_without);
+  EXPECT_EQ(on(run(lora)).rollout->logprob_passes, 1);
+}
+
+TEST(Rollout, ServerModeBroadcastsTheWeightsAndHoldsNoPool) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kServer);
+  job.rollout.vllm_server_devices = 2;
+  const MachineEstimate& m = on(run(job));
+  const RolloutCost& r = *m.rollout;
+  EXPECT_EQ(r.pool.value(), 0.0);
+  EXPECT_EQ(r.engines, 2);
+  // One training device's 8 completions spread over two engines.
+  EXPECT_EQ(r.completions, 4);
+  EXPECT_EQ(r.peak_phase, RolloutPhase::kUpdate);
+  EXPECT_GT(r.sync.count(), 0.0);
+}
+
+TEST(Rollout, ACacheTooSmallForTheBatchDecodesInWaves) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  job.setup.micro_batch = 256;
+  job.rollout.max_completion_length = 4096;
+  job.rollout.vllm_gpu_memory_utilization = 0.3;
+  const RolloutCost& r = *on(run(job)).rollout;
+  EXPECT_FALSE(r.kv_fits);
+  EXPECT_TRUE(r.engine_fits);
+  // 256 x (512 + 4096) x 131,072 bytes = 154.6 GB against the pool's room.
+  EXPECT_DOUBLE_EQ(r.kv_needed.value(), 256.0 * 4608.0 * kKvPerToken);
+  job.rollout.max_completion_length = 256;
+  job.setup.micro_batch = 8;
+  const RolloutCost& fits = *on(run(job)).rollout;
+  EXPECT_TRUE(fits.kv_fits);
+}
+
+api::EstimateRequest parse(api::FieldMap values) { return api::parse_estimate_request(values); }
+
+std::string first_key(const api::FieldMap& values) {
+  try {
+    (void)parse(values);
+  } catch (const InvalidRequest& e) {
+    return e.problems().front().field;
+  }
+  return "";
+}
+
+TEST(RolloutRequest, EachRowIsCheckedAgainstTheTrainerAndEngine) {
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"}, {"num_generations", "4"}}), "num_generations");
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"}, {"trainer", "grpo"}, {"seq_len", "1024"}}),
+            "seq_len");
+  EXPECT_EQ(
+      first_key(
+          {{"model", "llama-3.1-8b"}, {"trainer", "grpo"}, {"vllm_gpu_memory_utilization", "0.5"}}),
+      "vllm_gpu_memory_utilization");
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"}, {"trainer", "grpo"}, {"micro_batch", "3"}}),
+            "num_generations");
+  EXPECT_EQ(first_key({{"trainer", "grpo"}, {"params", "7e9"}}), "trainer");
+  EXPECT_EQ(
+      first_key(
+          {{"model", "llama-3.1-8b"}, {"trainer", "grpo"}, {"fit", "true"}, {"micro_batch", "8"}}),
+      "fit");
+  const api::EstimateRequest ok = parse({{"model", "llama-3.1-8b"},
+                                         {"trainer", "rloo"},
+                                         {"micro_batch", "16"},
+                                         {"max_prompt_length", "256"},
+                                         {"max_completion_length", "1024"}});
+  EXPECT_EQ(ok.job.setup.seq_len, 1280);
+}
+
+}  // namespace
+}  // namespace tb
