@@ -44,9 +44,20 @@ api::FieldMap request_fields(const std::string& path) {
 api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields,
                              const std::string& config_file, const std::string& config_format) {
   api::FieldMap values;
+  std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
   if (!config_file.empty()) {
     const api::TrainingConfig config = api::read_training_config(config_file, config_format);
     values = config.values;
+    for (const auto& [key, value] : values) origin[key] = fmt::format("--config {}", config_file);
+    // "per_device_train_batch_size -> micro_batch": the config's own key for each field.
+    for (const std::string& m : config.mapped) {
+      const std::size_t arrow = m.find(" -> ");
+      if (arrow == std::string::npos) continue;
+      const std::string key = m.substr(arrow + 4);
+      if (origin.contains(key)) {
+        origin[key] = fmt::format("--config {}: {}", config_file, m.substr(0, arrow));
+      }
+    }
     std::string note =
         fmt::format("--config ({}): {}", config.format,
                     config.mapped.empty() ? std::string{"nothing mapped"}
@@ -61,8 +72,25 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   }
   for (auto& [key, value] : request_file.empty() ? api::FieldMap{} : request_fields(request_file)) {
     values[key] = value;
+    origin[key] = fmt::format("--request {}", request_file);
   }
-  for (auto& [key, value] : given_fields(fields)) values[key] = value;
+  for (auto& [key, value] : given_fields(fields)) {
+    values[key] = value;
+    origin[key] = flag_of(key);
+  }
+  // --explain: which value came from where (docs/configs.md, "Where each value came from").
+  if (const auto it = values.find("explain"); it != values.end() && it->second != "false") {
+    std::vector<std::string> given;
+    for (const auto& [key, value] : values) {
+      if (key != "explain") given.push_back(fmt::format("{} = {} ({})", key, value, origin[key]));
+    }
+    std::cerr << "trainbudget: note: "
+              << one_line(fmt::format("values given: {}; every other field at its default "
+                                      "(trainbudget fields)",
+                                      given.empty() ? std::string{"none"}
+                                                    : fmt::format("{}", fmt::join(given, "; "))))
+              << '\n';
+  }
   return values;
 }
 

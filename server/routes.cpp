@@ -170,6 +170,13 @@ HttpResponse Api::post(std::string_view path, std::string_view body) const {
                               "trainbudget serve --hardware-dir DIR",
                               "no hardware_dir in a request"}});
   }
+  if (values.contains("dataset_file")) {
+    return problem_response(400, "invalid_request",
+                            {{"dataset_file",
+                              "the server reads no file a request names; count it with the CLI "
+                              "or give dataset_tokens",
+                              "no dataset_file in a request"}});
+  }
   // The API answers in JSON unless the request asks for another format.
   if (!values.contains("format")) values["format"] = "json";
   if (path == "/api/estimate") {

@@ -33,6 +33,13 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
 void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
                       TrainingConfig& out);
 
+// A dataset path a config names (relative to the config's folder): a local .json or .jsonl file
+// joins the dataset_file field (its text counted for dataset_tokens, docs/configs.md) and
+// `epochs` (the config's own epoch count, when given) joins the epochs field; anything else (a
+// hub dataset id, another format) is listed without effect. Returns whether it was local.
+bool local_dataset(const std::string& path, const std::filesystem::path& dir, const json& epochs,
+                   const std::string& epochs_key, const std::string& key, TrainingConfig& out);
+
 // A config's text (JSON first, else YAML) read in `format`, or in the format its keys show when
 // `format` is "auto".
 [[nodiscard]] TrainingConfig parse_any_config(std::string_view text,
@@ -61,7 +68,7 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
 // accelerate_config.cpp).
 void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
-void read_torchtune(const json& cfg, TrainingConfig& out);
+void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 
 // YAML text as JSON (YAML 1.2 core schema for scalars: true/false, null, integers, floats; the

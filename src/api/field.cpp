@@ -35,6 +35,7 @@ using namespace accepted;
 
 double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
+std::string dataset_files() { return ".json or .jsonl files, comma-separated"; }
 
 const std::array kEstimateFields{
     Field{"params", FieldType::kCount, "COUNT", "parameters", "7e9",
@@ -56,6 +57,18 @@ const std::array kEstimateFields{
           "this",
           token_counts,
           [](V v, R r) { r.dataset_tokens = parse_count(v, "dataset_tokens", kTokensRange); },
+          "job"},
+    Field{"dataset_file", FieldType::kList, "FILE", "", "",
+          "Local JSON or JSON Lines dataset files: their text (every string value) at 4 characters "
+          "per token gives {dataset_tokens} (a note says the count and the rule; give "
+          "{dataset_tokens} for a tokenizer's count)",
+          dataset_files,
+          [](V v, R r) {
+            r.dataset_files.clear();
+            for (const std::string_view f : split_comma_list(v, "dataset_file", dataset_files())) {
+              r.dataset_files.emplace_back(f);
+            }
+          },
           "job"},
     Field{"epochs", FieldType::kNumber, "N", "passes", "",
           "Passes over the data (TrainingArguments' num_train_epochs); with {dataset_tokens}, "

@@ -168,6 +168,28 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     }
   }
   if (problems.empty()) check_combinations(r, problems);
+  // A local dataset's text at a stated characters-per-token figure (io/dataset_text.hpp).
+  if (problems.empty() && !r.dataset_files.empty()) {
+    if (r.has("dataset_tokens")) {
+      problems.push_back(
+          {"dataset_file", "cannot be combined with {dataset_tokens}: the count replaces it", ""});
+    } else {
+      try {
+        io::DatasetText sum;
+        for (const std::string& f : r.dataset_files) {
+          const io::DatasetText t = io::count_dataset_text(f);
+          sum.records += t.records;
+          sum.characters += t.characters;
+          sum.bytes += t.bytes;
+        }
+        r.dataset_text = sum;
+        r.dataset_tokens =
+            std::max(1.0, static_cast<double>(sum.characters) / io::kCharactersPerToken);
+      } catch (const InvalidRequest& e) {
+        problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+      }
+    }
+  }
   // Tokens from the data: epochs passes over dataset_tokens.
   if (problems.empty() && r.dataset_tokens) {
     if (r.has("tokens")) {

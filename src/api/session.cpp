@@ -78,6 +78,16 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
                          "tokens",
                          ""});
   }
+  if (r.dataset_text) {
+    const io::DatasetText& t = *r.dataset_text;
+    out.warnings.push_back(
+        {"dataset_file",
+         fmt::format("{} records, {} characters of text at {:g} characters per token (OpenAI's "
+                     "rule of thumb for English; code and other languages run fewer): {:.4g} "
+                     "tokens per pass; give {{dataset_tokens}} for your tokenizer's count",
+                     t.records, t.characters, io::kCharactersPerToken, *r.dataset_tokens),
+         ""});
+  }
   if (r.model.empty()) return;
   r.job.model = io::load_model(r.model, models_dir_,
                                model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);

@@ -12,7 +12,7 @@ namespace tb::api::config_detail {
 
 // torchtune's recipe configs (recipes/configs/*): the model builder's name gives the preset and
 // the method; torchtune's profile (--framework torchtune) gives its kernels.
-void read_torchtune(const json& cfg, TrainingConfig& out) {
+void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   Reader r{out};
   out.values["framework"] = "torchtune";
   out.mapped.push_back("(a torchtune recipe) -> framework");
@@ -35,18 +35,16 @@ void read_torchtune(const json& cfg, TrainingConfig& out) {
        {"qwen2_5_0_5b", "qwen2.5-0.5b"},
        {"qwen2_5_1_5b_base", "qwen2.5-1.5b"},
        {"phi3_mini", "phi-3-mini-4k"}}};
-  constexpr std::array<std::string_view, 22> kNoEffect{"output_dir",
+  constexpr std::array<std::string_view, 20> kNoEffect{"output_dir",
                                                        "checkpointer",
                                                        "resume_from_checkpoint",
                                                        "save_adapter_weights_only",
                                                        "save_last_epoch_only",
                                                        "epochs_to_save",
-                                                       "dataset",
                                                        "seed",
                                                        "shuffle",
                                                        "lr_scheduler",
                                                        "loss",
-                                                       "epochs",
                                                        "max_steps_per_epoch",
                                                        "clip_grad_norm",
                                                        "metric_logger",
@@ -58,6 +56,21 @@ void read_torchtune(const json& cfg, TrainingConfig& out) {
                                                        "profiler",
                                                        "optimizer_in_bwd"};
   for (const auto& [key, v] : cfg.items()) {
+    if (key == "dataset") {
+      // torchtune's builders read a local file through source "json" and data_files.
+      const std::string files = v.is_object() ? text_of(v.value("data_files", json())) : "";
+      if (v.is_object() && v.value("source", std::string{}) == "json" && !files.empty()) {
+        (void)local_dataset(files, dir, cfg.value("epochs", json()), "epochs", "dataset.data_files",
+                            out);
+      } else {
+        r.none(key);
+      }
+      continue;
+    }
+    if (key == "epochs") {
+      if (!out.values.contains("epochs")) r.none(key);  // mapped with a local dataset
+      continue;
+    }
     if (key == "model" && v.is_object()) {
       const std::string component = v.value("_component_", std::string{});
       std::string name = component.substr(component.rfind('.') + 1);

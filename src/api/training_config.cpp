@@ -106,6 +106,27 @@ void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
   read_deepspeed(parsed, out, "deepspeed.");
 }
 
+bool local_dataset(const std::string& path, const std::filesystem::path& dir, const json& epochs,
+                   const std::string& epochs_key, const std::string& key, TrainingConfig& out) {
+  const std::filesystem::path file = dir / path;
+  const std::string ext = file.extension().string();
+  std::error_code ec;
+  if ((ext != ".json" && ext != ".jsonl" && ext != ".ndjson") ||
+      !std::filesystem::is_regular_file(file, ec)) {
+    out.no_effect.push_back(
+        fmt::format("{}={} (not a local JSON file: give dataset_tokens)", key, excerpt(path)));
+    return false;
+  }
+  std::string& files = out.values["dataset_file"];
+  files += (files.empty() ? "" : ",") + file.string();
+  out.mapped.push_back(fmt::format("{} -> dataset_file", key));
+  if (given(epochs) && !out.values.contains("epochs")) {
+    out.values["epochs"] = text_of(epochs);
+    out.mapped.push_back(fmt::format("{} -> epochs", epochs_key));
+  }
+  return true;
+}
+
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   bool lora = false;
   bool four_bit = false;

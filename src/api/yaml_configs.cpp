@@ -19,9 +19,8 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   Reader r{out};
   std::string adapter;
   bool four_bit = false;
-  constexpr std::array<std::string_view, 37> kNoEffect{"model_type",
+  constexpr std::array<std::string_view, 35> kNoEffect{"model_type",
                                                        "tokenizer_type",
-                                                       "datasets",
                                                        "dataset_prepared_path",
                                                        "val_set_size",
                                                        "output_dir",
@@ -35,7 +34,6 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
                                                        "wandb_watch",
                                                        "wandb_name",
                                                        "wandb_log_model",
-                                                       "num_epochs",
                                                        "lr_scheduler",
                                                        "learning_rate",
                                                        "bf16",
@@ -117,6 +115,20 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       }
     } else if (key == "deepspeed" && v.is_string()) {
       follow_deepspeed(v.get<std::string>(), dir, out);
+    } else if (key == "num_epochs") {
+      // Mapped with a local dataset (keys are read in order: datasets first).
+      if (!out.values.contains("epochs")) r.none(key);
+    } else if (key == "datasets" && v.is_array()) {
+      // Each entry's path: a local JSON file is counted, a hub id is not.
+      const json epochs = cfg.value("num_epochs", json());
+      for (const json& d : v) {
+        const std::string path = d.is_object() ? d.value("path", std::string{}) : std::string{};
+        if (path.empty()) {
+          r.none("datasets");
+        } else {
+          (void)local_dataset(path, dir, epochs, "num_epochs", "datasets.path", out);
+        }
+      }
     } else if (one_of(key, kNoEffect) || key.rfind("wandb_", 0) == 0) {
       r.none(key);
     } else {
@@ -255,7 +267,7 @@ bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesyste
   if (format == "torchtune" || (automatic && cfg.contains("model") && cfg["model"].is_object() &&
                                 cfg["model"].contains("_component_"))) {
     out.format = "torchtune";
-    read_torchtune(cfg, out);
+    read_torchtune(cfg, out, dir);
     return true;
   }
   if (format == "axolotl" ||

@@ -106,6 +106,11 @@ TEST(ServerRoutes, ARequestNamesNoPathOnTheServer) {
   const HttpResponse dir = api.handle("POST", "/api/estimate", "", R"({"hardware_dir": "/etc"})");
   EXPECT_EQ(dir.status, 400);
   EXPECT_EQ(field_of(dir), "hardware_dir");
+  // Nor a dataset file to count.
+  const HttpResponse data =
+      api.handle("POST", "/api/estimate", "", R"({"dataset_file": "/etc/passwd.json"})");
+  EXPECT_EQ(data.status, 400);
+  EXPECT_EQ(field_of(data), "dataset_file");
 }
 
 TEST(ServerRoutes, ServesThePageTheFieldsTheCatalogAndThePresets) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trainbudget/api/field.hpp"
+#include "trainbudget/io/dataset_text.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/serving.hpp"
 
@@ -43,6 +44,10 @@ struct EstimateRequest {
   // One pass over the data and the passes: tokens = epochs x dataset_tokens when both are known.
   std::optional<double> dataset_tokens;
   double epochs{1.0};
+  // Local dataset files whose text gives dataset_tokens at io::kCharactersPerToken (the session
+  // says so in a note); the server refuses them.
+  std::vector<std::string> dataset_files;
+  std::optional<io::DatasetText> dataset_text;  // their counts, summed
   std::string format{"table"};
   std::optional<std::string> hardware_dir;
   PlanOptions plan;                          // plan requests only
