@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "config_formats.hpp"
@@ -127,9 +128,41 @@ bool local_dataset(const std::string& path, const std::filesystem::path& dir, co
   return true;
 }
 
+// TRL's GRPOConfig keys (trl/trainer/grpo_config.py), read when the config has
+// num_generations: the online RL fields carry the same names (docs/rl.md).
+bool read_grpo_key(const std::string& key, const json& v, TrainingConfig& out) {
+  constexpr std::array<std::string_view, 8> kSame{"num_generations",
+                                                  "max_prompt_length",
+                                                  "max_completion_length",
+                                                  "beta",
+                                                  "num_iterations",
+                                                  "vllm_gpu_memory_utilization",
+                                                  "vllm_tensor_parallel_size",
+                                                  "vllm_enable_sleep_mode"};
+  if (one_of(key, kSame)) {
+    if (given(v)) {
+      out.values[key] = text_of(v);
+      out.mapped.push_back(fmt::format("{} -> {}", key, key));
+    }
+    return true;
+  }
+  if (key == "use_vllm" || key == "vllm_mode") return true;  // read together below
+  return false;
+}
+
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   bool lora = false;
   bool four_bit = false;
+  const bool grpo = cfg.contains("num_generations");
+  if (grpo) {
+    out.values["trainer"] = "grpo";
+    out.mapped.push_back("num_generations (GRPOConfig) -> trainer");
+    // use_vllm False: the policy's generate(); True: vllm_mode, "server" by default.
+    const bool vllm = cfg.value("use_vllm", false);
+    out.values["rollout_engine"] =
+        vllm ? cfg.value("vllm_mode", std::string{"server"}) : "generate";
+    out.mapped.push_back("use_vllm, vllm_mode -> rollout_engine");
+  }
   for (const auto& item : cfg.items()) {
     // Named, not structured bindings: clang 14 (the asan preset) cannot capture those.
     const std::string& key = item.key();
@@ -139,6 +172,7 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
       out.values[field] = text_of(v);
       out.mapped.push_back(fmt::format("{} -> {}", key, field));
     };
+    if (grpo && read_grpo_key(key, v, out)) continue;
     if (key == "per_device_train_batch_size") {
       map("micro_batch");
     } else if (key == "gradient_accumulation_steps") {
