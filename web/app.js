@@ -5,7 +5,7 @@
 'use strict';
 
 const MAIN = {
-  estimate: ['model', 'params', 'method', 'tokens', 'recipe', 'machine', 'devices', 'framework',
+  estimate: ['model', 'params', 'method', 'trainer', 'tokens', 'recipe', 'machine', 'devices', 'framework',
     'micro_batch', 'seq_len', 'recompute', 'lora_rank', 'lora_targets', 'utilization'],
   infer: ['model', 'params', 'machine', 'weights', 'kv_dtype', 'context', 'concurrency', 'prompt', 'tp'],
   compare: ['model', 'params', 'machine', 'tokens', 'weights', 'context', 'lora_rank', 'pretrain_devices'],
@@ -293,12 +293,26 @@ const render = {
       logBars('Hours per machine; band: 38-56 % MFU', hours, 'hours'));
     tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Cost'],
       j.machines.map((m, i) => [m.name, VERDICT_WORDS[m.verdict] || m.verdict,
-        num('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes, GB(j.memory.allocated_peak_bytes)),
+        // Online RL: the machine's own peak, with the engine's pool or the generation's cache.
+        m.rollout ? num(`machines.${i}.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes, GB(m.memory.allocated_peak_bytes))
+          : num('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes, GB(j.memory.allocated_peak_bytes)),
         num(`machines.${i}.memory.reserved_peak_bytes`, m.memory.reserved_peak_bytes, GB(m.memory.reserved_peak_bytes)),
         num(`machines.${i}.memory.device_total_bytes`, m.memory.device_total_bytes, GB(m.memory.device_total_bytes)),
         num(`machines.${i}.memory.usable_bytes`, m.memory.usable_bytes, GB(m.memory.usable_bytes)),
         num(`machines.${i}.hours`, m.hours, hoursText(m.hours)),
         m.cost_usd == null ? '-' : num(`machines.${i}.cost_usd`, m.cost_usd, `$${m.cost_usd.toFixed(0)}`)])));
+    // Online RL (docs/rl.md): each machine's generation round and the peak of its two phases.
+    const rl = j.machines.map((m, i) => [m, i]).filter(([m]) => m.rollout);
+    if (rl.length) {
+      const s = (i, k, v) => num(`machines.${i}.rollout.time.${k}`, v, `${v.toPrecision(3)} s`);
+      tables.append(table(['Machine', 'Engine', 'Step (round)', 'Generation', 'Log-probs', 'Update', 'Sync',
+        'Peak while generating', 'Peak while training'],
+      rl.map(([m, i]) => [m.name, m.rollout.engine, s(i, 'round_seconds', m.rollout.time.round_seconds),
+        s(i, 'generation_seconds', m.rollout.time.generation_seconds),
+        s(i, 'logprob_seconds', m.rollout.time.logprob_seconds),
+        s(i, 'update_seconds', m.rollout.time.update_seconds), s(i, 'sync_seconds', m.rollout.time.sync_seconds),
+        GB(m.rollout.memory.phases[0].peak_bytes), GB(m.rollout.memory.phases[1].peak_bytes)])));
+    }
   },
   infer(j) {
     $('verdicts').replaceChildren(...j.machines.map((m, i) => el('p', { class: `verdict ${m.fits ? 'fits' : 'nofit'}`, 'data-machine': m.id },

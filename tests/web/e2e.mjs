@@ -56,6 +56,22 @@ try {
   await sameNumber('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes);
   await page.screenshot({ path: `${outDir}/estimate.png`, fullPage: true });
 
+  // 2b. GRPO (docs/rl.md): the rollout's round on the page equals the CLI's.
+  await page.fill('#f-micro_batch', '8');
+  await page.selectOption('#f-trainer', 'grpo');
+  await settled();
+  j = cli(['estimate', '--model', 'llama-3.1-8b', '--method', 'lora', '--machine', 'h100-sxm,rtx-4090',
+    '--micro-batch', '8', '--trainer', 'grpo']);
+  for (const [i, m] of j.machines.entries()) {
+    await sameNumber(`machines.${i}.rollout.time.round_seconds`, m.rollout.time.round_seconds);
+    await sameNumber(`machines.${i}.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes);
+    await sameNumber(`machines.${i}.hours`, m.hours, hoursText(m.hours));
+  }
+  await page.selectOption('#f-trainer', 'sft');
+  await page.fill('#f-micro_batch', '');
+  await settled();
+  j = cli(['estimate', '--model', 'llama-3.1-8b', '--method', 'lora', '--machine', 'h100-sxm,rtx-4090']);
+
   // 3. The URL holds the inputs: a reload shows the same job.
   const url = page.url();
   assert.match(url, /model=llama-3\.1-8b/);
