@@ -12,6 +12,7 @@ namespace {
 StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DType dtype,
                  const ActivationOptions& o, bool moe_layer) {
   StepDims shape = with_kernels(shape_dims(arch), setup);
+  shape.keep_logits = shape.keep_logits && o.keep_logits;
   shape.norm_statistics = o.norm_statistics;
   shape.adapter_ranks = adapter_rank_sum(o.adapters);
   shape.lora_dropout = !o.adapters.empty() && o.lora_dropout > 0.0;

@@ -221,7 +221,11 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   options.adapters = p.adapters;
   if (p.adapters_only) options.lora_dropout = job.lora.dropout;
   if (frozen_inputs_dropped(job)) options.lora = job.lora;
-  out.activations = estimate_activations(arch, out.setup, l.activation_dtype, options);
+  options.keep_logits = p.shape.keep_logits;
+  // The rows the step runs (a preference pair is two), as evaluate() counts them.
+  TrainingSetup rows = out.setup;
+  rows.micro_batch = l.micro_batch;
+  out.activations = estimate_activations(arch, rows, l.activation_dtype, options);
   const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};
   out.flops = describe_flops(arch, p.flops, flops);  // the profile's shape, not a rebuilt one
   out.peak = describe_peak(cost);

@@ -101,6 +101,11 @@ EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
   a.head = head_bytes(dense);
   a.logits_gradient = logits_gradient_bytes(dense);
   a.loss_released = loss_released_bytes(dense);
+  // Logits the loop does not hold (a preference or RL loss reduces them to log-probs): alive at
+  // the end of forward beside what the loss saved, gone before backward.
+  if (!dense.keep_logits && dense.loss != LossImpl::kChunked) {
+    a.dropped_logits = Bytes{dense.b * dense.s * dense.V * dense.e};
+  }
   return a;
 }
 
@@ -175,7 +180,8 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   const auto held = [&](Bytes so_far) { return persist ? all : so_far; };
 
   auto& forward = out.phases[static_cast<std::size_t>(Phase::kForwardEnd)];
-  forward = moment(resident, persist ? all : Bytes{0.0}, out.saved, gathered);
+  forward = moment(resident, persist ? all : Bytes{0.0}, out.saved,
+                   gathered + (st.head ? cached->dropped_logits : Bytes{0.0}));
 
   // Shares of the stage's gradients: normalized to the stage under a pipeline.
   double norm = 1.0;

@@ -163,6 +163,11 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.max_positions = arch.max_positions;
   p.adapters_only = uses_adapters(job.method);
   if (p.adapters_only) p.adapters = adapter_shapes(arch, job.lora);
+  // Preference and RL trainers reduce the logits to per-token log-probs inside the loss step
+  // and let them go (TRL's DPOTrainer.concatenated_forward returns the log-probs and scalar
+  // means; GRPOTrainer._get_per_token_logps_and_entropies the log-probs): what the loss saved
+  // stays, the logits are not held through backward (measured: tests/realstep, --trainer dpo).
+  if (job.objective != Objective::kSft) p.shape.keep_logits = false;
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   p.shape.lora_dropout = p.adapters_only && job.lora.dropout > 0.0;
   p.shape.adapter_inputs = p.shape.lora_dropout ? adapter_input_sum(p.adapters) : 0.0;

@@ -18,3 +18,10 @@ tb_realstep(gpt2_b4_s128_recompute_full 0.05 --config gpt2.json --micro-batch 4 
 tb_realstep(mixtral_b2_s256 0.05 --config mixtral.json --micro-batch 2 --seq-len 256)
 tb_realstep(mixtral_sgd_b4_s128 0.05 --config mixtral.json --micro-batch 4 --seq-len 128 --optimizer sgd)
 tb_realstep(llama_gqa_tied_bf16 0.05 --config llama-gqa-tied.json --micro-batch 2 --seq-len 256 --dtype bf16)
+# Preference objectives (docs/rl.md): chosen and rejected as one batch of twice the rows, the
+# logits reduced to log-probs and let go; DPO's reference a frozen copy (full) or the base with
+# the adapters off (LoRA), its forward under no_grad before the policy's.
+tb_realstep(llama_mha_dpo_full 0.05 --config llama-mha.json --micro-batch 2 --seq-len 256 --trainer dpo)
+tb_realstep(llama_mha_orpo_full 0.05 --config llama-mha.json --micro-batch 2 --seq-len 256 --trainer orpo)
+tb_realstep(llama_mha_dpo_lora_qv 0.05 --config llama-mha.json --micro-batch 2 --seq-len 256 --trainer dpo --method lora --lora-rank 8 --lora-targets q,v)
+tb_realstep(llama_gqa_tied_dpo_b1_s512 0.05 --config llama-gqa-tied.json --micro-batch 1 --seq-len 512 --trainer dpo)

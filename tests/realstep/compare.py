@@ -40,6 +40,7 @@ def parse():
     p.add_argument("--recompute", default="none")
     p.add_argument("--grad-accum", default="1")
     p.add_argument("--dtype", default="fp32")
+    p.add_argument("--trainer", default="sft")
     return p.parse_args()
 
 
@@ -47,7 +48,7 @@ def main():
     a = parse()
     config = os.path.join(HERE, "configs", a.config)
     job = ["--micro-batch", a.micro_batch, "--seq-len", a.seq_len, "--method", a.method,
-           "--recompute", a.recompute, "--grad-accum", a.grad_accum]
+           "--recompute", a.recompute, "--grad-accum", a.grad_accum, "--trainer", a.trainer]
     if a.method == "lora":
         job += ["--lora-rank", a.lora_rank, "--lora-targets", a.lora_targets]
         if float(a.lora_dropout) > 0:

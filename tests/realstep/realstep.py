@@ -35,6 +35,11 @@ def parse_args():
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--recompute", choices=["none", "full"], default="none")
     p.add_argument("--grad-accum", type=int, default=1)
+    p.add_argument("--trainer", choices=["sft", "dpo", "orpo"], default="sft",
+                   help="dpo, orpo: a chosen and a rejected sequence per example, concatenated into "
+                        "one batch of twice the rows (TRL's concatenated_forward); dpo also runs "
+                        "the reference's forward under no_grad first (a frozen copy of a full "
+                        "policy; the adapters switched off under LoRA)")
     p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
     p.add_argument("--steps", type=int, default=2, help="steps run; the last one is measured")
     p.add_argument("--time", action="store_true",
@@ -118,6 +123,9 @@ class Config:
         self.theta = raw.get("rope_theta", 10000.0)
 
 
+ADAPTERS_OFF = False  # DPO with LoRA: the reference is the base with the adapters disabled
+
+
 class LoRALinear(nn.Module):
     """y = W x + (B (A dropout(x))) * alpha / r with W frozen (Hu et al. 2021), as PEFT runs it."""
 
@@ -132,6 +140,8 @@ class LoRALinear(nn.Module):
         self.scale = 2.0
 
     def forward(self, x):
+        if ADAPTERS_OFF:
+            return self.base(x)
         dropped = F.dropout(x, ARGS.lora_dropout) if ARGS.lora_dropout > 0 else x
         return self.base(x) + F.linear(F.linear(dropped, self.a), self.b) * self.scale
 
@@ -298,6 +308,33 @@ def load_balancing_loss(router_logits, experts, top_k):
     return experts * torch.sum(mask.mean(dim=0).mean(dim=0) * probs.mean(dim=0))
 
 
+def sequence_logps(logits, labels):
+    """Each row's summed log-probability of its labels, as TRL's DPO and ORPO losses take it."""
+    return torch.gather(F.log_softmax(logits, dim=-1), 2, labels.unsqueeze(-1)).squeeze(-1).sum(-1)
+
+
+def preference_loss(model, reference, ids, labels):
+    """DPO's sigmoid loss against the reference (beta 0.1), or ORPO's NLL plus odds-ratio term."""
+    global ADAPTERS_OFF
+    half = ids.shape[0] // 2
+    ref = None
+    if ARGS.trainer == "dpo":
+        with torch.no_grad():
+            if reference is None:
+                ADAPTERS_OFF = True
+            ref_logits, _ = (reference or model)(ids)
+            ADAPTERS_OFF = False
+            ref = sequence_logps(ref_logits, labels)
+            del ref_logits
+    logits, _ = model(ids)
+    logps = sequence_logps(logits, labels)
+    del logits
+    if ref is not None:
+        margin = (logps[:half] - ref[:half]) - (logps[half:] - ref[half:])
+        return -F.logsigmoid(0.1 * margin).mean()
+    return -logps[:half].mean() - F.logsigmoid(logps[:half] - logps[half:]).mean()
+
+
 def main():
     with open(ARGS.config) as f:
         cfg = Config(json.load(f))
@@ -316,8 +353,16 @@ def main():
         optimizer = torch.optim.AdamW(trainable, lr=1e-4, foreach=False)
     else:
         optimizer = torch.optim.SGD(trainable, lr=1e-4, foreach=False)
+    # A DPO policy trained in full keeps a frozen copy as its reference (TRL's ref_model).
+    reference = None
+    if ARGS.trainer == "dpo" and ARGS.method == "full":
+        reference = Decoder(cfg, targets)
+        reference.load_state_dict(model.state_dict())
+        for param in reference.parameters():
+            param.requires_grad_(False)
+    rows = ARGS.micro_batch * (2 if ARGS.trainer in ("dpo", "orpo") else 1)
     gen = torch.Generator().manual_seed(1)
-    batches = [torch.randint(0, cfg.vocab, (ARGS.micro_batch, ARGS.seq_len + 1), generator=gen)
+    batches = [torch.randint(0, cfg.vocab, (rows, ARGS.seq_len + 1), generator=gen)
                for _ in range(ARGS.grad_accum)]
 
     if ARGS.time:
@@ -333,10 +378,14 @@ def main():
         forward_peak = backward_peak = 0
         for batch in batches:
             ids, labels = batch[:, :-1], batch[:, 1:]
-            logits, router_logits = model(ids)
-            loss = F.cross_entropy(logits.reshape(-1, cfg.vocab), labels.reshape(-1))
-            if router_logits:
-                loss = loss + 0.02 * load_balancing_loss(router_logits, cfg.experts, cfg.top_k)
+            if ARGS.trainer == "sft":
+                logits, router_logits = model(ids)
+                loss = F.cross_entropy(logits.reshape(-1, cfg.vocab), labels.reshape(-1))
+                if router_logits:
+                    loss = loss + 0.02 * load_balancing_loss(router_logits, cfg.experts, cfg.top_k)
+            else:
+                logits, router_logits = None, None
+                loss = preference_loss(model, reference, ids, labels)
             forward_peak = max(forward_peak, HEAP.peak())
             HEAP.reset()
             (loss / ARGS.grad_accum).backward()

@@ -41,19 +41,25 @@ TEST(Preference, NoCopyWithoutAReferenceOnTheDevice) {
 }
 
 // Chosen and rejected go through the model together: a DPO micro-batch of one pair holds the
-// activations of two SFT rows; KTO's one sequence holds one.
+// activations of two SFT rows, less the logits, which the preference loss reduces to log-probs
+// and lets go (measured: tests/realstep --trainer dpo); KTO's one sequence holds one row.
 TEST(Preference, PairsAreTwoRows) {
+  const auto saved = [](const TrainingJob& job) {
+    const Recipe& r = find_recipe(job.recipe_id);
+    const MachineChoice m = builtin_machine("h100-sxm");
+    const ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+    return evaluate(make_profile(job, r), layout_of(job, r), c).saved.value();
+  };
   TrainingJob dpo = job_for("llama-3.2-1b.json", Method::kLora);
   dpo.objective = Objective::kDpo;
   TrainingJob sft = job_for("llama-3.2-1b.json", Method::kLora);
   sft.setup.micro_batch = 2;
-  EXPECT_DOUBLE_EQ(on_h100(dpo).primary.memory.total.value(),
-                   on_h100(sft).primary.memory.total.value());
+  // Two rows x 2048 tokens x 128,256 logits x 2 bytes (bf16).
+  const double logits = 2.0 * 2048.0 * 128256.0 * 2.0;
+  EXPECT_DOUBLE_EQ(saved(dpo), saved(sft) - logits);
   TrainingJob kto = job_for("llama-3.2-1b.json", Method::kLora);
   kto.objective = Objective::kKto;
-  EXPECT_DOUBLE_EQ(
-      on_h100(kto).primary.memory.total.value(),
-      on_h100(job_for("llama-3.2-1b.json", Method::kLora)).primary.memory.total.value());
+  EXPECT_DOUBLE_EQ(saved(kto), saved(job_for("llama-3.2-1b.json", Method::kLora)) - logits / 2.0);
 }
 
 // The reference forward is the policy's forward again. From the parameter formula a full step

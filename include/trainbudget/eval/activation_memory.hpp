@@ -60,6 +60,9 @@ struct ActivationOptions {
   // With adapters: the targets, whose frozen linears without an adapter keep no input.
   std::optional<LoraSpec> lora;
   double lora_dropout{0.0};  // PEFT's lora_dropout of the adapters
+  // false: the loss reduces the logits to log-probs and lets them go (preference and RL
+  // trainers), whatever the framework's loop does.
+  bool keep_logits{true};
 };
 
 struct ActivationEstimate {

@@ -21,7 +21,8 @@ class EvalMemo {
   struct Activations {
     LayerKindBytes dense, moe;
     Bytes head, logits_gradient;
-    Bytes loss_released;  // loss_released_bytes(): freed before the LM head's backward
+    Bytes loss_released;   // loss_released_bytes(): freed before the LM head's backward
+    Bytes dropped_logits;  // logits alive at the end of forward only (not held through backward)
   };
 
   // The cached value for this key, or nullptr (then the caller computes and put()s).
