@@ -30,8 +30,8 @@ void run_compare(const CompareCommandOptions& o, std::ostream& out) {
   const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
   const api::CompareResult result = session.compare(request);
   print_problems(result.warnings, result.notes);
-  report::write(result.comparison, report::parse_format(request.format), out, flag_of,
-                text_width());
+  report::write(result.comparison, report::parse_format(request.format), out, flag_of, text_width(),
+                request.brief);
 }
 
 }  // namespace tb::cli

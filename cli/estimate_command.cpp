@@ -139,7 +139,8 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   const api::Session session{sources};
   const api::EstimateResult result = session.estimate(request);
   print_problems(result.warnings, result.notes);
-  report::write(result.estimate, report::parse_format(request.format), out, flag_of, text_width());
+  report::write(result.estimate, report::parse_format(request.format), out, flag_of, text_width(),
+                request.brief);
 }
 
 }  // namespace tb::cli

@@ -29,7 +29,8 @@ void run_infer(const InferCommandOptions& o, std::ostream& out) {
   const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
   const api::InferResult result = session.infer(request);
   print_problems(result.warnings, result.notes);
-  report::write(result.estimate, report::parse_format(request.format), out, flag_of, text_width());
+  report::write(result.estimate, report::parse_format(request.format), out, flag_of, text_width(),
+                request.brief);
 }
 
 }  // namespace tb::cli

@@ -48,7 +48,8 @@ void run_plan(const PlanCommandOptions& o, std::ostream& out) {
   };
   const api::PlanResult result = session.plan(request, progress);
   print_problems(result.warnings, result.notes);
-  report::write(result.report, report::parse_format(request.format), out, flag_of, text_width());
+  report::write(result.report, report::parse_format(request.format), out, flag_of, text_width(),
+                request.brief);
 }
 
 }  // namespace tb::cli

@@ -344,6 +344,10 @@ const std::array kEstimateFields{
             r.format = choice(v, "format", {"table", "json", "csv", "markdown", "html"});
           },
           "output"},
+    Field{"brief", FieldType::kFlag, "", "", "",
+          "The answer only (per machine: fits, memory, time, cost and the one change; a plan's "
+          "best layouts), for the table, markdown and html formats",
+          flags, [](V v, R r) { r.brief = flag(v, "brief"); }, "output"},
     Field{"hardware_dir", FieldType::kText, "DIR", "", "",
           "Extra folder of device TOML files (docs/hardware-catalog.md); also read: "
           "$XDG_CONFIG_HOME/trainbudget/hardware (default ~/.config/trainbudget/hardware)",

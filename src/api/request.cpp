@@ -92,6 +92,13 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
 
 // Combinations the fields cannot check one by one.
 void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems) {
+  if (r.brief && (r.format == "json" || r.format == "csv")) {
+    problems.push_back({"brief",
+                        fmt::format("shortens the table, markdown and html formats; {} is "
+                                    "always whole",
+                                    r.format),
+                        ""});
+  }
   if (r.has("model") && r.has("params")) {
     problems.push_back(
         {"params", "cannot be combined with {model}: the model's count is exact", ""});

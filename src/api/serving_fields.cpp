@@ -107,8 +107,8 @@ const std::array kCompareFields{
 };
 
 // The estimate's rows an infer request shares.
-constexpr std::array<std::string_view, 5> kSharedKeys{"params", "model", "system", "format",
-                                                      "hardware_dir"};
+constexpr std::array<std::string_view, 6> kSharedKeys{"params", "model", "system",
+                                                      "format", "brief", "hardware_dir"};
 
 std::vector<Field> serving_table(bool compare) {
   std::vector<Field> out;

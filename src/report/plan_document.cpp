@@ -154,6 +154,7 @@ Document plan_document(const plan::PlanReport& p) {
         "interleaving, ZeRO, recompute, micro-batch) were found alike.");
     best.text("apply the best: " + command_of(p.candidates.front().apply));
   }
+  doc.answer = doc.sections.size();
   doc.sections.push_back(std::move(best));
 
   if (!p.misses.empty()) {

@@ -49,6 +49,7 @@ struct EstimateRequest {
   std::vector<std::string> dataset_files;
   std::optional<io::DatasetText> dataset_text;  // their counts, summed
   std::string format{"table"};
+  bool brief{false};  // the answer section only (not for json, csv)
   std::optional<std::string> hardware_dir;
   PlanOptions plan;                          // plan requests only
   ServingSetup serving;                      // infer and compare requests

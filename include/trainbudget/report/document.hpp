@@ -26,6 +26,7 @@ struct Document {
   std::vector<Section> sections;
   TextTable rows{
       std::vector<TextTable::Column>{}};  // the CSV view: one flat table of the same numbers
+  std::size_t answer{0};  // the section that answers the question (--brief prints it alone)
 };
 
 [[nodiscard]] Document estimate_document(const Estimate& estimate);

@@ -75,15 +75,22 @@ template <class Result>
 void render_html(const Document& doc, const std::string& charts, std::ostream& out,
                  const FieldNamer& names = {});
 
+// `brief`: the document's answer section only (Document::answer).
 template <class Result>
 void write(const Result& result, Format format, std::ostream& out, const FieldNamer& names = {},
-           std::size_t width = 0) {
+           std::size_t width = 0, bool brief = false) {
   if (format == Format::kJson) {
     out << json_of(result);
-  } else if (format == Format::kHtml) {
-    render_html(document_of(result), charts_of(result), out, names);
+    return;
+  }
+  Document doc = document_of(result);
+  if (brief && doc.answer < doc.sections.size()) {
+    doc.sections = {std::move(doc.sections[doc.answer])};
+  }
+  if (format == Format::kHtml) {
+    render_html(doc, brief ? std::string{} : charts_of(result), out, names);
   } else {
-    render(document_of(result), format, out, names, width);
+    render(doc, format, out, names, width);
   }
 }
 
