@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "field_accepted.hpp"
 #include "field_checks.hpp"
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
@@ -26,7 +27,6 @@ std::string betas() { return "a number >= 0 (0: no reference model)"; }
 std::string iterations() { return "1..64"; }
 std::string engines() { return enum_choices<RolloutEngine>(); }
 std::string shares() { return "(0, 1]"; }
-std::string flags() { return "true|false (a flag)"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
 
@@ -88,7 +88,7 @@ const std::array kRolloutFields{
         "vllm_enable_sleep_mode", FieldType::kFlag, "", "", "",
         "colocate: the engine releases its pool (weights to the host, the KV cache dropped) "
         "while the policy trains",
-        flags,
+        accepted::flags,
         [](V v, R r) { r.job.rollout.vllm_enable_sleep_mode = flag(v, "vllm_enable_sleep_mode"); },
         "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
