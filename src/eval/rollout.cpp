@@ -10,6 +10,7 @@
 #include "trainbudget/eval/inference.hpp"
 #include "trainbudget/model/kv_cache.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/training_setup.hpp"
 
 namespace tb {
 namespace {
@@ -38,6 +39,21 @@ ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
   s.setup.tp = tp;
   const ServingEstimate e = serving_estimate(s, {machine});
   return e.machines.front();
+}
+
+// The working set of generate()'s prefill, the largest no-grad forward of the rollout: every
+// row's prompt at once (no chunking); under no_grad each op's input is freed once used, so per
+// token the residual stream and the MLP's two live intermediates (SiLU(gate) beside up, then
+// their product) are what is held at once, in the activation dtype; eager attention's scores
+// and probabilities; and the last position's fp32 logits (measured: tests/realstep
+// --trainer grpo, docs/realstep.md).
+Bytes generate_workspace(const ModelArchitecture& a, double rows, double prompt, double e,
+                         bool eager) {
+  const double ffn = static_cast<double>(a.mlp.intermediate);
+  const double per_token = static_cast<double>(a.hidden) + 2.0 * ffn;
+  const double scores =
+      eager ? 2.0 * rows * static_cast<double>(a.attention.num_heads) * prompt * prompt * e : 0.0;
+  return Bytes{rows * prompt * per_token * e + scores + rows * static_cast<double>(a.vocab) * 4.0};
 }
 
 }  // namespace
@@ -80,8 +96,13 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t completion = rl.max_completion_length;
   out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
 
-  // The cache every completion fills by its last token, per engine device.
-  const Bytes per_token = kv_bytes_per_token(arch, KvDtype::kBf16);
+  // The cache every completion fills by its last token, per engine device: vLLM's in bf16 (the
+  // engine's dtype), generate()'s in the policy's activation dtype (transformers' DynamicCache
+  // keeps the keys and values the attention computed).
+  Bytes per_token = kv_bytes_per_token(arch, KvDtype::kBf16);
+  if (rl.engine == RolloutEngine::kGenerate) {
+    per_token = per_token * (activation_bytes(layout.activation_dtype) / 2.0);
+  }
   const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
   out.kv_needed = one_sequence * static_cast<double>(out.completions) / static_cast<double>(tp);
   out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
@@ -96,7 +117,11 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       if (layout.zero_stage >= 3 && layout.dp() > 1) {
         gathered = Bytes{job.params * kEngineWeightBytes} * (1.0 - 1.0 / dp);
       }
-      out.generation_peak = resident + gathered + out.kv_needed;
+      out.generation_peak =
+          resident + gathered + out.kv_needed +
+          generate_workspace(arch, static_cast<double>(out.completions),
+                             static_cast<double>(prompt), activation_bytes(layout.activation_dtype),
+                             layout.attention == AttentionImpl::kEager);
       out.update_peak = step.memory;
       break;
     }

@@ -25,3 +25,9 @@ tb_realstep(llama_mha_dpo_full 0.05 --config llama-mha.json --micro-batch 2 --se
 tb_realstep(llama_mha_orpo_full 0.05 --config llama-mha.json --micro-batch 2 --seq-len 256 --trainer orpo)
 tb_realstep(llama_mha_dpo_lora_qv 0.05 --config llama-mha.json --micro-batch 2 --seq-len 256 --trainer dpo --method lora --lora-rank 8 --lora-targets q,v)
 tb_realstep(llama_gqa_tied_dpo_b1_s512 0.05 --config llama-gqa-tied.json --micro-batch 1 --seq-len 512 --trainer dpo)
+# GRPO (docs/rl.md, "Online RL"): completions generated with a KV cache (greedy, as generate()
+# runs), then trained on prompt + completion; both phases checked (generation: the states
+# without gradients, the cache and the prefill's working set; update: the step's peak).
+tb_realstep(llama_mha_grpo_g4 0.05 --config llama-mha.json --trainer grpo --micro-batch 8 --num-generations 4 --max-prompt-length 64 --max-completion-length 64)
+tb_realstep(llama_gqa_tied_grpo_p128 0.05 --config llama-gqa-tied.json --trainer grpo --micro-batch 4 --num-generations 4 --max-prompt-length 128 --max-completion-length 128)
+tb_realstep(gpt2_grpo_g8_long 0.05 --config gpt2.json --trainer grpo --micro-batch 8 --num-generations 8 --max-prompt-length 32 --max-completion-length 192)

@@ -41,14 +41,26 @@ def parse():
     p.add_argument("--grad-accum", default="1")
     p.add_argument("--dtype", default="fp32")
     p.add_argument("--trainer", default="sft")
+    p.add_argument("--num-generations", default="4")
+    p.add_argument("--max-prompt-length", default="64")
+    p.add_argument("--max-completion-length", default="64")
     return p.parse_args()
 
 
 def main():
     a = parse()
     config = os.path.join(HERE, "configs", a.config)
-    job = ["--micro-batch", a.micro_batch, "--seq-len", a.seq_len, "--method", a.method,
-           "--recompute", a.recompute, "--grad-accum", a.grad_accum, "--trainer", a.trainer]
+    job = ["--micro-batch", a.micro_batch, "--method", a.method, "--recompute", a.recompute,
+           "--grad-accum", a.grad_accum, "--trainer", a.trainer]
+    if a.trainer == "grpo":
+        # The sequence is the prompt and its completion; realstep.py reads the prompts from
+        # batches of max_prompt_length tokens.
+        job += ["--num-generations", a.num_generations, "--max-prompt-length",
+                a.max_prompt_length, "--max-completion-length", a.max_completion_length]
+        seq = ["--seq-len", a.max_prompt_length]
+    else:
+        job += ["--seq-len", a.seq_len]
+        seq = []
     if a.method == "lora":
         job += ["--lora-rank", a.lora_rank, "--lora-targets", a.lora_targets]
         if float(a.lora_dropout) > 0:
@@ -56,7 +68,7 @@ def main():
     env = dict(os.environ, LD_PRELOAD=a.heap, OMP_NUM_THREADS="1")
     step = subprocess.run(
         [a.python, os.path.join(HERE, "realstep.py"), "--config", config, "--optimizer",
-         a.optimizer, "--dtype", a.dtype] + job, env=env, capture_output=True, text=True)
+         a.optimizer, "--dtype", a.dtype] + job + seq, env=env, capture_output=True, text=True)
     if step.returncode != 0:
         sys.exit(f"{a.name}: realstep.py failed: {step.stderr.strip()}")
     measured = json.loads(step.stdout)
@@ -66,7 +78,8 @@ def main():
         capture_output=True, text=True)
     if estimate.returncode != 0:
         sys.exit(f"{a.name}: trainbudget failed: {estimate.stderr.strip()}")
-    memory = json.loads(estimate.stdout)["memory"]
+    document = json.loads(estimate.stdout)
+    memory = document["memory"]
     predicted = memory["allocated_peak_bytes"]
     actual = measured["allocated_peak_bytes"]
     error = predicted / actual - 1.0
@@ -78,6 +91,18 @@ def main():
           f"backward {modeled['backward']['total_bytes'] / 2**20:.1f}, optimizer "
           f"{modeled['optimizer_step']['total_bytes'] / 2**20:.1f}), error {error * 100:+.1f} % "
           f"(tolerance {a.tolerance * 100:.0f} %); resident peak {measured['rss_peak_bytes'] / 2**20:.0f} MiB")
+    if a.trainer == "grpo":
+        # Online RL: the generation phase (states without gradients + the KV cache) beside the
+        # update's peak, each against the estimate's rollout phases (docs/rl.md).
+        rollout = document["machines"][0]["rollout"]["memory"]["phases"]
+        for name, got, want in (("generation", rollout[0]["peak_bytes"], phases["generation"]),
+                                ("update", rollout[1]["peak_bytes"], max(
+                                    phases["forward"], phases["backward"],
+                                    phases["optimizer_step"]))):
+            e = got / want - 1.0
+            print(f"{a.name}: {name} measured {want / 2**20:.1f} MiB, predicted "
+                  f"{got / 2**20:.1f} MiB, error {e * 100:+.1f} %")
+            error = e if abs(e) > abs(error) else error
     if abs(error) > a.tolerance:
         print(f"{a.name}: FAILED, error {error * 100:+.1f} % is outside +-{a.tolerance * 100:.0f} %")
         return 1

@@ -35,7 +35,10 @@ def parse_args():
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--recompute", choices=["none", "full"], default="none")
     p.add_argument("--grad-accum", type=int, default=1)
-    p.add_argument("--trainer", choices=["sft", "dpo", "orpo"], default="sft",
+    p.add_argument("--num-generations", type=int, default=4)
+    p.add_argument("--max-prompt-length", type=int, default=64)
+    p.add_argument("--max-completion-length", type=int, default=64)
+    p.add_argument("--trainer", choices=["sft", "dpo", "orpo", "grpo"], default="sft",
                    help="dpo, orpo: a chosen and a rejected sequence per example, concatenated into "
                         "one batch of twice the rows (TRL's concatenated_forward); dpo also runs "
                         "the reference's forward under no_grad first (a frozen copy of a full "
@@ -124,6 +127,7 @@ class Config:
 
 
 ADAPTERS_OFF = False  # DPO with LoRA: the reference is the base with the adapters disabled
+KV_CACHE = None  # generation: {attention module: (k, v)}, keys after rotary, before GQA repeat
 
 
 class LoRALinear(nn.Module):
@@ -192,6 +196,13 @@ class Attention(nn.Module):
         if cos is not None:
             q = q * cos + rotate_half(q) * sin
             k = k * cos + rotate_half(k) * sin
+        if KV_CACHE is not None:
+            # transformers' DynamicCache: the new keys and values concatenated to the past ones.
+            past = KV_CACHE.get(id(self))
+            if past is not None:
+                k = torch.cat((past[0], k), dim=2)
+                v = torch.cat((past[1], v), dim=2)
+            KV_CACHE[id(self)] = (k, v)
         if c.kv_heads != c.heads:
             k = k.repeat_interleave(c.heads // c.kv_heads, dim=1)
             v = v.repeat_interleave(c.heads // c.kv_heads, dim=1)
@@ -273,20 +284,22 @@ class Decoder(nn.Module):
         self.final = norm(cfg)
         self.head = None if cfg.tied else nn.Linear(cfg.h, cfg.vocab, bias=False, dtype=DTYPE)
 
-    def forward(self, ids):
+    def forward(self, ids, offset=0, last_only=False):
+        """offset: positions already in KV_CACHE; last_only: the last position's logits alone
+        (generation keeps one row of logits per step)."""
         b, s = ids.shape
         c = self.cfg
         x = self.embed(ids)
         cos = sin = None
         if self.pos is not None:
-            x = x + self.pos(torch.arange(s))
+            x = x + self.pos(torch.arange(offset, offset + s))
         else:
             d = c.h // c.heads
             inv = 1.0 / (c.theta ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
-            angles = torch.outer(torch.arange(s, dtype=torch.float32), inv)
+            angles = torch.outer(torch.arange(offset, offset + s, dtype=torch.float32), inv)
             angles = torch.cat((angles, angles), dim=-1)
             cos, sin = angles.cos().to(DTYPE), angles.sin().to(DTYPE)
-        mask = torch.full((s, s), float("-inf"), dtype=DTYPE).triu(1)
+        mask = torch.full((s, offset + s), float("-inf"), dtype=DTYPE).triu(offset + 1)
         router_logits = []
         for block in self.blocks:
             if ARGS.recompute == "full":
@@ -295,6 +308,8 @@ class Decoder(nn.Module):
                 x, logits = block(x, mask, cos, sin)
             if logits is not None:
                 router_logits.append(logits)
+        if last_only:
+            x = x[:, -1:]
         x = self.final(x)
         weight = self.embed.weight if self.head is None else self.head.weight
         return F.linear(x, weight), router_logits
@@ -333,6 +348,31 @@ def preference_loss(model, reference, ids, labels):
         margin = (logps[:half] - ref[:half]) - (logps[half:] - ref[half:])
         return -F.logsigmoid(0.1 * margin).mean()
     return -logps[:half].mean() - F.logsigmoid(logps[:half] - logps[half:]).mean()
+
+
+def generate(model, prompts):
+    """Greedy decoding with a KV cache, as model.generate() runs it for GRPO's rollouts."""
+    global KV_CACHE
+    with torch.no_grad():
+        KV_CACHE = {}
+        logits, _ = model(prompts, last_only=True)
+        tokens = [logits[:, -1].argmax(-1, keepdim=True)]
+        for t in range(ARGS.max_completion_length - 1):
+            logits, _ = model(tokens[-1], offset=prompts.shape[1] + t, last_only=True)
+            tokens.append(logits[:, -1].argmax(-1, keepdim=True))
+        KV_CACHE = None
+        return torch.cat([prompts] + tokens, dim=1)
+
+
+def grpo_loss(model, sequences, advantages):
+    """The policy's log-probs of its completions weighted by their advantages (beta 0, one
+    iteration: no reference, no old policy), over the whole prompt + completion."""
+    logits, _ = model(sequences)
+    targets = sequences.roll(-1, dims=1)
+    logps = torch.gather(F.log_softmax(logits, dim=-1), 2, targets.unsqueeze(-1)).squeeze(-1)
+    del logits
+    completion = logps[:, ARGS.max_prompt_length - 1:-1]
+    return -(completion * advantages[:, None]).mean()
 
 
 def main():
@@ -375,10 +415,17 @@ def main():
         measured = step == ARGS.steps - 1
         between = HEAP.live() - baseline
         HEAP.reset()
-        forward_peak = backward_peak = 0
+        forward_peak = backward_peak = generation_peak = 0
         for batch in batches:
             ids, labels = batch[:, :-1], batch[:, 1:]
-            if ARGS.trainer == "sft":
+            if ARGS.trainer == "grpo":
+                sequences = generate(model, batch[:, :ARGS.max_prompt_length])
+                generation_peak = max(generation_peak, HEAP.peak())
+                HEAP.reset()
+                advantages = torch.randn(sequences.shape[0], generator=gen)
+                logits, router_logits = None, None
+                loss = grpo_loss(model, sequences, advantages)
+            elif ARGS.trainer == "sft":
                 logits, router_logits = model(ids)
                 loss = F.cross_entropy(logits.reshape(-1, cfg.vocab), labels.reshape(-1))
                 if router_logits:
@@ -399,6 +446,8 @@ def main():
         if measured:
             phases = {"forward": forward_peak - baseline, "backward": backward_peak - baseline,
                       "optimizer_step": optimizer_peak - baseline}
+            if ARGS.trainer == "grpo":
+                phases["generation"] = generation_peak - baseline
     if ARGS.time:
         steady = sorted(seconds[2:] if len(seconds) > 2 else seconds)
         print(json.dumps({"step_seconds": steady[len(steady) // 2], "samples_seconds": seconds,
