@@ -198,11 +198,15 @@ std::string arch_flops_formula(Method method, const Layout& l) {
   return fmt::format("from the architecture: GEMMs + {}, x 3 (forward + backward)", attention);
 }
 
-std::string activation_label(const StepAnalysis& step) {
+std::string activation_label(const StepAnalysis& step, const Layout& l) {
   const TrainingSetup& s = step.setup;
+  // A preference pair runs as two rows: say both.
+  const std::string b = l.micro_batch == s.micro_batch
+                            ? fmt::format("{}", s.micro_batch)
+                            : fmt::format("{} ({} rows)", s.micro_batch, l.micro_batch);
   return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
-                     enum_name(step.activation_dtype), s.micro_batch, s.seq_len,
-                     enum_name(s.attention), enum_name(s.recompute));
+                     enum_name(step.activation_dtype), b, l.seq_len, enum_name(s.attention),
+                     enum_name(s.recompute));
 }
 
 // The words of the step: activation rows, FLOP terms and phases, from the same tables.
@@ -311,9 +315,9 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
     StepAnalysis step = step_view(job, s.profile, s.layout, base);
     Bytes states_replica{0.0};
     for (const StateTerm& t : s.profile.states) states_replica += t.bytes;
-    s.memory.components.push_back({"activations", activation_label(step), 0.0, 0.0, base.saved, 1,
-                                   replica_bytes(s.profile, s.layout) - states_replica,
-                                   Bytes{0.0}});
+    s.memory.components.push_back(
+        {"activations", activation_label(step, s.layout), 0.0, 0.0, base.saved, 1,
+         replica_bytes(s.profile, s.layout) - states_replica, Bytes{0.0}});
     s.memory.activations_included = true;
     if (job.method != Method::kFreeze) s.compute.formula = arch_flops_formula(job.method, s.layout);
     s.step = std::move(step);
