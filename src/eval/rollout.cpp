@@ -143,6 +143,13 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     out.engine_fits = out.kv_capacity >= one_sequence / static_cast<double>(tp);
     out.kv_fits = out.kv_capacity >= out.kv_needed;
   }
+  if (rl.engine == RolloutEngine::kColocate && cluster.capacity.value() > 0.0) {
+    const Bytes cap = cluster.capacity;
+    out.utilization_min = (out.engine_weights + out.kv_needed) / cap;
+    // Awake, the pool sits beside the step's peak; asleep, beside the generation's states.
+    const Bytes beside = rl.vllm_enable_sleep_mode ? resident : step.memory;
+    out.utilization_max = std::max(0.0, (cap - beside) / cap);
+  }
   out.peak_phase =
       out.generation_peak > out.update_peak ? RolloutPhase::kGeneration : RolloutPhase::kUpdate;
   out.peak = std::max(out.generation_peak, out.update_peak);

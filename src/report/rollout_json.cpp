@@ -22,6 +22,10 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"kv_fits", r.kv_fits},
         {"engine_fits", r.engine_fits},
         {"peak_phase", enum_name(r.peak_phase)},
+        {"vllm_gpu_memory_utilization_range",
+         r.engine == RolloutEngine::kColocate
+             ? ordered_json{{"min", r.utilization_min}, {"max", r.utilization_max}}
+             : ordered_json(nullptr)},
         {"phases",
          ordered_json::array({{{"phase", "generation"}, {"peak_bytes", r.generation_peak.value()}},
                               {{"phase", "update"}, {"peak_bytes", r.update_peak.value()}}})}}},

@@ -53,6 +53,16 @@ std::optional<Section> rollout_section(const Estimate& e) {
           "for the {} the completions need",
           gb(r.pool), percent(rl.vllm_gpu_memory_utilization), gb(r.engine_weights),
           gb(r.kv_capacity), gb(r.kv_needed));
+      memory += r.utilization_min <= r.utilization_max
+                    ? fmt::format(
+                          ". vllm_gpu_memory_utilization from {:.2f} (the engine's "
+                          "weights and every completion's cache) to {:.2f} (the "
+                          "trainer's room) fits both",
+                          r.utilization_min, r.utilization_max)
+                    : fmt::format(
+                          ". No vllm_gpu_memory_utilization fits both: the engine needs "
+                          "{:.2f} of the device, the trainer leaves {:.2f}",
+                          r.utilization_min, r.utilization_max);
       if (!rl.vllm_enable_sleep_mode && r.peak_phase == RolloutPhase::kUpdate) {
         memory += fmt::format(
             ". Sleep mode (vllm_enable_sleep_mode) releases the pool while training (peak {})",

@@ -49,6 +49,12 @@ TEST(Rollout, ColocatedPoolSitsBesideTheStepUnlessAsleep) {
   // Awake, the pool stays through the update; the peak is the training step's plus the pool.
   EXPECT_EQ(r.peak_phase, RolloutPhase::kUpdate);
   EXPECT_DOUBLE_EQ(m.numbers.allocated.value(), r.update_peak.value());
+  // The utilization range: the engine's weights and cache at least, the step's room at most.
+  const double cap = m.allocatable.value();
+  EXPECT_DOUBLE_EQ(r.utilization_min, (r.engine_weights.value() + r.kv_needed.value()) / cap);
+  EXPECT_DOUBLE_EQ(r.utilization_max, (cap - (r.update_peak - r.pool).value()) / cap);
+  EXPECT_LT(r.utilization_min, 0.3);
+  EXPECT_GT(r.utilization_max, 0.3);
   job.rollout.vllm_enable_sleep_mode = true;
   const RolloutCost asleep = *on(run(job)).rollout;
   EXPECT_DOUBLE_EQ(asleep.update_peak.value(), r.update_peak.value() - r.pool.value());

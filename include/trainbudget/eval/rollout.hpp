@@ -42,6 +42,11 @@ struct RolloutCost {
   Bytes update_peak;       // the training step's peak + the pool when it stays awake
   Bytes peak;
   RolloutPhase peak_phase{RolloutPhase::kUpdate};
+  // Colocate: the vllm_gpu_memory_utilization range that works: from the share whose pool holds
+  // the engine's weights and every completion's cache, to the share that leaves the trainer its
+  // peak (while training, or while generating with sleep mode). min > max: none does.
+  double utilization_min{0.0};
+  double utilization_max{0.0};
   // Time of one generation round (one optimizer step's completions), per device.
   Seconds prefill{0.0};
   Seconds decode{0.0};
