@@ -215,7 +215,7 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
   }
   // Online RL trains on the prompt and its completion.
   if (problems.empty() && online_rl(r.job.objective)) {
-    r.job.setup.seq_len = r.job.rollout.max_prompt_length + r.job.rollout.max_completion_length;
+    r.job.setup.seq_len = trained_seq_len(r.job.rollout);
     r.job.setup.seq_len_given = true;
   }
   if (!problems.empty()) throw InvalidRequest(std::move(problems));

@@ -36,9 +36,7 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   l.micro_batch = s.micro_batch * rows_per_example(job.objective);
   l.grad_accum = s.grad_accumulation;
   // Online RL trains on each prompt and its completion.
-  l.seq_len = online_rl(job.objective)
-                  ? job.rollout.max_prompt_length + job.rollout.max_completion_length
-                  : s.seq_len;
+  l.seq_len = online_rl(job.objective) ? trained_seq_len(job.rollout) : s.seq_len;
   l.attention = s.attention;
   l.recompute = s.recompute;
   l.activation_dtype = activation_dtype(s, recipe);

@@ -18,9 +18,6 @@ namespace {
 // Every weight handed to the engine in 16 bits (TRL loads vLLM in the policy's dtype and
 // copies each parameter into it after each update: _move_model_to_vllm / update_named_param).
 constexpr double kEngineWeightBytes = 2.0;
-// vLLM's own default share of a device (vllm/engine/arg_utils.py gpu_memory_utilization), what
-// `trl vllm-serve` starts a server with.
-constexpr double kServerMemoryUtilization = 0.9;
 
 // The serving model's prefill and decode for one engine: `concurrency` completions, prompts of
 // `prompt` tokens, decode timed at the mean context prompt + completion / 2.
@@ -134,7 +131,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       break;
     case RolloutEngine::kServer:
       out.kv_capacity = Bytes{std::max(
-          0.0, (cluster.capacity * kServerMemoryUtilization - out.engine_weights).value())};
+          0.0, (cluster.capacity * kDefaultGpuMemoryUtilization - out.engine_weights).value())};
       out.generation_peak = resident;
       out.update_peak = step.memory;
       break;

@@ -37,4 +37,9 @@ struct RolloutSpec {
   int vllm_server_devices{1};          // devices the server runs on (server mode)
 };
 
+// The sequence online RL trains on: each prompt and its completion.
+[[nodiscard]] constexpr std::int64_t trained_seq_len(const RolloutSpec& r) noexcept {
+  return r.max_prompt_length + r.max_completion_length;
+}
+
 }  // namespace tb
