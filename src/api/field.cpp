@@ -306,6 +306,21 @@ const std::array kEstimateFields{
           "inputs only) | selective-op (torchtitan's per-op AC: every second matmul's output "
           "and the attention output kept)",
           recomputes, [](V v, R r) { r.job.setup.recompute = parse_recompute(v); }, "step"},
+    Field{"recompute_layers", FieldType::kInteger, "N", "layers per stage", "",
+          "Under {recompute} full, only the first N decoder layers of each pipeline stage are "
+          "recomputed and the others keep every activation (Megatron-LM's recompute_method "
+          "block with recompute_num_layers N); default every layer",
+          recompute_layer_counts,
+          [](V v, R r) {
+            const double n = parse_number_in(v, "recompute_layers", 0.0, kMaxRecomputeLayers, true);
+            if (n != std::floor(n)) {
+              throw InvalidRequest("recompute_layers",
+                                   fmt::format("'{}' must be a whole number", excerpt(v)),
+                                   recompute_layer_counts());
+            }
+            r.job.setup.recompute_layers = static_cast<std::int64_t>(n);
+          },
+          "step"},
     Field{"activation_dtype", FieldType::kChoice, "DTYPE", "", "",
           "bf16 | fp16 | fp32; default the recipe's compute dtype (fp8 recipes: bf16)",
           activation_dtypes,
@@ -340,9 +355,8 @@ const std::array kEstimateFields{
           "Output: table (for people), json (docs/json.md), csv, markdown, html (a "
           "self-contained page with SVG charts)",
           formats,
-          [](V v, R r) {
-            r.format = choice(v, "format", {"table", "json", "csv", "markdown", "html"});
-          },
+          [](V v,
+             R r) { r.format = choice(v, "format", {"table", "json", "csv", "markdown", "html"}); },
           "output"},
     Field{"brief", FieldType::kFlag, "", "", "",
           "The answer only (per machine: fits, memory, time, cost and the one change; a plan's "

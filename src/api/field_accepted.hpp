@@ -44,6 +44,10 @@ inline std::string micro_batches() { return fmt::format("1..{}", kMaxMicroBatch)
 inline std::string seq_lens() { return fmt::format("1..{} tokens", kMaxSeqLen); }
 inline std::string attentions() { return "eager|flash"; }
 inline std::string recomputes() { return "none|selective|full|selective-op"; }
+inline constexpr double kMaxRecomputeLayers = 100000.0;
+inline std::string recompute_layer_counts() {
+  return fmt::format("0..{:.0f} layers per pipeline stage", kMaxRecomputeLayers);
+}
 inline std::string frameworks() { return enum_choices<Framework>(); }
 inline std::string losses() { return "fused|full|chunked:N (N in 2..1024)"; }
 inline std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }

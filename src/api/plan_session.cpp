@@ -152,6 +152,9 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
     out["micro_batch"] = std::to_string(l.micro_batch);
     out["seq_len"] = std::to_string(l.seq_len);
     if (l.recompute != Recompute::kNone) out["recompute"] = std::string{enum_name(l.recompute)};
+    if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
+      out["recompute_layers"] = std::to_string(l.recompute_layers);
+    }
   }
   if (l.grad_accum > 1 && j.model.architecture) out["grad_accum"] = std::to_string(l.grad_accum);
   return out;
@@ -164,6 +167,7 @@ void add_stats(plan::SearchStats& into, const plan::SearchStats& from) {
   into.evaluated += from.evaluated;
   into.fit += from.fit;
   into.kept += from.kept;
+  into.recompute_tries += from.recompute_tries;
   into.seconds += from.seconds;
   into.threads = from.threads;
   into.grid.considered += from.grid.considered;
@@ -205,6 +209,7 @@ TrainingJob job_of(const TrainingJob& workload, const Layout& l) {
   j.setup.micro_batch = l.micro_batch;
   j.setup.grad_accumulation = l.grad_accum;
   j.setup.recompute = l.recompute;
+  j.setup.recompute_layers = l.recompute_layers;
   return j;
 }
 
@@ -396,6 +401,8 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   options.top = std::min<std::size_t>(families * kCandidatesPerFamily, kMaxCandidates);
   if (r.plan.deadline_days) options.deadline_hours = *r.plan.deadline_days * 24.0;
   options.budget_usd = r.plan.budget_usd;
+  // The recompute the request gave is kept as given (all layers, or its recompute_layers).
+  options.block_recompute = !r.has("recompute") && !r.has("recompute_layers");
 
   std::vector<plan::Candidate> best;
   std::vector<plan::Candidate> misses;

@@ -136,6 +136,12 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
            ""});
     }
   }
+  if (r.has("recompute_layers") && r.job.setup.recompute != Recompute::kFull) {
+    problems.push_back({"recompute_layers",
+                        fmt::format("only applies to {{recompute}} full, not '{}'",
+                                    enum_name(r.job.setup.recompute)),
+                        ""});
+  }
   check_rollout(r, problems);
   if (r.has("model") && r.has("trainable_fraction") && r.has("lora_rank") &&
       r.job.method != Method::kFreeze) {

@@ -40,6 +40,7 @@ LayerActivations layer_kind(const ModelArchitecture& arch, const TrainingSetup& 
   LayerActivations out;
   out.moe = moe;
   out.layers = count;
+  out.recomputed = setup.recompute != Recompute::kNone;
   out.backward_workspace = bytes.backward_workspace;
   out.recompute_transient = bytes.recompute_transient;
   out.per_layer = bytes.per_layer;
@@ -129,12 +130,22 @@ ActivationEstimate estimate_activations(const ModelArchitecture& arch, const Tra
   }
   const std::int64_t moe_layers = moe_layer_count(arch);
   const std::int64_t dense_layers = arch.num_layers - moe_layers;
-  if (dense_layers > 0) {
-    out.layer_kinds.push_back(layer_kind(arch, setup, dtype, false, dense_layers, options));
-  }
-  if (moe_layers > 0) {
-    out.layer_kinds.push_back(layer_kind(arch, setup, dtype, true, moe_layers, options));
-  }
+  // Block recomputation: the recomputed layers of a kind, then the ones that keep everything.
+  TrainingSetup kept = setup;
+  kept.recompute = Recompute::kNone;
+  const auto add_kind = [&](bool moe, std::int64_t count, std::int64_t recomputed) {
+    if (count <= 0) return;
+    if (setup.recompute != Recompute::kFull || recomputed < 0 || recomputed >= count) {
+      out.layer_kinds.push_back(layer_kind(arch, setup, dtype, moe, count, options));
+      return;
+    }
+    if (recomputed > 0) {
+      out.layer_kinds.push_back(layer_kind(arch, setup, dtype, moe, recomputed, options));
+    }
+    out.layer_kinds.push_back(layer_kind(arch, kept, dtype, moe, count - recomputed, options));
+  };
+  add_kind(false, dense_layers, options.recomputed_dense);
+  add_kind(true, moe_layers, options.recomputed_moe);
   for (const LayerActivations& kind : out.layer_kinds) {
     out.layers_total += kind.per_layer * static_cast<double>(kind.layers);
   }

@@ -39,6 +39,7 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   l.seq_len = online_rl(job.objective) ? trained_seq_len(job.rollout) : s.seq_len;
   l.attention = s.attention;
   l.recompute = s.recompute;
+  l.recompute_layers = s.recompute_layers;
   l.activation_dtype = activation_dtype(s, recipe);
   l.dropout = s.dropout;
   l.causal_flops = s.causal_flops;
@@ -202,9 +203,13 @@ std::string activation_label(const StepAnalysis& step, const Layout& l) {
   const std::string b = l.micro_batch == s.micro_batch
                             ? fmt::format("{}", s.micro_batch)
                             : fmt::format("{} ({} rows)", s.micro_batch, l.micro_batch);
+  const std::string recompute =
+      s.recompute == Recompute::kFull && s.recompute_layers >= 0
+          ? fmt::format("full (the first {} layers of each stage)", s.recompute_layers)
+          : std::string{enum_name(s.recompute)};
   return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
                      enum_name(step.activation_dtype), b, l.seq_len, enum_name(s.attention),
-                     enum_name(s.recompute));
+                     recompute);
 }
 
 // The words of the step: activation rows, FLOP terms and phases, from the same tables.
@@ -227,6 +232,18 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   // The rows the step runs (a preference pair is two), as evaluate() counts them.
   TrainingSetup rows = out.setup;
   rows.micro_batch = l.micro_batch;
+  // Block recomputation: how many layers of each kind recompute, stage by stage.
+  if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
+    options.recomputed_dense = options.recomputed_moe = 0;
+    for (int i = 0; i < l.parallel.pp; ++i) {
+      const StageSpan st = stage_at(p, l, i);
+      const std::int64_t rerun = st.begin + l.recomputed_layers(st.end - st.begin);
+      const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(rerun)] -
+                               p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
+      options.recomputed_moe += moe;
+      options.recomputed_dense += (rerun - st.begin) - moe;
+    }
+  }
   out.activations = estimate_activations(arch, rows, l.activation_dtype, options);
   const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};
   out.flops = describe_flops(arch, p.flops, flops);  // the profile's shape, not a rebuilt one

@@ -96,8 +96,13 @@ EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
   EvalMemo::Activations a;
   const Parallelism& x = l.parallel;
   const StepDims dense = on_device(step_dims(p, l, false), x);
+  const StepDims moe = on_device(step_dims(p, l, true), x);
   if (p.dense_layers > 0) a.dense = layer_kind_bytes(dense, l.recompute);
-  if (p.moe_layers > 0) a.moe = layer_kind_bytes(on_device(step_dims(p, l, true), x), l.recompute);
+  if (p.moe_layers > 0) a.moe = layer_kind_bytes(moe, l.recompute);
+  if (l.recompute == Recompute::kFull) {
+    if (p.dense_layers > 0) a.dense_kept = layer_kind_bytes(dense, Recompute::kNone);
+    if (p.moe_layers > 0) a.moe_kept = layer_kind_bytes(moe, Recompute::kNone);
+  }
   a.head = head_bytes(dense);
   a.logits_gradient = logits_gradient_bytes(dense);
   a.loss_released = loss_released_bytes(dense);
@@ -121,12 +126,27 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   }
   out.dense = cached->dense;
   out.moe = cached->moe;
+  // Under block recomputation the stage's first `rerun` layers recompute and the rest keep
+  // everything (Megatron-LM's recompute_method block).
+  const std::int64_t rerun = st.begin + l.recomputed_layers(st.end - st.begin);
+  const auto moe_before = [&](std::int64_t i) {
+    return p.moe_layer_prefix[static_cast<std::size_t>(i)];
+  };
+  const auto kind_at = [&](std::int64_t i) -> const LayerKindBytes& {
+    const bool moe = p.layer_is_moe[static_cast<std::size_t>(i)] != 0;
+    if (i < rerun) return moe ? out.moe : out.dense;
+    return moe ? cached->moe_kept : cached->dense_kept;
+  };
   Bytes layers{0.0};
-  const std::int64_t stage_moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
-                                 p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
-  const std::int64_t stage_dense = (st.end - st.begin) - stage_moe;
-  if (stage_dense > 0) layers += out.dense.per_layer * static_cast<double>(stage_dense);
-  if (stage_moe > 0) layers += out.moe.per_layer * static_cast<double>(stage_moe);
+  const auto add_span = [&](std::int64_t from, std::int64_t to, const LayerKindBytes& dense_kind,
+                            const LayerKindBytes& moe_kind) {
+    const std::int64_t moe = moe_before(to) - moe_before(from);
+    const std::int64_t dense = (to - from) - moe;
+    if (dense > 0) layers += dense_kind.per_layer * static_cast<double>(dense);
+    if (moe > 0) layers += moe_kind.per_layer * static_cast<double>(moe);
+  };
+  add_span(st.begin, rerun, out.dense, out.moe);
+  add_span(rerun, st.end, cached->dense_kept, cached->moe_kept);
   // Korthikanti et al. 2022, sec. 4.2.3: under 1F1B the first stage holds pp micro-batches (at
   // most the step's); interleaving adds the factor 1 + (pp - 1) / (pp x v).
   // Stage i holds pp - i micro-batches under 1F1B (Narayanan et al. 2021, Figure 4).
@@ -217,20 +237,27 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   };
   if (p.uniform_layers && st.end - st.begin > 2) {
     // Identical layers: gradients grow and activations shrink by the same amount per layer, so
-    // the total is linear along the walk and its largest value is at one of its two ends.
-    const LayerKindBytes& kind = p.layer_is_moe.front() != 0 ? out.moe : out.dense;
+    // the total is linear along each run of one kind and its largest value is at the run's ends
+    // (the kept layers walked first, then the recomputed ones).
     const Bytes step =
         p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share.front() * norm);
-    const auto n = static_cast<double>(st.end - st.begin);
-    produced += step;
-    at_layer(st.end - 1, kind);
-    produced += step * (n - 1.0);
-    layer_acts = layer_acts - kind.per_layer * (n - 1.0);
-    at_layer(st.begin, kind);
+    const auto walk = [&](std::int64_t from, std::int64_t to) {
+      if (to <= from) return;
+      const LayerKindBytes& kind = kind_at(from);
+      const auto n = static_cast<double>(to - from);
+      produced += step;
+      at_layer(to - 1, kind);
+      produced += step * (n - 1.0);
+      layer_acts = layer_acts - kind.per_layer * (n - 1.0);
+      at_layer(from, kind);
+      layer_acts = layer_acts - kind.per_layer;
+    };
+    walk(rerun, st.end);
+    walk(st.begin, rerun);
   } else {
     for (std::int64_t i = st.end - 1; i >= st.begin; --i) {
       const auto idx = static_cast<std::size_t>(i);
-      const LayerKindBytes& kind = p.layer_is_moe[idx] != 0 ? out.moe : out.dense;
+      const LayerKindBytes& kind = kind_at(i);
       produced += p.adapters_only ? all / stage_layers : all * (p.layer_gradient_share[idx] * norm);
       at_layer(i, kind);
       layer_acts = layer_acts - kind.per_layer;
@@ -287,18 +314,35 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo*
   }
   out.hardware_per_token = out.flops_per_token;
   if (!p.has_architecture) return;
-  std::optional<FlopCounts> fresh;  // built only when the memo has none
-  const FlopCounts* terms = memo != nullptr ? memo->flops(p, l) : nullptr;
-  if (terms == nullptr) {
-    fresh = count_flops(p.flops, FlopsSetup{l.seq_len, l.attention, l.recompute, l.causal_flops});
-    if (memo != nullptr) memo->put(p, l, *fresh);
-    terms = &*fresh;
-  }
+  const auto counts = [&](const Layout& at) {
+    std::optional<FlopCounts> fresh;  // built only when the memo has none
+    const FlopCounts* terms = memo != nullptr ? memo->flops(p, at) : nullptr;
+    if (terms != nullptr) return *terms;
+    fresh =
+        count_flops(p.flops, FlopsSetup{at.seq_len, at.attention, at.recompute, at.causal_flops});
+    if (memo != nullptr) memo->put(p, at, *fresh);
+    return *fresh;
+  };
+  const FlopCounts terms = counts(l);
   // Freeze keeps its parameter formula: the architecture's count assumes every layer trains.
   if (p.method == Method::kFreeze) return;
-  out.flops_per_token = FlopsPerToken{terms->model_per_token};
-  out.hardware_per_token = FlopsPerToken{terms->hardware_per_token};
+  out.flops_per_token = FlopsPerToken{terms.model_per_token};
+  out.hardware_per_token = FlopsPerToken{terms.hardware_per_token};
   out.reference_6n = FlopsPerToken{p.flops.reference_6n};
+  // Block recomputation: the recomputed share of the layers adds its rerun, the rest none.
+  const auto layers = static_cast<std::int64_t>(p.layer_is_moe.size());
+  if (l.recompute == Recompute::kFull && l.recompute_layers >= 0 && layers > 0) {
+    std::int64_t rerun = 0;
+    for (int i = 0; i < l.parallel.pp; ++i) {
+      const StageSpan st = stage_at(p, l, i);
+      rerun += l.recomputed_layers(st.end - st.begin);
+    }
+    Layout kept = l;
+    kept.recompute = Recompute::kNone;
+    const double none = counts(kept).hardware_per_token;
+    const double share = static_cast<double>(rerun) / static_cast<double>(layers);
+    out.hardware_per_token = FlopsPerToken{none + share * (terms.hardware_per_token - none)};
+  }
 }
 
 }  // namespace
@@ -317,27 +361,6 @@ FlopsPerToken flops_per_token_freeze(Params params, Params trained_params) {
 StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_layer) noexcept {
   return with_step(profile.shape, layout.micro_batch, layout.seq_len, layout.activation_dtype,
                    layout.attention, layout.dropout, moe_layer);
-}
-
-Bytes replica_bytes(const ModelProfile& p, const Layout& l) noexcept {
-  Bytes out{0.0};
-  for (const StateTerm& t : p.states) out += t.bytes;
-  if (!p.has_architecture) return out;
-  const StepDims dense = step_dims(p, l, false);
-  if (p.dense_layers > 0) {
-    out += layer_kind_bytes(dense, l.recompute).per_layer * static_cast<double>(p.dense_layers);
-  }
-  if (p.moe_layers > 0) {
-    out += layer_kind_bytes(step_dims(p, l, true), l.recompute).per_layer *
-           static_cast<double>(p.moe_layers);
-  }
-  return out + head_bytes(dense);
-}
-
-int devices_to_fit(Bytes replica, Bytes capacity) noexcept {
-  if (capacity.value() <= 0.0) return 1;
-  const double needed = std::ceil(replica / capacity);
-  return needed < 2e9 ? static_cast<int>(needed) : 2000000000;
 }
 
 StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last) noexcept {

@@ -83,30 +83,39 @@ struct StageCompute {
   Seconds layer_backward{0.0};  // with its recomputation
 };
 
-StageCompute stage_compute(const ModelProfile& p, const ClusterProfile& c,
+StageCompute stage_compute(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
                            const MicroBatchKernels& k, const StageSpan& st, bool first, bool last) {
   StageCompute out;
+  // Block recomputation: the share of the stage's layers that rerun their forward.
+  const std::int64_t n = st.end - st.begin;
+  const double rerun =
+      n > 0 ? static_cast<double>(l.recomputed_layers(n)) / static_cast<double>(n) : 1.0;
   const std::int64_t moe = p.moe_layer_prefix[static_cast<std::size_t>(st.end)] -
                            p.moe_layer_prefix[static_cast<std::size_t>(st.begin)];
   const std::int64_t dense = (st.end - st.begin) - moe;
   const Dispatch mode = p.dispatch;
-  const auto add = [&](const LayerPasses& x, double times) {
+  const auto add = [&](const LayerPasses& x, double times, double reruns) {
     if (times <= 0.0) return;
-    PassTime all = x.all();
+    PassTime all = x.forward;
+    all += x.backward;
     all *= times;
+    PassTime again = x.recompute;
+    again *= times * reruns;
+    all += again;
     const Seconds f = pass_time(x.forward, mode, c);
-    const Seconds b = pass_time(x.backward, mode, c) + pass_time(x.recompute, mode, c);
+    const Seconds b = pass_time(x.backward, mode, c) + pass_time(x.recompute, mode, c) * reruns;
     out.forward += f * times;
     out.total += (f + b) * times;
     out.all += all;
   };
-  add(k.dense, static_cast<double>(dense));
-  add(k.moe, static_cast<double>(moe));
+  add(k.dense, static_cast<double>(dense), rerun);
+  add(k.moe, static_cast<double>(moe), rerun);
   const LayerPasses& common = moe > dense ? k.moe : k.dense;
   out.layer_forward = pass_time(common.forward, mode, c);
-  out.layer_backward = pass_time(common.backward, mode, c) + pass_time(common.recompute, mode, c);
-  if (first) add(k.embedding, 1.0);
-  if (last) add(k.head, 1.0);
+  out.layer_backward =
+      pass_time(common.backward, mode, c) + pass_time(common.recompute, mode, c) * rerun;
+  if (first) add(k.embedding, 1.0, 1.0);
+  if (last) add(k.head, 1.0, 1.0);
   return out;
 }
 
@@ -213,9 +222,9 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : fresh;
     const StageSpan last = stage_span(p, l, true);
-    StageCompute sc = stage_compute(p, c, k, first, true, x.pp == 1);
+    StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {
-      const StageCompute end = stage_compute(p, c, k, last, false, true);
+      const StageCompute end = stage_compute(p, l, c, k, last, false, true);
       if (end.total > sc.total) sc = end;
     }
     t.gemm = sc.all.gemm;
@@ -350,7 +359,11 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // volume as all-gather + reduce-scatter), two more when full recomputation reruns forward.
   if (x.tp > 1 && p.has_architecture) {
     const Group g{x.tp, 1};
-    const double per_layer = l.recompute == Recompute::kFull ? 6.0 : 4.0;
+    // Block recomputation reruns the forward's two on the recomputed share of the layers.
+    const auto n = static_cast<std::int64_t>(std::llround(layers));
+    const double rerun =
+        n > 0 ? static_cast<double>(l.recomputed_layers(n)) / static_cast<double>(n) : 1.0;
+    const double per_layer = l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0;
     const Bytes msg{tokens * d.h * e};
     const Seconds once = comm.time(Collective::kAllReduce, msg, g, f) * (per_layer * layers);
     add(term(CommKind::kTensor), once * m, t.compute, c.overlap.tp, msg * (per_layer * layers * m),

@@ -20,7 +20,10 @@ namespace {
 // (LoRA 11, QLoRA 12).
 int distance(const TrainingJob& job, const Layout& from, const TrainingJob& to, const Layout& l) {
   int d = 0;
-  if (l.recompute != from.recompute) d += l.recompute == Recompute::kFull ? 2 : 1;
+  // Full recomputation of every layer costs a third more compute; of some layers, less.
+  if (l.recompute != from.recompute || l.recompute_layers != from.recompute_layers) {
+    d += l.recompute == Recompute::kFull && l.recompute_layers < 0 ? 2 : 1;
+  }
   if (l.micro_batch != from.micro_batch) d += 1;
   if (to.setup.loss != job.setup.loss) d += 1;
   d += std::abs(l.zero_stage - from.zero_stage);
@@ -60,9 +63,18 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
     change("loss", loss_name(*to.setup.loss),
            fmt::format("{} cross-entropy", loss_name(*to.setup.loss)));
   }
+  const bool blocks = l.recompute == Recompute::kFull && l.recompute_layers >= 0;
+  const std::string first = fmt::format("the first {} layers{}", l.recompute_layers,
+                                        l.parallel.pp > 1 ? " per stage" : "");
   if (l.recompute != from.recompute) {
     change("recompute", std::string{enum_name(l.recompute)},
-           fmt::format("recompute {}", enum_name(l.recompute)));
+           blocks ? fmt::format("recompute full on {}", first)
+                  : fmt::format("recompute {}", enum_name(l.recompute)));
+  }
+  if (blocks && l.recompute_layers != from.recompute_layers) {
+    change("recompute_layers", std::to_string(l.recompute_layers),
+           fmt::format("recompute only {}", first));
+    if (l.recompute != from.recompute) words.pop_back();
   }
   if (l.micro_batch != from.micro_batch) {
     change("micro_batch", std::to_string(l.micro_batch),

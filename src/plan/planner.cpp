@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -21,7 +22,7 @@ bool before(const Candidate& a, const Candidate& b) {
     const Parallelism& x = l.parallel;
     return std::make_tuple(l.devices, c.workload, x.tp, x.pp, x.cp, x.ep, x.virtual_stages,
                            l.zero_stage, static_cast<int>(x.offload), x.shard_group, l.micro_batch,
-                           static_cast<int>(l.recompute));
+                           static_cast<int>(l.recompute), l.recompute_layers);
   };
   return key(a) < key(b);
 }
@@ -48,6 +49,8 @@ struct Local {
   std::vector<Candidate> misses;
   std::vector<Candidate> over;  // the closest that fits past the deadline or budget (at most 1)
   std::uint64_t prechecked{0}, evaluated{0}, fit{0}, kept{0};
+  std::uint64_t recompute_tries{0};           // fewest_recomputed()'s extra evaluations
+  std::optional<ClusterProfile> memory_only;  // the cluster without a rate, for those tries
 };
 
 // How far a miss is from being kept: the overshoot of memory, time or cost, as a ratio.
@@ -63,6 +66,58 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
       return c.usd / *o.budget_usd;
   }
   return 0.0;
+}
+
+// The least gain in time, cost or energy for which fewer recomputed layers are worth their memory.
+constexpr double kBlockRecomputeGain = 0.01;
+
+// A layout that fits under full recomputation, with as few of each stage's layers recomputed
+// as still fit (the peak falls as more layers recompute): bisection over 0 .. the stage's
+// layers, each try a full evaluation.
+void fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objective objective,
+                       Candidate& c, Local& out) {
+  const Layout& l = c.layout;
+  if (l.recompute != Recompute::kFull || l.recompute_layers >= 0 || !w.profile.has_architecture) {
+    return;
+  }
+  const StageSpan first = stage_span(w.profile, l, false);
+  const std::int64_t layers = first.end - first.begin;  // every layer: fits
+  // The tries weigh memory only (no rate: evaluate() skips the clock); the one kept is timed.
+  if (!out.memory_only) {
+    out.memory_only = cluster;
+    out.memory_only->rate = FlopsPerSecond{0.0};
+  }
+  Layout trial = l;
+  const auto fits = [&](std::int64_t n) {
+    trial.recompute_layers = n;
+    ++out.recompute_tries;
+    return evaluate(w.profile, trial, *out.memory_only, default_comm_model(), &out.memo).status ==
+           Status::kFits;
+  };
+  // Nothing recomputed fits: the grid's own recompute-none layout is the faster one.
+  if (fits(0)) return;
+  std::int64_t lo = 1;
+  std::int64_t hi = layers;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (hi == layers) return;
+  trial.recompute_layers = hi;
+  std::optional<StepCost> best =
+      evaluate(w.profile, trial, cluster, default_comm_model(), &out.memo);
+  // Kept only when it scores better by kBlockRecomputeGain: a step bound by communication
+  // gains nothing from less recomputation, and then every layer recomputing keeps the smaller
+  // peak (a decision rule, not a measured figure).
+  Candidate fewer{c.workload, c.layout, std::move(*best)};
+  fewer.layout.recompute_layers = hi;
+  score(fewer, cluster, objective);
+  score(c, cluster, objective);
+  if (fewer.score < c.score * (1.0 - kBlockRecomputeGain)) c = std::move(fewer);
 }
 
 void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
@@ -94,6 +149,8 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   ++out.evaluated;
   // Built in place: the evaluation is the candidate's (no copy of the StepCost).
   Candidate c{w.index, l, evaluate(w.profile, l, cluster, default_comm_model(), &out.memo)};
+  if (o.block_recompute && c.cost.status == Status::kFits)
+    fewest_recomputed(w, cluster, o.objective, c, out);
   score(c, cluster, o.objective);
   if (c.cost.status != Status::kFits) {
     c.miss = c.cost.states > cluster.capacity ? Miss::kStates : Miss::kPeak;
@@ -205,6 +262,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     result.stats.evaluated += local.evaluated;
     result.stats.fit += local.fit;
     result.stats.kept += local.kept;
+    result.stats.recompute_tries += local.recompute_tries;
   }
   result.stats.layouts = total;
   result.stats.threads = threads;

@@ -358,7 +358,9 @@ ordered_json parallel_json(const Layout& l) {
           {"shard_group", l.parallel.shard_group},
           {"micro_batch", l.micro_batch},
           {"grad_accum", l.grad_accum},
-          {"recompute", enum_name(l.recompute)}};
+          {"recompute", enum_name(l.recompute)},
+          {"recompute_layers",
+           l.recompute_layers >= 0 ? ordered_json(l.recompute_layers) : ordered_json(nullptr)}};
 }
 
 ordered_json tool_block() {

@@ -21,6 +21,10 @@ std::string layout_cell(const Layout& l) {
 std::string knobs_cell(const Layout& l) {
   std::string s = fmt::format("Z{} mb{}x{}", l.zero_stage, l.micro_batch, l.grad_accum);
   if (l.recompute != Recompute::kNone) s += fmt::format(" rc:{}", enum_name(l.recompute));
+  // Block recomputation: the layers per stage that recompute.
+  if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
+    s += fmt::format("/{}", l.recompute_layers);
+  }
   if (l.parallel.offload != Offload::kNone)
     s += fmt::format(" off:{}", enum_name(l.parallel.offload));
   if (l.parallel.shard_group > 0) s += fmt::format(" hsdp:{}", l.parallel.shard_group);
@@ -148,7 +152,8 @@ Document plan_document(const plan::PlanReport& p) {
     best.table(std::move(t));
     best.text(
         "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel; "
-        "knobs: ZeRO stage, micro-batch x grad-accum, recompute, offload. Sequence "
+        "knobs: ZeRO stage, micro-batch x grad-accum, recompute (full/N: the first N layers of "
+        "each stage), offload. Sequence "
         "parallelism is on wherever tp > 1. One row per family (the same tp, pp, ep and "
         "offload): its best layout, and how many others of it (data vs context parallel, "
         "interleaving, ZeRO, recompute, micro-batch) were found alike.");
@@ -184,12 +189,12 @@ Document plan_document(const plan::PlanReport& p) {
 }
 
 TextTable plan_rows(const plan::PlanReport& p) {
-  TextTable t({{"rank"},       {"workload"},  {"devices"},        {"dp"},
-               {"tp"},         {"pp"},        {"virtual_stages"}, {"cp"},
-               {"ep"},         {"zero"},      {"offload"},        {"micro_batch"},
-               {"grad_accum"}, {"recompute"}, {"memory_bytes"},   {"step_seconds"},
-               {"mfu"},        {"hours"},     {"cost_usd"},       {"energy_kwh"},
-               {"bound"}});
+  TextTable t(
+      {{"rank"},         {"workload"},       {"devices"},    {"dp"},        {"tp"},
+       {"pp"},           {"virtual_stages"}, {"cp"},         {"ep"},        {"zero"},
+       {"offload"},      {"micro_batch"},    {"grad_accum"}, {"recompute"}, {"recompute_layers"},
+       {"memory_bytes"}, {"step_seconds"},   {"mfu"},        {"hours"},     {"cost_usd"},
+       {"energy_kwh"},   {"bound"}});
   for (const plan::PlanCandidate& c : p.candidates) {
     const Layout& l = c.estimate.primary.layout;
     const MachineEstimate& m = c.estimate.primary.machines.front();
@@ -207,6 +212,7 @@ TextTable plan_rows(const plan::PlanReport& p) {
                std::to_string(l.micro_batch),
                std::to_string(l.grad_accum),
                std::string{enum_name(l.recompute)},
+               l.recompute_layers >= 0 ? std::to_string(l.recompute_layers) : "",
                fmt::format("{:.6g}", c.estimate.primary.memory.total.value()),
                fmt::format("{:.6g}", m.time.step.count()),
                fmt::format("{:.6g}", m.time.mfu),

@@ -104,6 +104,7 @@ std::string plan_json(const plan::PlanReport& p) {
         {"dropped_rules", rules},
         {"prechecked_out", p.stats.prechecked},
         {"evaluated", p.stats.evaluated},
+        {"recompute_tries", p.stats.recompute_tries},
         {"fit", p.stats.fit},
         {"kept", p.stats.kept},
         {"seconds", p.stats.seconds},

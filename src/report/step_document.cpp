@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "trainbudget/eval/explain.hpp"
@@ -13,22 +14,35 @@ namespace {
 
 std::string flops_per_token(double v) { return v == 0.0 ? "-" : flops(Flops{v}); }
 
+// "full", or "full (first 4 layers per stage)" under block recomputation.
+std::string recompute_words(const TrainingSetup& s) {
+  if (s.recompute != Recompute::kFull || s.recompute_layers < 0) {
+    return std::string{enum_name(s.recompute)};
+  }
+  return fmt::format("full (the first {} layers of each stage)", s.recompute_layers);
+}
+
 Section activations_section(const StepAnalysis& step) {
   const TrainingSetup& s = step.setup;
   const ActivationEstimate& a = step.activations;
   Section sec;
   sec.title = fmt::format(
       "Activations -- b={}, s={}, {} attention, recompute {}, {} activations, dropout {:g}",
-      s.micro_batch, s.seq_len, enum_name(s.attention), enum_name(s.recompute),
+      s.micro_batch, s.seq_len, enum_name(s.attention), recompute_words(s),
       enum_name(step.activation_dtype), s.dropout);
   TextTable t({{"part"},
                {"per layer", Align::kRight},
                {"layers", Align::kRight},
                {"total", Align::kRight}});
+  const bool blocks = s.recompute == Recompute::kFull &&
+                      std::any_of(a.layer_kinds.begin(), a.layer_kinds.end(),
+                                  [](const LayerActivations& k) { return !k.recomputed; });
   for (const LayerActivations& k : a.layer_kinds) {
     std::map<std::string, double> modules;
     for (const ActivationTerm& term : k.terms) modules[term.module] += term.bytes().value();
-    const std::string kind = k.moe ? "MoE layer" : "dense layer";
+    // Under block recomputation a kind has recomputed layers and layers kept whole.
+    const std::string kind = fmt::format("{}{}", k.moe ? "MoE layer" : "dense layer",
+                                         blocks && !k.recomputed ? " (kept)" : "");
     for (const auto& [module, bytes] : modules) {
       t.add_row({fmt::format("{}: {}", kind, module), gb(Bytes{bytes}), fmt::format("{}", k.layers),
                  gb(Bytes{bytes} * static_cast<double>(k.layers))});
@@ -41,7 +55,8 @@ Section activations_section(const StepAnalysis& step) {
   sec.table(std::move(t));
   std::string during;
   for (const LayerActivations& k : a.layer_kinds) {
-    during += fmt::format("; per {} layer, activation gradients {}", k.moe ? "MoE" : "dense",
+    during += fmt::format("; per {}{} layer, activation gradients {}",
+                          blocks && !k.recomputed ? "kept " : "", k.moe ? "MoE" : "dense",
                           gb(k.backward_workspace));
     if (k.recompute_transient.value() > 0.0) {
       during += fmt::format(" and recomputed activations {}", gb(k.recompute_transient));

@@ -32,6 +32,7 @@ ordered_json activations_json(const StepAnalysis& step) {
   for (const LayerActivations& k : a.layer_kinds) {
     kinds.push_back({{"kind", k.moe ? "moe" : "dense"},
                      {"layers", k.layers},
+                     {"recomputed", k.recomputed},
                      {"per_layer_bytes", k.per_layer.value()},
                      {"modules_bytes", terms_by_module(k.terms)},
                      {"recompute_transient_bytes", k.recompute_transient.value()},
@@ -97,6 +98,8 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                    {"seq_len", s.seq_len},
                    {"attention", enum_name(s.attention)},
                    {"recompute", enum_name(s.recompute)},
+                   {"recompute_layers", s.recompute_layers >= 0 ? ordered_json(s.recompute_layers)
+                                                                : ordered_json(nullptr)},
                    {"activation_dtype", enum_name(step.activation_dtype)},
                    {"dropout", s.dropout},
                    {"grad_accumulation", s.grad_accumulation},

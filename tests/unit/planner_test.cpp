@@ -100,8 +100,12 @@ TEST(Advice, RecomputeAloneFitsALlama8bLoraAt4kOnA4090) {
   const std::vector<Advice> advice = plan::advise(job, machine("rtx-4090"));
   ASSERT_FALSE(advice.empty());
   EXPECT_EQ(advice.front().kind, "smallest");
-  ASSERT_EQ(advice.front().changes.size(), 1U);
-  EXPECT_EQ(advice.front().changes.front().first, "recompute");
+  // Full recomputation of only as many layers as it takes (Megatron-LM's block method): 28 of
+  // the 32 (24.4 GB), the rest keep their activations.
+  ASSERT_EQ(advice.front().changes.size(), 2U);
+  EXPECT_EQ(advice.front().changes[0], (std::pair<std::string, std::string>{"recompute", "full"}));
+  EXPECT_EQ(advice.front().changes[1],
+            (std::pair<std::string, std::string>{"recompute_layers", "28"}));
   EXPECT_LE(advice.front().memory, catalog().find("rtx-4090")->memory_capacity);
 }
 

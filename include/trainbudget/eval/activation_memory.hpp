@@ -40,7 +40,8 @@ struct ActivationTerm {
 // The decoder layers of one kind (dense or MoE) under the setup's recompute mode.
 struct LayerActivations {
   bool moe{false};
-  std::int64_t layers{0};             // decoder layers of this kind
+  std::int64_t layers{0};  // decoder layers of this kind
+  bool recomputed{false};  // these layers run the recompute mode (false: none, or kept whole)
   std::vector<ActivationTerm> terms;  // what one layer keeps until its backward
   Bytes per_layer;                    // sum of terms
   // Held only while this layer's backward runs: selective: the recomputed attention core;
@@ -63,6 +64,10 @@ struct ActivationOptions {
   // false: the loss reduces the logits to log-probs and lets them go (preference and RL
   // trainers), whatever the framework's loop does.
   bool keep_logits{true};
+  // Under block recomputation (recompute full, recompute_layers N): how many layers of each kind
+  // recompute in the whole model; the others keep every activation. kAllLayers: all of them.
+  std::int64_t recomputed_dense{kAllLayers};
+  std::int64_t recomputed_moe{kAllLayers};
 };
 
 struct ActivationEstimate {

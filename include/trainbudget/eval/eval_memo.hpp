@@ -20,6 +20,9 @@ class EvalMemo {
   // Activation numbers of one step shape on one device.
   struct Activations {
     LayerKindBytes dense, moe;
+    // Under full recomputation, the layers that keep every activation instead
+    // (Layout::recompute_layers): the same widths with nothing recomputed.
+    LayerKindBytes dense_kept, moe_kept;
     Bytes head, logits_gradient;
     Bytes loss_released;   // loss_released_bytes(): freed before the LM head's backward
     Bytes dropped_logits;  // logits alive at the end of forward only (not held through backward)

@@ -33,6 +33,9 @@ struct SearchOptions {
   std::optional<double> budget_usd;      // keep only what costs at most
   unsigned threads{0};                   // 0: every core
   bool precheck{true};                   // drop states-overflow layouts before evaluate()
+  // A fitting full-recompute layout is tried with fewer recomputed layers per stage (Megatron-LM's
+  // block method), keeping the fewest that fit: the fastest of its kind.
+  bool block_recompute{true};
 };
 
 // Why a layout was not kept.
@@ -61,6 +64,8 @@ struct SearchStats {
   std::uint64_t evaluated{0};
   std::uint64_t fit{0};
   std::uint64_t kept{0};  // fit and within deadline and budget
+  // Further evaluations of fitting full-recompute layouts with fewer recomputed layers.
+  std::uint64_t recompute_tries{0};
   GridStats grid;
   double seconds{0.0};
   unsigned threads{1};

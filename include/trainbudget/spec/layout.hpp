@@ -22,9 +22,23 @@ struct Layout {
   std::int64_t seq_len{kDefaultSeqLen};
   AttentionImpl attention{AttentionImpl::kFlash};
   Recompute recompute{Recompute::kNone};
+  // Under full recomputation, the first N decoder layers of each pipeline stage rerun their
+  // forward and the others keep every activation (Megatron-LM's block method); kAllLayers: all.
+  std::int64_t recompute_layers{kAllLayers};
   DType activation_dtype{DType::kBf16};  // resolved: never "the recipe's"
   double dropout{0.0};
   bool causal_flops{false};  // count a causal kernel's (s + 1)/2 keys per query
+
+  // How many of a stage's `stage_layers` layers run the recompute mode: all of them, or the
+  // first recompute_layers under full recomputation.
+  [[nodiscard]] constexpr std::int64_t recomputed_layers(std::int64_t stage_layers) const {
+    if (recompute != Recompute::kFull || recompute_layers < 0) return stage_layers;
+    return recompute_layers < stage_layers ? recompute_layers : stage_layers;
+  }
+  // True when some of a stage's layers skip the full recomputation the others run.
+  [[nodiscard]] constexpr bool partial_recompute(std::int64_t stage_layers) const {
+    return recomputed_layers(stage_layers) < stage_layers;
+  }
 
   // Data-parallel replicas: what is left of the devices after tp, pp and cp.
   [[nodiscard]] constexpr int dp() const {

@@ -37,6 +37,8 @@ inline constexpr std::int64_t kDefaultSeqLen = 2048;
 inline constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxSeqLen = std::int64_t{1} << 24;
 inline constexpr std::int64_t kMaxGradAccum = std::int64_t{1} << 20;
+// recompute_layers' "every layer".
+inline constexpr std::int64_t kAllLayers = -1;
 
 struct TrainingSetup {
   std::int64_t micro_batch{1};           // b: sequences per forward/backward
@@ -45,6 +47,10 @@ struct TrainingSetup {
   AttentionImpl attention{AttentionImpl::kFlash};
   bool attention_given{false};  // false: the framework's (resolved_setup)
   Recompute recompute{Recompute::kNone};
+  // Full recomputation of only the first N decoder layers of each pipeline stage, the rest keeping
+  // every activation (Megatron-LM's --recompute-method block --recompute-num-layers N); -1: every
+  // layer (kAllLayers).
+  std::int64_t recompute_layers{kAllLayers};
   // The framework profile and the fields it defaults (docs/frameworks.md); nullopt: the
   // framework's, set by resolved_setup.
   Framework framework{Framework::kGeneric};
