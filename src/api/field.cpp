@@ -321,6 +321,13 @@ const std::array kEstimateFields{
             r.job.setup.recompute_layers = static_cast<std::int64_t>(n);
           },
           "step"},
+    Field{"offload_activations", FieldType::kFlag, "", "", "",
+          "Saved activations go to host memory after each layer's forward and come back before "
+          "its backward (torchtune's enable_activation_offloading, Megatron-Core's "
+          "cpu_offloading): the device holds two layers' worth; the transfers over the host link "
+          "hide behind the compute where they can",
+          flags, [](V v, R r) { r.job.setup.offload_activations = flag(v, "offload_activations"); },
+          "step"},
     Field{"activation_dtype", FieldType::kChoice, "DTYPE", "", "",
           "bf16 | fp16 | fp32; default the recipe's compute dtype (fp8 recipes: bf16)",
           activation_dtypes,

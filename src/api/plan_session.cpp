@@ -155,6 +155,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
     if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
       out["recompute_layers"] = std::to_string(l.recompute_layers);
     }
+    if (l.offload_activations) out["offload_activations"] = "true";
   }
   if (l.grad_accum > 1 && j.model.architecture) out["grad_accum"] = std::to_string(l.grad_accum);
   return out;
@@ -168,6 +169,7 @@ void add_stats(plan::SearchStats& into, const plan::SearchStats& from) {
   into.fit += from.fit;
   into.kept += from.kept;
   into.recompute_tries += from.recompute_tries;
+  into.offload_tries += from.offload_tries;
   into.seconds += from.seconds;
   into.threads = from.threads;
   into.grid.considered += from.grid.considered;
@@ -210,6 +212,7 @@ TrainingJob job_of(const TrainingJob& workload, const Layout& l) {
   j.setup.grad_accumulation = l.grad_accum;
   j.setup.recompute = l.recompute;
   j.setup.recompute_layers = l.recompute_layers;
+  j.setup.offload_activations = l.offload_activations;
   return j;
 }
 
@@ -403,6 +406,8 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   options.budget_usd = r.plan.budget_usd;
   // The recompute the request gave is kept as given (all layers, or its recompute_layers).
   options.block_recompute = !r.has("recompute") && !r.has("recompute_layers");
+  options.offload_activations =
+      !r.has("offload_activations") && !r.cleared.contains("offload_activations");
 
   std::vector<plan::Candidate> best;
   std::vector<plan::Candidate> misses;

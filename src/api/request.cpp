@@ -171,7 +171,10 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
       continue;
     }
     // A flag set to false is the same as a flag not given.
-    if (f->type == FieldType::kFlag && (value == "false" || value == "0")) continue;
+    if (f->type == FieldType::kFlag && (value == "false" || value == "0")) {
+      r.cleared.insert(key);
+      continue;
+    }
     try {
       f->apply(value, r);
       r.given.insert(key);

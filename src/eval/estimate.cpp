@@ -40,6 +40,7 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   l.attention = s.attention;
   l.recompute = s.recompute;
   l.recompute_layers = s.recompute_layers;
+  l.offload_activations = s.offload_activations;
   l.activation_dtype = activation_dtype(s, recipe);
   l.dropout = s.dropout;
   l.causal_flops = s.causal_flops;
@@ -164,7 +165,8 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
                     "activations, softmax, the optimizer step) are not timed",
                     d.id));
   }
-  if (job.parallel.offload != Offload::kNone && c.fabric.host.bandwidth.value() <= 0.0) {
+  if ((job.parallel.offload != Offload::kNone || job.setup.offload_activations) &&
+      c.fabric.host.bandwidth.value() <= 0.0) {
     note("no host link figure: offload's transfers are not timed (name a system)");
   }
   return c;
@@ -316,6 +318,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   const StepCost base = evaluate(s.profile, s.layout, ClusterProfile{});
   s.memory = states_view(s.profile, s.layout, base.stage);
   s.memory.total = base.memory;
+  // Activation offload's host share beside the states' (states_view counts those).
+  s.memory.host_total = base.host;
   const Band band = framework_band(job, recipe, s.layout, base.memory);
   s.numbers = memory_numbers(base.memory, band.low, band.high, true, job.devices);
   s.numbers.moves_most = band.moves_most;

@@ -158,6 +158,21 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
           1.0 + static_cast<double>(x.pp - 1) / (static_cast<double>(x.pp) * x.virtual_stages);
     }
   }
+  // Activation offload: every saved activation waits in host memory; the device holds the layer
+  // at work and the one being sent out or fetched back (torchtune's OffloadActivations keeps
+  // one layer in flight on its side stream), whatever the micro-batches in flight.
+  const bool offloaded = l.offload_activations;
+  out.offloaded_activations = offloaded ? layers : Bytes{0.0};
+  if (offloaded) {
+    out.host += layers * in_flight;
+    Bytes largest{0.0};
+    for (const Bytes b : {out.dense.per_layer, out.moe.per_layer, cached->dense_kept.per_layer,
+                          cached->moe_kept.per_layer}) {
+      largest = std::max(largest, b);
+    }
+    layers = std::min(layers, largest * 2.0);
+    in_flight = 1.0;
+  }
   const Bytes others = layers * (in_flight - 1.0);  // earlier micro-batches still waiting
   out.layers_saved = layers * in_flight;
   out.head_saved = st.head ? cached->head : Bytes{0.0};
@@ -228,7 +243,7 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   Bytes layer_acts = layers;
   const auto at_layer = [&](std::int64_t i, const LayerKindBytes& kind) {
     const PhaseCost m =
-        moment(resident, held(produced), layer_acts + others,
+        moment(resident, held(produced), (offloaded ? layers : layer_acts) + others,
                kind.recompute_transient + kind.backward_workspace + gathered + reducing);
     if (m.total > worst.total) {
       worst = m;
@@ -332,11 +347,12 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo*
   // Block recomputation: the recomputed share of the layers adds its rerun, the rest none.
   const auto layers = static_cast<std::int64_t>(p.layer_is_moe.size());
   if (l.recompute == Recompute::kFull && l.recompute_layers >= 0 && layers > 0) {
-    std::int64_t rerun = 0;
-    for (int i = 0; i < l.parallel.pp; ++i) {
-      const StageSpan st = stage_at(p, l, i);
-      rerun += l.recomputed_layers(st.end - st.begin);
-    }
+    // The stages as stage_at() splits them: layers / pp each, one more on the first layers % pp.
+    const std::int64_t pp = std::max(1, l.parallel.pp);
+    const std::int64_t small = layers / pp;
+    const std::int64_t extra = layers % pp;
+    const std::int64_t rerun =
+        extra * l.recomputed_layers(small + 1) + (pp - extra) * l.recomputed_layers(small);
     Layout kept = l;
     kept.recompute = Recompute::kNone;
     const double none = counts(kept).hardware_per_token;

@@ -79,6 +79,7 @@ struct StageCompute {
   PassTime all;                 // the stage's device time by kernel class, and launches
   Seconds total{0.0};           // with the launch gaps or the host's dispatch
   Seconds forward{0.0};         // of which the forward passes (recomputation counts as backward)
+  Seconds recompute{0.0};       // of which the recomputed forward passes
   Seconds layer_forward{0.0};   // one decoder layer (the stage's most common kind)
   Seconds layer_backward{0.0};  // with its recomputation
 };
@@ -103,8 +104,10 @@ StageCompute stage_compute(const ModelProfile& p, const Layout& l, const Cluster
     again *= times * reruns;
     all += again;
     const Seconds f = pass_time(x.forward, mode, c);
-    const Seconds b = pass_time(x.backward, mode, c) + pass_time(x.recompute, mode, c) * reruns;
+    const Seconds again_time = pass_time(x.recompute, mode, c) * reruns;
+    const Seconds b = pass_time(x.backward, mode, c) + again_time;
     out.forward += f * times;
+    out.recompute += again_time * times;
     out.total += (f + b) * times;
     out.all += all;
   };
@@ -234,6 +237,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     t.micro_batch = sc.total;
     t.overhead = std::max(Seconds{0.0}, sc.total - sc.all.device());
     micro_forward = sc.forward;
+    t.recompute = sc.recompute;
     layer_forward = sc.layer_forward;
     layer_backward = sc.layer_backward;
   } else {
@@ -435,6 +439,19 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     }
     add(term(CommKind::kOffload), (moved + cpu_step) / f.host.bandwidth, t.compute,
         c.overlap.offload, moved, f.host);
+  }
+
+  // Activation offload (torchtune's OffloadActivations, Megatron-Core's cpu_offloading): each
+  // layer's saved activations go to the host on a side stream while the next layers run forward
+  // and come back while the later layers run backward; what does not fit under that compute is
+  // exposed.
+  if (out.offloaded_activations.value() > 0.0 && f.host.bandwidth.value() > 0.0) {
+    const Seconds each = out.offloaded_activations / f.host.bandwidth;
+    const double hide = c.knobs.overlap;
+    add(term(CommKind::kOffload), each * m, t.forward * m, hide, out.offloaded_activations * m,
+        f.host);
+    add(term(CommKind::kOffload), each * m, (t.micro_batch - t.forward) * m, hide,
+        out.offloaded_activations * m, f.host);
   }
 
   Seconds hidden{0.0};

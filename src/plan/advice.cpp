@@ -28,6 +28,7 @@ int distance(const TrainingJob& job, const Layout& from, const TrainingJob& to, 
   if (to.setup.loss != job.setup.loss) d += 1;
   d += std::abs(l.zero_stage - from.zero_stage);
   if (l.parallel.offload != from.parallel.offload) d += 3;
+  if (l.offload_activations != from.offload_activations) d += 3;
   if (l.devices != from.devices) d += 6;
   if (to.recipe_id != job.recipe_id) d += 10;
   if (to.method != job.method) d += to.method == Method::kQlora ? 12 : 11;
@@ -88,6 +89,10 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
   if (l.parallel.offload != from.parallel.offload) {
     change("offload", std::string{enum_name(l.parallel.offload)},
            fmt::format("offload {}", enum_name(l.parallel.offload)));
+  }
+  if (l.offload_activations != from.offload_activations) {
+    change("offload_activations", l.offload_activations ? "true" : "false",
+           "offload activations to the host");
   }
   a.summary = fmt::format("{}", fmt::join(words, ", "));
   return a;

@@ -2,9 +2,11 @@
 #include "trainbudget/plan/planner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -25,6 +27,17 @@ bool before(const Candidate& a, const Candidate& b) {
                            static_cast<int>(l.recompute), l.recompute_layers);
   };
   return key(a) < key(b);
+}
+
+// The same layout: every knob the planner varies.
+bool same_knobs(const Layout& a, const Layout& b) {
+  const Parallelism& x = a.parallel;
+  const Parallelism& y = b.parallel;
+  return x.tp == y.tp && x.pp == y.pp && x.cp == y.cp && x.ep == y.ep &&
+         x.virtual_stages == y.virtual_stages && x.offload == y.offload &&
+         x.shard_group == y.shard_group && a.zero_stage == b.zero_stage &&
+         a.micro_batch == b.micro_batch && a.recompute == b.recompute &&
+         a.recompute_layers == b.recompute_layers;
 }
 
 // Keeps the k first in that order (k is small: a sorted vector beats a heap here).
@@ -50,7 +63,45 @@ struct Local {
   std::vector<Candidate> over;  // the closest that fits past the deadline or budget (at most 1)
   std::uint64_t prechecked{0}, evaluated{0}, fit{0}, kept{0};
   std::uint64_t recompute_tries{0};           // fewest_recomputed()'s extra evaluations
+  std::uint64_t offload_tries{0};             // with_activations_offloaded()'s
   std::optional<ClusterProfile> memory_only;  // the cluster without a rate, for those tries
+  // Whether the recompute-none layout with the same other knobs fit, for the grid's current
+  // block of (tp, cp, pp, virtual stages, ep, micro-batch); indexed by ZeRO, offload and group.
+  struct NoneFit {
+    Layout block;
+    std::array<std::int8_t, 4 * 3 * 2> fits{};  // 0 unknown, 1 fit, -1 did not
+    static bool same_block(const Layout& a, const Layout& b) {
+      return a.devices == b.devices && a.parallel.tp == b.parallel.tp &&
+             a.parallel.cp == b.parallel.cp && a.parallel.pp == b.parallel.pp &&
+             a.parallel.virtual_stages == b.parallel.virtual_stages &&
+             a.parallel.ep == b.parallel.ep && a.micro_batch == b.micro_batch &&
+             a.grad_accum == b.grad_accum;
+    }
+    static std::size_t at(const Layout& l) {
+      return static_cast<std::size_t>(std::clamp(l.zero_stage, 0, 3)) * 6 +
+             static_cast<std::size_t>(l.parallel.offload) * 2 +
+             (l.parallel.shard_group > 0 ? 1 : 0);
+    }
+    void set(const Layout& l, bool fit) {
+      if (!same_block(block, l)) {
+        block = l;
+        fits.fill(0);
+      }
+      fits[at(l)] = fit ? 1 : -1;
+    }
+    [[nodiscard]] bool get(const Layout& l) const {
+      return same_block(block, l) && fits[at(l)] > 0;
+    }
+  } none_fit;
+  // Grid points whose variants the second pass tries (variants_of): the layout and its score.
+  struct Pending {
+    const Workload* workload;
+    Layout layout;
+    double score;
+    double floor;  // the least share of `score` a variant can reach (could_rank)
+    bool fits;
+  };
+  std::vector<Pending> pending;
 };
 
 // How far a miss is from being kept: the overshoot of memory, time or cost, as a ratio.
@@ -74,28 +125,63 @@ constexpr double kBlockRecomputeGain = 0.01;
 // A layout that fits under full recomputation, with as few of each stage's layers recomputed
 // as still fit (the peak falls as more layers recompute): bisection over 0 .. the stage's
 // layers, each try a full evaluation.
-void fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objective objective,
-                       Candidate& c, Local& out) {
-  const Layout& l = c.layout;
-  if (l.recompute != Recompute::kFull || l.recompute_layers >= 0 || !w.profile.has_architecture) {
-    return;
-  }
-  const StageSpan first = stage_span(w.profile, l, false);
-  const std::int64_t layers = first.end - first.begin;  // every layer: fits
-  // The tries weigh memory only (no rate: evaluate() skips the clock); the one kept is timed.
+// Whether a variant of a layout scoring at least `floor` times its score could enter the kept
+// list, whose last score is `last` (infinite while the list is short).
+bool could_rank(double score, double floor, double last) { return score * floor < last; }
+
+// The cluster without a rate: evaluate() then weighs memory only (no clock).
+const ClusterProfile& memory_only(const ClusterProfile& cluster, Local& out) {
   if (!out.memory_only) {
     out.memory_only = cluster;
     out.memory_only->rate = FlopsPerSecond{0.0};
   }
+  return *out.memory_only;
+}
+
+// Whether a layout whose activations overflow the device may fit with them offloaded to the
+// host between each layer's forward and backward, by a bound with no evaluation: offloading
+// takes at most the saved activations beyond two layers' off the peak (its phase held no more
+// than those), so past it nothing offloaded fits.
+bool may_fit_offloaded(const Workload& w, const ClusterProfile& cluster, const Candidate& c) {
+  if (c.layout.offload_activations || !w.profile.has_architecture) return false;
+  const Bytes two = std::max(c.cost.dense.per_layer, c.cost.moe.per_layer) * 2.0;
+  return c.cost.memory - c.cost.layers_saved + std::min(c.cost.layers_saved, two) <=
+         cluster.capacity;
+}
+
+// The layout with its activations offloaded, timed (the clock prices the transfers over the host
+// link beyond the compute they hide behind), when that fits.
+bool offloaded(const Workload& w, const ClusterProfile& cluster, Candidate& c, Local& out) {
+  Layout trial = c.layout;
+  trial.offload_activations = true;
+  ++out.offload_tries;
+  if (evaluate(w.profile, trial, memory_only(cluster, out), default_comm_model(), &out.memo)
+          .status != Status::kFits) {
+    return false;
+  }
+  c.layout = trial;
+  c.cost = evaluate(w.profile, trial, cluster, default_comm_model(), &out.memo);
+  return true;
+}
+
+bool fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objective objective,
+                       Candidate& c, Local& out) {
+  const Layout& l = c.layout;
+  if (l.recompute != Recompute::kFull || l.recompute_layers >= 0 || !w.profile.has_architecture) {
+    return false;
+  }
+  const StageSpan first = stage_span(w.profile, l, false);
+  const std::int64_t layers = first.end - first.begin;  // every layer: fits
+  // The tries weigh memory only; the one kept is timed.
   Layout trial = l;
   const auto fits = [&](std::int64_t n) {
     trial.recompute_layers = n;
     ++out.recompute_tries;
-    return evaluate(w.profile, trial, *out.memory_only, default_comm_model(), &out.memo).status ==
-           Status::kFits;
+    return evaluate(w.profile, trial, memory_only(cluster, out), default_comm_model(), &out.memo)
+               .status == Status::kFits;
   };
   // Nothing recomputed fits: the grid's own recompute-none layout is the faster one.
-  if (fits(0)) return;
+  if (fits(0)) return false;
   std::int64_t lo = 1;
   std::int64_t hi = layers;
   while (lo < hi) {
@@ -106,7 +192,7 @@ void fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objecti
       lo = mid + 1;
     }
   }
-  if (hi == layers) return;
+  if (hi == layers) return false;
   trial.recompute_layers = hi;
   std::optional<StepCost> best =
       evaluate(w.profile, trial, cluster, default_comm_model(), &out.memo);
@@ -116,8 +202,9 @@ void fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objecti
   Candidate fewer{c.workload, c.layout, std::move(*best)};
   fewer.layout.recompute_layers = hi;
   score(fewer, cluster, objective);
-  score(c, cluster, objective);
-  if (fewer.score < c.score * (1.0 - kBlockRecomputeGain)) c = std::move(fewer);
+  if (fewer.score >= c.score * (1.0 - kBlockRecomputeGain)) return false;
+  c = std::move(fewer);
+  return true;
 }
 
 void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
@@ -149,10 +236,31 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   ++out.evaluated;
   // Built in place: the evaluation is the candidate's (no copy of the StepCost).
   Candidate c{w.index, l, evaluate(w.profile, l, cluster, default_comm_model(), &out.memo)};
-  if (o.block_recompute && c.cost.status == Status::kFits)
-    fewest_recomputed(w, cluster, o.objective, c, out);
   score(c, cluster, o.objective);
-  if (c.cost.status != Status::kFits) {
+  // Variants (activations offloaded, fewer layers recomputed) are tried after every grid point,
+  // against the kept list all threads found (variants_of), so every thread count keeps alike.
+  const bool fits = c.cost.status == Status::kFits;
+  // The grid walks recompute none before full for the same other knobs: when that one fit, no
+  // layer needs recomputing and the variant would be it (a shortcut; fewest_recomputed checks).
+  const bool none_fit = out.none_fit.get(l);
+  if (l.recompute == Recompute::kNone) out.none_fit.set(l, fits);
+  if ((fits && o.block_recompute && c.layout.recompute == Recompute::kFull &&
+       c.layout.recompute_layers < 0 && !none_fit) ||
+      (!fits && o.offload_activations && c.cost.states <= cluster.capacity &&
+       may_fit_offloaded(w, cluster, c))) {
+    // Fewer layers recomputed saves at most the recomputed passes (and their share of the
+    // bubble); offloading only adds time.
+    const Seconds step = c.cost.time.step;
+    const double floor =
+        fits && step.count() > 0.0
+            ? std::max(0.0, 1.0 - c.cost.time.recompute *
+                                      (1.0 + c.cost.time.bubble / std::max(c.cost.time.micro_batch,
+                                                                           Seconds{1e-30})) *
+                                      static_cast<double>(c.layout.grad_accum) / step)
+            : 1.0;
+    out.pending.push_back({&w, c.layout, c.score, floor, fits});
+  }
+  if (!fits) {
     c.miss = c.cost.states > cluster.capacity ? Miss::kStates : Miss::kPeak;
   } else {
     ++out.fit;
@@ -191,6 +299,57 @@ void score(Candidate& c, const ClusterProfile& cluster, Objective objective) noe
       break;
   }
 }
+
+namespace {
+
+// The second pass: each pending grid point's variant, tried when it could enter the kept list
+// all threads found (a bound that does not depend on the thread count); one that fits offloaded
+// leaves the misses.
+void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vector<Local>& locals,
+                 SearchResult& result) {
+  const auto last = [&] {
+    return result.best.size() < o.top || o.top == 0 ? std::numeric_limits<double>::infinity()
+                                                    : result.best.back().score;
+  };
+  Local& scratch = locals.front();
+  // Best first, so that the kept list's last score tightens as variants enter it.
+
+  std::vector<const Local::Pending*> pending;
+  for (const Local& local : locals) {
+    for (const Local::Pending& p : local.pending) pending.push_back(&p);
+  }
+  std::sort(pending.begin(), pending.end(), [](const Local::Pending* a, const Local::Pending* b) {
+    return a->score * a->floor < b->score * b->floor;
+  });
+  {
+    for (const Local::Pending* at : pending) {
+      const Local::Pending& p = *at;
+      const Workload& w = *p.workload;
+      if (!could_rank(p.score, p.floor, last())) break;  // nor can any after it
+      Candidate c;
+      c.workload = w.index;
+      c.layout = p.layout;
+      c.score = p.score;
+      if (!p.fits) {
+        if (!offloaded(w, cluster, c, scratch)) continue;
+        // It fits offloaded: no longer a miss.
+        std::erase_if(result.misses, [&](const Candidate& m) {
+          return m.workload == c.workload && m.layout.devices == c.layout.devices &&
+                 same_knobs(m.layout, c.layout);
+        });
+      } else if (!fewest_recomputed(w, cluster, o.objective, c, scratch)) {
+        continue;
+      }
+      score(c, cluster, o.objective);
+      if ((!o.deadline_hours || c.hours <= *o.deadline_hours) &&
+          (!o.budget_usd || c.usd <= *o.budget_usd)) {
+        keep(result.best, c, o.top);
+      }
+    }
+  }
+}
+
+}  // namespace
 
 SearchResult search(std::span<const Workload> workloads, const Layout& base, const PlanSpace& space,
                     int devices, std::int64_t global_batch, const ClusterProfile& cluster,
@@ -258,11 +417,15 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     for (const Candidate& c : local.best) keep(result.best, c, o.top);
     for (const Candidate& c : local.misses) keep(result.misses, c, o.misses);
     for (const Candidate& c : local.over) keep(result.over, c, 1);
+  }
+  variants_of(cluster, o, locals, result);
+  for (const Local& local : locals) {
     result.stats.prechecked += local.prechecked;
     result.stats.evaluated += local.evaluated;
     result.stats.fit += local.fit;
     result.stats.kept += local.kept;
     result.stats.recompute_tries += local.recompute_tries;
+    result.stats.offload_tries += local.offload_tries;
   }
   result.stats.layouts = total;
   result.stats.threads = threads;

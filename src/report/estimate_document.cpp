@@ -411,7 +411,10 @@ Document estimate_document(const Estimate& e) {
                              verdict_sentence(m, e.primary, e.lora_alternative)));
     for (const Advice& a : m.advice) {
       std::string flags;
-      for (const auto& [key, value] : a.changes) flags += fmt::format(" {{{}}} {}", key, value);
+      for (const auto& [key, value] : a.changes) {
+        flags +=
+            value == "true" ? fmt::format(" {{{}}}", key) : fmt::format(" {{{}}} {}", key, value);
+      }
       const std::string kind =
           a.kind == "same_method" ? "faster, same method:" : fmt::format("{} change:", a.kind);
       verdict.text(fmt::format(

@@ -359,6 +359,7 @@ ordered_json parallel_json(const Layout& l) {
           {"micro_batch", l.micro_batch},
           {"grad_accum", l.grad_accum},
           {"recompute", enum_name(l.recompute)},
+          {"offload_activations", l.offload_activations},
           {"recompute_layers",
            l.recompute_layers >= 0 ? ordered_json(l.recompute_layers) : ordered_json(nullptr)}};
 }

@@ -27,6 +27,7 @@ std::string knobs_cell(const Layout& l) {
   }
   if (l.parallel.offload != Offload::kNone)
     s += fmt::format(" off:{}", enum_name(l.parallel.offload));
+  if (l.offload_activations) s += " act:host";
   if (l.parallel.shard_group > 0) s += fmt::format(" hsdp:{}", l.parallel.shard_group);
   return s;
 }
@@ -153,7 +154,7 @@ Document plan_document(const plan::PlanReport& p) {
     best.text(
         "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel; "
         "knobs: ZeRO stage, micro-batch x grad-accum, recompute (full/N: the first N layers of "
-        "each stage), offload. Sequence "
+        "each stage), offload (act:host: the activations). Sequence "
         "parallelism is on wherever tp > 1. One row per family (the same tp, pp, ep and "
         "offload): its best layout, and how many others of it (data vs context parallel, "
         "interleaving, ZeRO, recompute, micro-batch) were found alike.");
@@ -178,9 +179,11 @@ Document plan_document(const plan::PlanReport& p) {
   search.title = "Search";
   search.text(fmt::format(
       "{} grid points, {} layouts after the rules ({} dropped for the batch split), {} out at "
-      "the precheck, {} evaluated, {} fit, {} kept; {:.3f} s on {} threads ({} layouts/s)",
+      "the precheck, {} evaluated, {} fit, {} kept; variants {} with fewer layers recomputed, {} "
+      "with activations offloaded; {:.3f} s on {} threads ({} layouts/s)",
       p.stats.grid.considered, p.stats.layouts, p.stats.grid.batch, p.stats.prechecked,
-      p.stats.evaluated, p.stats.fit, p.stats.kept, p.stats.seconds, p.stats.threads,
+      p.stats.evaluated, p.stats.fit, p.stats.kept, p.stats.recompute_tries, p.stats.offload_tries,
+      p.stats.seconds, p.stats.threads,
       count(p.stats.seconds > 0.0 ? static_cast<double>(p.stats.layouts) / p.stats.seconds : 0.0)));
   for (const std::string& n : p.notes) search.text(n);
   doc.sections.push_back(std::move(search));
@@ -189,12 +192,29 @@ Document plan_document(const plan::PlanReport& p) {
 }
 
 TextTable plan_rows(const plan::PlanReport& p) {
-  TextTable t(
-      {{"rank"},         {"workload"},       {"devices"},    {"dp"},        {"tp"},
-       {"pp"},           {"virtual_stages"}, {"cp"},         {"ep"},        {"zero"},
-       {"offload"},      {"micro_batch"},    {"grad_accum"}, {"recompute"}, {"recompute_layers"},
-       {"memory_bytes"}, {"step_seconds"},   {"mfu"},        {"hours"},     {"cost_usd"},
-       {"energy_kwh"},   {"bound"}});
+  TextTable t({{"rank"},
+               {"workload"},
+               {"devices"},
+               {"dp"},
+               {"tp"},
+               {"pp"},
+               {"virtual_stages"},
+               {"cp"},
+               {"ep"},
+               {"zero"},
+               {"offload"},
+               {"micro_batch"},
+               {"grad_accum"},
+               {"recompute"},
+               {"recompute_layers"},
+               {"offload_activations"},
+               {"memory_bytes"},
+               {"step_seconds"},
+               {"mfu"},
+               {"hours"},
+               {"cost_usd"},
+               {"energy_kwh"},
+               {"bound"}});
   for (const plan::PlanCandidate& c : p.candidates) {
     const Layout& l = c.estimate.primary.layout;
     const MachineEstimate& m = c.estimate.primary.machines.front();
@@ -213,6 +233,7 @@ TextTable plan_rows(const plan::PlanReport& p) {
                std::to_string(l.grad_accum),
                std::string{enum_name(l.recompute)},
                l.recompute_layers >= 0 ? std::to_string(l.recompute_layers) : "",
+               l.offload_activations ? "true" : "false",
                fmt::format("{:.6g}", c.estimate.primary.memory.total.value()),
                fmt::format("{:.6g}", m.time.step.count()),
                fmt::format("{:.6g}", m.time.mfu),

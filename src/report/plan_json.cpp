@@ -105,6 +105,7 @@ std::string plan_json(const plan::PlanReport& p) {
         {"prechecked_out", p.stats.prechecked},
         {"evaluated", p.stats.evaluated},
         {"recompute_tries", p.stats.recompute_tries},
+        {"offload_tries", p.stats.offload_tries},
         {"fit", p.stats.fit},
         {"kept", p.stats.kept},
         {"seconds", p.stats.seconds},

@@ -56,6 +56,8 @@ struct EstimateRequest {
   CompareOptions compare;                    // compare requests only
   std::set<std::string, std::less<>> given;  // the keys the request set
   FieldMap values;                           // and their values as given
+  // Flags the request gave as false: not set, but a choice the planner keeps.
+  std::set<std::string, std::less<>> cleared;
   [[nodiscard]] bool has(std::string_view key) const { return given.contains(key); }
 };
 

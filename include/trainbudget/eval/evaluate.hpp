@@ -67,6 +67,7 @@ struct StepTime {
   double steps{0.0};            // tokens / tokens_per_step
   Seconds micro_batch{0.0};     // one micro-batch's forward + backward on one device
   Seconds forward{0.0};         // of which the policy's forward (no reference, no recompute)
+  Seconds recompute{0.0};       // of which the recomputed forward passes
   Seconds gemm{0.0};            // of which the GEMMs (device time, docs/time.md)
   Seconds attention{0.0};       // the fused attention kernels
   Seconds memory_bound{0.0};    // the memory-bound kernels' traffic at the achievable bandwidth
@@ -116,6 +117,9 @@ struct StepCost {
   int stage{0};        // the pipeline stage `memory` is for: the most loaded one
   Bytes comm_buffers;  // ZeRO's gathered layers and buckets, in the peak's transient
   Bytes host;          // per device, in host memory (offload)
+  // Activation offload: one micro-batch's saved activations on the stage, each sent to the host
+  // after forward and fetched back for backward.
+  Bytes offloaded_activations;
   // Compute.
   FlopsPerToken flops_per_token;     // model FLOPs (MFU)
   FlopsPerToken hardware_per_token;  // + recomputation (HFU); == flops_per_token without one

@@ -36,6 +36,8 @@ struct SearchOptions {
   // A fitting full-recompute layout is tried with fewer recomputed layers per stage (Megatron-LM's
   // block method), keeping the fewest that fit: the fastest of its kind.
   bool block_recompute{true};
+  // A layout whose peak overflows the device is tried with its activations offloaded to the host.
+  bool offload_activations{true};
 };
 
 // Why a layout was not kept.
@@ -66,6 +68,8 @@ struct SearchStats {
   std::uint64_t kept{0};  // fit and within deadline and budget
   // Further evaluations of fitting full-recompute layouts with fewer recomputed layers.
   std::uint64_t recompute_tries{0};
+  // Further evaluations of layouts that overflow with their activations offloaded to the host.
+  std::uint64_t offload_tries{0};
   GridStats grid;
   double seconds{0.0};
   unsigned threads{1};

@@ -25,6 +25,8 @@ struct Layout {
   // Under full recomputation, the first N decoder layers of each pipeline stage rerun their
   // forward and the others keep every activation (Megatron-LM's block method); kAllLayers: all.
   std::int64_t recompute_layers{kAllLayers};
+  // Saved activations kept in host memory between a layer's forward and its backward.
+  bool offload_activations{false};
   DType activation_dtype{DType::kBf16};  // resolved: never "the recipe's"
   double dropout{0.0};
   bool causal_flops{false};  // count a causal kernel's (s + 1)/2 keys per query

@@ -51,6 +51,9 @@ struct TrainingSetup {
   // every activation (Megatron-LM's --recompute-method block --recompute-num-layers N); -1: every
   // layer (kAllLayers).
   std::int64_t recompute_layers{kAllLayers};
+  // The saved activations go to host memory after each layer's forward and come back before its
+  // backward (torchtune's enable_activation_offloading, Megatron-Core's cpu_offloading).
+  bool offload_activations{false};
   // The framework profile and the fields it defaults (docs/frameworks.md); nullopt: the
   // framework's, set by resolved_setup.
   Framework framework{Framework::kGeneric};
