@@ -156,6 +156,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
       out["recompute_layers"] = std::to_string(l.recompute_layers);
     }
     if (l.offload_activations) out["offload_activations"] = "true";
+    if (l.overlap_tp >= 0.0) out["overlap_tp"] = fmt::format("{:g}", l.overlap_tp);
   }
   if (l.grad_accum > 1 && j.model.architecture) out["grad_accum"] = std::to_string(l.grad_accum);
   return out;
@@ -170,6 +171,7 @@ void add_stats(plan::SearchStats& into, const plan::SearchStats& from) {
   into.kept += from.kept;
   into.recompute_tries += from.recompute_tries;
   into.offload_tries += from.offload_tries;
+  into.overlap_tries += from.overlap_tries;
   into.seconds += from.seconds;
   into.threads = from.threads;
   into.grid.considered += from.grid.considered;
@@ -213,6 +215,7 @@ TrainingJob job_of(const TrainingJob& workload, const Layout& l) {
   j.setup.recompute = l.recompute;
   j.setup.recompute_layers = l.recompute_layers;
   j.setup.offload_activations = l.offload_activations;
+  if (l.overlap_tp >= 0.0) j.overlap.tp = l.overlap_tp;
   return j;
 }
 
@@ -406,6 +409,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   options.budget_usd = r.plan.budget_usd;
   // The recompute the request gave is kept as given (all layers, or its recompute_layers).
   options.block_recompute = !r.has("recompute") && !r.has("recompute_layers");
+  options.overlap_tp = !r.has("overlap_tp");
   options.offload_activations =
       !r.has("offload_activations") && !r.cleared.contains("offload_activations");
 
@@ -500,6 +504,8 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     pc.alike = c.alike;
     const TrainingJob job = job_of(jobs[c.workload], c.layout);
     pc.estimate = tb::estimate(job, machines);
+    // The job carries the overlap as the cluster's; the layout says it was the plan's choice.
+    pc.estimate.primary.layout.overlap_tp = c.layout.overlap_tp;
     pc.hours = c.hours;
     pc.usd = c.usd;
     pc.kwh = c.kwh;

@@ -370,7 +370,8 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     const double per_layer = l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0;
     const Bytes msg{tokens * d.h * e};
     const Seconds once = comm.time(Collective::kAllReduce, msg, g, f) * (per_layer * layers);
-    add(term(CommKind::kTensor), once * m, t.compute, c.overlap.tp, msg * (per_layer * layers * m),
+    const double hidden = l.overlap_tp >= 0.0 ? l.overlap_tp : c.overlap.tp;
+    add(term(CommKind::kTensor), once * m, t.compute, hidden, msg * (per_layer * layers * m),
         group_link(f, g));
   }
 

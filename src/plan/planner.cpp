@@ -63,7 +63,8 @@ struct Local {
   std::vector<Candidate> over;  // the closest that fits past the deadline or budget (at most 1)
   std::uint64_t prechecked{0}, evaluated{0}, fit{0}, kept{0};
   std::uint64_t recompute_tries{0};           // fewest_recomputed()'s extra evaluations
-  std::uint64_t offload_tries{0};             // with_activations_offloaded()'s
+  std::uint64_t offload_tries{0};             // offloaded()'s
+  std::uint64_t overlap_tries{0};             // overlapped()'s
   std::optional<ClusterProfile> memory_only;  // the cluster without a rate, for those tries
   // Whether the recompute-none layout with the same other knobs fit, for the grid's current
   // block of (tp, cp, pp, virtual stages, ep, micro-batch); indexed by ZeRO, offload and group.
@@ -100,6 +101,7 @@ struct Local {
     double score;
     double floor;  // the least share of `score` a variant can reach (could_rank)
     bool fits;
+    bool overlap_tp{false};  // the variant: the tensor-parallel collectives overlapped
   };
   std::vector<Pending> pending;
 };
@@ -161,6 +163,20 @@ bool offloaded(const Workload& w, const ClusterProfile& cluster, Candidate& c, L
   }
   c.layout = trial;
   c.cost = evaluate(w.profile, trial, cluster, default_comm_model(), &out.memo);
+  return true;
+}
+
+// The layout with its tensor-parallel collectives overlapped with compute, kept when it scores
+// better by kBlockRecomputeGain (the overlap's SM share is priced as interference).
+bool overlapped(const Workload& w, const ClusterProfile& cluster, Objective objective, Candidate& c,
+                Local& out) {
+  Candidate trial{c.workload, c.layout, {}};
+  trial.layout.overlap_tp = 1.0;
+  ++out.overlap_tries;
+  trial.cost = evaluate(w.profile, trial.layout, cluster, default_comm_model(), &out.memo);
+  score(trial, cluster, objective);
+  if (trial.score >= c.score * (1.0 - kBlockRecomputeGain)) return false;
+  c = std::move(trial);
   return true;
 }
 
@@ -260,6 +276,14 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
             : 1.0;
     out.pending.push_back({&w, c.layout, c.score, floor, fits});
   }
+  // Tensor-parallel collectives overlapped with the GEMMs (Megatron-LM's tp_comm_overlap,
+  // torchtitan's async TP): saves at most their exposed time.
+  const CommTerm& tp = c.cost.time.comm[static_cast<std::size_t>(CommKind::kTensor)];
+  if (fits && o.overlap_tp && l.parallel.tp > 1 && l.overlap_tp < 0.0 && cluster.overlap.tp < 1.0 &&
+      tp.exposed.count() > 0.0 && c.cost.time.step.count() > 0.0) {
+    out.pending.push_back(
+        {&w, c.layout, c.score, std::max(0.0, 1.0 - tp.exposed / c.cost.time.step), true, true});
+  }
   if (!fits) {
     c.miss = c.cost.states > cluster.capacity ? Miss::kStates : Miss::kPeak;
   } else {
@@ -330,7 +354,9 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
       c.workload = w.index;
       c.layout = p.layout;
       c.score = p.score;
-      if (!p.fits) {
+      if (p.overlap_tp) {
+        if (!overlapped(w, cluster, o.objective, c, scratch)) continue;
+      } else if (!p.fits) {
         if (!offloaded(w, cluster, c, scratch)) continue;
         // It fits offloaded: no longer a miss.
         std::erase_if(result.misses, [&](const Candidate& m) {
@@ -426,6 +452,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     result.stats.kept += local.kept;
     result.stats.recompute_tries += local.recompute_tries;
     result.stats.offload_tries += local.offload_tries;
+    result.stats.overlap_tries += local.overlap_tries;
   }
   result.stats.layouts = total;
   result.stats.threads = threads;

@@ -360,6 +360,7 @@ ordered_json parallel_json(const Layout& l) {
           {"grad_accum", l.grad_accum},
           {"recompute", enum_name(l.recompute)},
           {"offload_activations", l.offload_activations},
+          {"overlap_tp", l.overlap_tp >= 0.0 ? ordered_json(l.overlap_tp) : ordered_json(nullptr)},
           {"recompute_layers",
            l.recompute_layers >= 0 ? ordered_json(l.recompute_layers) : ordered_json(nullptr)}};
 }

@@ -28,6 +28,7 @@ std::string knobs_cell(const Layout& l) {
   if (l.parallel.offload != Offload::kNone)
     s += fmt::format(" off:{}", enum_name(l.parallel.offload));
   if (l.offload_activations) s += " act:host";
+  if (l.overlap_tp > 0.0) s += " tp-overlap";
   if (l.parallel.shard_group > 0) s += fmt::format(" hsdp:{}", l.parallel.shard_group);
   return s;
 }
@@ -152,12 +153,10 @@ Document plan_document(const plan::PlanReport& p) {
     }
     best.table(std::move(t));
     best.text(
-        "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel; "
-        "knobs: ZeRO stage, micro-batch x grad-accum, recompute (full/N: the first N layers of "
-        "each stage), offload (act:host: the activations). Sequence "
-        "parallelism is on wherever tp > 1. One row per family (the same tp, pp, ep and "
-        "offload): its best layout, and how many others of it (data vs context parallel, "
-        "interleaving, ZeRO, recompute, micro-batch) were found alike.");
+        "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel, "
+        "sequence parallel wherever tp > 1; knobs: ZeRO, micro-batch x grad-accum, recompute "
+        "(full/N: N layers a stage), offload (act:host: activations), tp-overlap (tp collectives "
+        "under the GEMMs). One row per family (tp, pp, ep, offload) with how many alike.");
     best.text("apply the best: " + command_of(p.candidates.front().apply));
   }
   doc.answer = doc.sections.size();
@@ -180,10 +179,11 @@ Document plan_document(const plan::PlanReport& p) {
   search.text(fmt::format(
       "{} grid points, {} layouts after the rules ({} dropped for the batch split), {} out at "
       "the precheck, {} evaluated, {} fit, {} kept; variants {} with fewer layers recomputed, {} "
-      "with activations offloaded; {:.3f} s on {} threads ({} layouts/s)",
+      "with activations offloaded, {} with tp collectives overlapped; {:.3f} s on {} threads ({} "
+      "layouts/s)",
       p.stats.grid.considered, p.stats.layouts, p.stats.grid.batch, p.stats.prechecked,
       p.stats.evaluated, p.stats.fit, p.stats.kept, p.stats.recompute_tries, p.stats.offload_tries,
-      p.stats.seconds, p.stats.threads,
+      p.stats.overlap_tries, p.stats.seconds, p.stats.threads,
       count(p.stats.seconds > 0.0 ? static_cast<double>(p.stats.layouts) / p.stats.seconds : 0.0)));
   for (const std::string& n : p.notes) search.text(n);
   doc.sections.push_back(std::move(search));

@@ -106,6 +106,7 @@ std::string plan_json(const plan::PlanReport& p) {
         {"evaluated", p.stats.evaluated},
         {"recompute_tries", p.stats.recompute_tries},
         {"offload_tries", p.stats.offload_tries},
+        {"overlap_tries", p.stats.overlap_tries},
         {"fit", p.stats.fit},
         {"kept", p.stats.kept},
         {"seconds", p.stats.seconds},

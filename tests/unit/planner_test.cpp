@@ -69,6 +69,29 @@ TEST(Planner, ThreadsDoNotChangeTheAnswer) {
   EXPECT_EQ(one.stats.fit, two.stats.fit);
 }
 
+// A layout's own overlap_tp (the plan's tp_comm_overlap choice) prices as the cluster's would,
+// and overlapping the tensor-parallel collectives never slows a step past its interference.
+TEST(Planner, TheLayoutsTpOverlapIsTheClustersOverlap) {
+  const Plan p;
+  Layout l = p.base;
+  l.devices = 8;
+  l.parallel.tp = 8;
+  l.parallel.sequence_parallel = true;
+  l.micro_batch = 1;
+  l.grad_accum = 4;
+  Layout chosen = l;
+  chosen.overlap_tp = 1.0;
+  ClusterProfile on = p.cluster;
+  on.overlap.tp = 1.0;
+  const StepCost by_layout = evaluate(p.workloads.front().profile, chosen, p.cluster);
+  const StepCost by_cluster = evaluate(p.workloads.front().profile, l, on);
+  const StepCost off = evaluate(p.workloads.front().profile, l, p.cluster);
+  EXPECT_DOUBLE_EQ(by_layout.time.step.count(), by_cluster.time.step.count());
+  const auto tp = static_cast<std::size_t>(CommKind::kTensor);
+  EXPECT_GT(off.time.comm[tp].exposed.count(), 0.0);
+  EXPECT_LT(by_layout.time.comm[tp].exposed, off.time.comm[tp].exposed);
+}
+
 TEST(Planner, AKeptLayoutIsWhatEstimateSays) {
   const Plan p;
   const plan::SearchResult result = p.run(2);  // kept alive: best refers into it

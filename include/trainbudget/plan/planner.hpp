@@ -38,6 +38,8 @@ struct SearchOptions {
   bool block_recompute{true};
   // A layout whose peak overflows the device is tried with its activations offloaded to the host.
   bool offload_activations{true};
+  // A fitting layout with tp > 1 is tried with its tensor-parallel collectives overlapped.
+  bool overlap_tp{true};
 };
 
 // Why a layout was not kept.
@@ -70,6 +72,8 @@ struct SearchStats {
   std::uint64_t recompute_tries{0};
   // Further evaluations of layouts that overflow with their activations offloaded to the host.
   std::uint64_t offload_tries{0};
+  // Further evaluations of fitting tp > 1 layouts with the tensor-parallel collectives overlapped.
+  std::uint64_t overlap_tries{0};
   GridStats grid;
   double seconds{0.0};
   unsigned threads{1};

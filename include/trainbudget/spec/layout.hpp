@@ -27,6 +27,9 @@ struct Layout {
   std::int64_t recompute_layers{kAllLayers};
   // Saved activations kept in host memory between a layer's forward and its backward.
   bool offload_activations{false};
+  // The share of the tensor-parallel collectives hidden behind compute, when the layout sets it
+  // (Megatron-LM's tp_comm_overlap, torchtitan's async TP: 1); negative: the cluster's overlap_tp.
+  double overlap_tp{-1.0};
   DType activation_dtype{DType::kBf16};  // resolved: never "the recipe's"
   double dropout{0.0};
   bool causal_flops{false};  // count a causal kernel's (s + 1)/2 keys per query
