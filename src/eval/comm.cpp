@@ -11,9 +11,10 @@ namespace {
 
 // S / B; 0 for an absent link, so that a missing figure never yields inf (evaluate() reports
 // the missing link instead).
+// At the bus bandwidth nccl-tests measures over the link (busbw_fraction; 1 without one).
 Seconds transfer(Bytes bytes, const Link& link) {
   if (link.bandwidth.value() <= 0.0) return Seconds{0.0};
-  return bytes / link.bandwidth;
+  return bytes / (link.bandwidth * link.busbw_fraction);
 }
 
 }  // namespace
@@ -29,6 +30,7 @@ Link group_link(const Fabric& fabric, Group group) noexcept {
   if (members > 1 && fabric.scale_up.bandwidth.value() > 0.0 &&
       fabric.scale_up.bandwidth < out.bandwidth) {
     out.bandwidth = fabric.scale_up.bandwidth;
+    out.busbw_fraction = fabric.scale_up.busbw_fraction;
   }
   out.latency = std::max(fabric.scale_out.latency, fabric.scale_up.latency);
   return out;

@@ -28,6 +28,8 @@ constexpr std::array<std::string_view, 6> kUpTopologies{"switched", "torus", "ri
 constexpr std::array<std::string_view, 2> kOutTopologies{"switched", "point-to-point"};
 // Collective latencies from 0.1 us to 1 s; nodes of up to 2^20 devices; 2^16 NICs.
 constexpr Range kLatencyRange{0.01, 1e6};
+// nccl-tests busbw over the link figure: NVLS all-reduce reaches past 1 (482 of 450 GB/s).
+constexpr Range kBusbwFractionRange{0.05, 1.5};
 // Host memory of a node, GB: a TPU pod's "node" is its whole ICI domain (8960 hosts' worth).
 constexpr Range kHostMemoryRange{1e-3, 1e9};
 // A measured message: 1 B to 1 TB; its time: 1 ns to an hour.
@@ -164,7 +166,11 @@ System build_system(const TomlTable& root, const std::string& origin) {
   }
   if (const TomlTable* up = top.object("scale_up", false)) {
     Reader r(*up, "scale_up", problems);
-    r.allow_only({"name", "bandwidth_gb_per_s", "latency_us", "topology", "source"});
+    r.allow_only(
+        {"name", "bandwidth_gb_per_s", "latency_us", "busbw_fraction", "topology", "source"});
+    if (auto f = r.positive("busbw_fraction", false, kBusbwFractionRange)) {
+      s.fabric.scale_up.busbw_fraction = *f;
+    }
     s.scale_up.name = r.string("name", true);
     if (auto bw = r.positive("bandwidth_gb_per_s", true, kBandwidthRange)) {
       s.fabric.scale_up.bandwidth = BytesPerSecond{*bw * kGiga};
@@ -182,8 +188,11 @@ System build_system(const TomlTable& root, const std::string& origin) {
   }
   if (const TomlTable* out = top.object("scale_out", false)) {
     Reader r(*out, "scale_out", problems);
-    r.allow_only({"name", "nics_per_node", "nic_gb_per_s", "latency_us", "topology",
-                  "ports_per_node", "source"});
+    r.allow_only({"name", "nics_per_node", "nic_gb_per_s", "latency_us", "busbw_fraction",
+                  "topology", "ports_per_node", "source"});
+    if (auto f = r.positive("busbw_fraction", false, kBusbwFractionRange)) {
+      s.fabric.scale_out.busbw_fraction = *f;
+    }
     s.scale_out.name = r.string("name", true);
     const auto nics = r.integer("nics_per_node", true);
     const auto per_nic = r.positive("nic_gb_per_s", true, kBandwidthRange);
@@ -278,6 +287,9 @@ std::string system_toml(const System& s) {
     if (s.fabric.scale_up.latency.count() > 0.0) {
       out += line("latency_us", number(s.fabric.scale_up.latency.count() * 1e6));
     }
+    if (s.fabric.scale_up.busbw_fraction != 1.0) {
+      out += line("busbw_fraction", number(s.fabric.scale_up.busbw_fraction));
+    }
     out += line("topology", toml_string(s.scale_up.topology));
     out += line("source", toml_string(s.scale_up.source));
   }
@@ -288,6 +300,9 @@ std::string system_toml(const System& s) {
     out += line("nic_gb_per_s", number(s.scale_out.per_nic.value() / kGiga));
     if (s.fabric.scale_out.latency.count() > 0.0) {
       out += line("latency_us", number(s.fabric.scale_out.latency.count() * 1e6));
+    }
+    if (s.fabric.scale_out.busbw_fraction != 1.0) {
+      out += line("busbw_fraction", number(s.fabric.scale_out.busbw_fraction));
     }
     out += line("topology", toml_string(s.scale_out.topology));
     if (s.fabric.ports_per_node > 0) {

@@ -57,10 +57,12 @@ TEST(Comm, AGroupInsideANodeUsesNvlinkAcrossNodesItsShareOfTheNics) {
 // ml-engineering network benchmarks (stas00/ml-engineering, network/benchmarks): 8 x H200 in one
 // node, all-reduce of 16 GiB: 367.61 GB/s busbw with the ring, 482.26 GB/s with NVLink SHARP.
 // The model runs at the link's 450 GB/s per direction: 22 % above the ring, 7 % below NVLS.
-TEST(Comm, MatchesNcclAllReduceInsideAnH200NodeWithin25Percent) {
+TEST(Comm, MatchesNcclRingAllReduceInsideAnH200NodeWithin3Percent) {
+  // The system's busbw_fraction (0.80) is the ring's measured share of the link: the model runs
+  // at NCCL's ring (367.61 GB/s measured) and below its NVLS algorithm (482.26, not modeled).
   const double busbw = all_reduce_busbw(Bytes{16.0 * kGibi}, {8, 1}, fabric_of("hgx-h200"));
-  EXPECT_NEAR(busbw / 367.61e9, 1.0, 0.25) << busbw;
-  EXPECT_NEAR(busbw / 482.26e9, 1.0, 0.10) << busbw;
+  EXPECT_NEAR(busbw / 367.61e9, 1.0, 0.03) << busbw;
+  EXPECT_LT(busbw, 482.26e9);
 }
 
 // Same source: 4 nodes x 8 B200 over EFA, all-reduce of 16 GiB: 381.80 GB/s busbw. The model
@@ -79,7 +81,8 @@ TEST(Comm, ThunderboltAndNvlinkDifferByTheirBandwidthRatio) {
                                                 fabric_of("mac-studio-m3-ultra-tb5"));
   const Seconds nvlink =
       default_comm_model().time(Collective::kAllReduce, gradients, {2, 1}, fabric_of("dgx-h100"));
-  EXPECT_NEAR(mac / nvlink, 450.0 / 9.375, 0.05 * 48.0);
+  // NVLink at its measured ring share (0.80 of 450 GB/s); Thunderbolt at its figure.
+  EXPECT_NEAR(mac / nvlink, 450.0 * 0.80 / 9.375, 0.05 * 38.4);
   EXPECT_GT(mac.count(), 1.0);  // over a second per step for the gradients alone
 }
 

@@ -17,6 +17,9 @@ namespace tb {
 struct Link {
   BytesPerSecond bandwidth;  // 0: no such link
   Seconds latency{0.0};
+  // The bus bandwidth nccl-tests measures at large messages over `bandwidth` (ring algorithm;
+  // docs/systems.md): what a collective's bytes move at. 1: no measurement (the figure as is).
+  double busbw_fraction{1.0};
 };
 
 // How the devices are wired. Devices are numbered node by node; a node is the scale-up domain
