@@ -342,9 +342,17 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
   for (const Local& local : locals) {
     for (const Local::Pending& p : local.pending) pending.push_back(&p);
   }
-  std::sort(pending.begin(), pending.end(), [](const Local::Pending* a, const Local::Pending* b) {
-    return a->score * a->floor < b->score * b->floor;
-  });
+  // Ties in the bound go by the layout, then the variant: an order no thread schedule changes.
+  const auto order = [](const Local::Pending* p) {
+    const Layout& l = p->layout;
+    const Parallelism& x = l.parallel;
+    return std::make_tuple(p->score * p->floor, l.devices, p->workload->index, x.tp, x.pp, x.cp,
+                           x.ep, x.virtual_stages, l.zero_stage, static_cast<int>(x.offload),
+                           x.shard_group, l.micro_batch, static_cast<int>(l.recompute),
+                           l.recompute_layers, p->overlap_tp);
+  };
+  std::sort(pending.begin(), pending.end(),
+            [&](const Local::Pending* a, const Local::Pending* b) { return order(a) < order(b); });
   {
     for (const Local::Pending* at : pending) {
       const Local::Pending& p = *at;
@@ -404,6 +412,9 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
       const std::uint64_t from = next.fetch_add(kChunk);
       if (from >= total) break;
       const std::uint64_t to = std::min(total, from + kChunk);
+      // Each chunk starts without its predecessor's recompute-none results, whichever thread
+      // ran it: the shortcut then skips the same layouts on every schedule.
+      local.none_fit = {};
       std::size_t w = static_cast<std::size_t>(
           std::upper_bound(offsets.begin(), offsets.end(), from) - offsets.begin() - 1);
       for (std::uint64_t i = from; i < to; ++i) {

@@ -67,6 +67,10 @@ TEST(Planner, ThreadsDoNotChangeTheAnswer) {
     EXPECT_DOUBLE_EQ(one.best[i].score, two.best[i].score);
   }
   EXPECT_EQ(one.stats.fit, two.stats.fit);
+  // The second pass's variants are tried alike on every schedule.
+  EXPECT_EQ(one.stats.recompute_tries, two.stats.recompute_tries);
+  EXPECT_EQ(one.stats.offload_tries, two.stats.offload_tries);
+  EXPECT_EQ(one.stats.overlap_tries, two.stats.overlap_tries);
 }
 
 // A layout's own overlap_tp (the plan's tp_comm_overlap choice) prices as the cluster's would,
