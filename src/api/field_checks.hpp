@@ -19,13 +19,19 @@ namespace tb::api::checks {
 
 using V = std::string_view;
 
-inline std::int64_t whole(V text, const char* key, double max) {
-  const double v = parse_number_in(text, key, 1.0, max, true);
+// A whole number in min..max; `accepted` names the range in the error (default "min..max").
+inline std::int64_t whole(V text, const char* key, double min, double max,
+                          const std::string& accepted = "") {
+  const double v = parse_number_in(text, key, min, max, true);
   if (v != std::floor(v)) {
     throw InvalidRequest(key, fmt::format("'{}' must be a whole number", excerpt(text)),
-                         fmt::format("1..{:.0f}", max));
+                         accepted.empty() ? fmt::format("{:.0f}..{:.0f}", min, max) : accepted);
   }
   return static_cast<std::int64_t>(v);
+}
+
+inline std::int64_t whole(V text, const char* key, double max) {
+  return whole(text, key, 1.0, max);
 }
 
 // A parallel degree: 1 to kMaxDegree.

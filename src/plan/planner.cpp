@@ -121,8 +121,9 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
   return 0.0;
 }
 
-// The least gain in time, cost or energy for which fewer recomputed layers are worth their memory.
-constexpr double kBlockRecomputeGain = 0.01;
+// The least gain in time, cost or energy for which a variant (fewer layers recomputed, the TP
+// collectives overlapped) replaces the layout it came from.
+constexpr double kVariantGain = 0.01;
 
 // A layout that fits under full recomputation, with as few of each stage's layers recomputed
 // as still fit (the peak falls as more layers recompute): bisection over 0 .. the stage's
@@ -167,7 +168,7 @@ bool offloaded(const Workload& w, const ClusterProfile& cluster, Candidate& c, L
 }
 
 // The layout with its tensor-parallel collectives overlapped with compute, kept when it scores
-// better by kBlockRecomputeGain (the overlap's SM share is priced as interference).
+// better by kVariantGain (the overlap's SM share is priced as interference).
 bool overlapped(const Workload& w, const ClusterProfile& cluster, Objective objective, Candidate& c,
                 Local& out) {
   Candidate trial{c.workload, c.layout, {}};
@@ -175,7 +176,7 @@ bool overlapped(const Workload& w, const ClusterProfile& cluster, Objective obje
   ++out.overlap_tries;
   trial.cost = evaluate(w.profile, trial.layout, cluster, default_comm_model(), &out.memo);
   score(trial, cluster, objective);
-  if (trial.score >= c.score * (1.0 - kBlockRecomputeGain)) return false;
+  if (trial.score >= c.score * (1.0 - kVariantGain)) return false;
   c = std::move(trial);
   return true;
 }
@@ -212,13 +213,13 @@ bool fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objecti
   trial.recompute_layers = hi;
   std::optional<StepCost> best =
       evaluate(w.profile, trial, cluster, default_comm_model(), &out.memo);
-  // Kept only when it scores better by kBlockRecomputeGain: a step bound by communication
+  // Kept only when it scores better by kVariantGain: a step bound by communication
   // gains nothing from less recomputation, and then every layer recomputing keeps the smaller
   // peak (a decision rule, not a measured figure).
   Candidate fewer{c.workload, c.layout, std::move(*best)};
   fewer.layout.recompute_layers = hi;
   score(fewer, cluster, objective);
-  if (fewer.score >= c.score * (1.0 - kBlockRecomputeGain)) return false;
+  if (fewer.score >= c.score * (1.0 - kVariantGain)) return false;
   c = std::move(fewer);
   return true;
 }
