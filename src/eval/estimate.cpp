@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-
 #include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/model/lora.hpp"
 
@@ -63,47 +61,24 @@ MemoryEstimate states_view(const ModelProfile& p, const Layout& l, int stage) {
 
 namespace {
 
-std::string compute_formula(Method method) {
+// How the FLOPs per token are counted: by the count formula, or from the architecture.
+FlopsBasis flops_basis(Method method, bool from_architecture) {
+  if (from_architecture && method != Method::kFreeze) {
+    return uses_adapters(method) ? FlopsBasis::kArchitectureFrozen : FlopsBasis::kArchitecture;
+  }
   switch (method) {
     case Method::kFull:
-      return "6 x N per token (forward 2N + backward 4N)";
+      return FlopsBasis::kSixN;
     case Method::kLora:
     case Method::kQlora:
-      return "4 x N_base + 6 x N_adapter per token (no weight gradients for the base)";
+      return FlopsBasis::kAdaptersN;
     case Method::kFreeze:
-      return "2 x N + 4 x N_trained per token (backward stops at the lowest trained layer)";
+      return FlopsBasis::kFreezeN;
   }
-  return "";
+  return FlopsBasis::kSixN;
 }
 
-std::string arch_flops_formula(Method method, const Layout& l) {
-  const std::string attention =
-      fmt::format("attention at s={}{}", l.seq_len, l.causal_flops ? ", causal" : "");
-  if (uses_adapters(method)) {
-    return fmt::format(
-        "from the architecture: frozen GEMMs x 2 (forward + activation gradient), {} and "
-        "adapters x 3 (forward + backward)",
-        attention);
-  }
-  return fmt::format("from the architecture: GEMMs + {}, x 3 (forward + backward)", attention);
-}
-
-std::string activation_label(const StepAnalysis& step, const Layout& l) {
-  const TrainingSetup& s = step.setup;
-  // A preference pair runs as two rows: say both.
-  const std::string b = l.micro_batch == s.micro_batch
-                            ? fmt::format("{}", s.micro_batch)
-                            : fmt::format("{} ({} rows)", s.micro_batch, l.micro_batch);
-  const std::string recompute =
-      s.recompute == Recompute::kFull && s.recompute_layers >= 0
-          ? fmt::format("full (the first {} layers of each stage)", s.recompute_layers)
-          : std::string{enum_name(s.recompute)};
-  return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
-                     enum_name(step.activation_dtype), b, l.seq_len, enum_name(s.attention),
-                     recompute);
-}
-
-// The words of the step: activation rows, FLOP terms and phases, from the same tables.
+// The step's rows: activations, FLOP terms and phases, from the same tables.
 StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layout& l,
                        const StepCost& cost) {
   const ModelArchitecture& arch = *job.model.architecture;
@@ -111,9 +86,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   out.setup = resolved_setup(job.setup, arch.max_positions);
   out.activation_dtype = l.activation_dtype;
   if (arch.max_positions > 0 && l.seq_len > arch.max_positions) {
-    out.notes.push_back(fmt::format(
-        "the sequence length {} is longer than the {} positions the model was built for", l.seq_len,
-        arch.max_positions));
+    out.notes.push_back(Note::of(NoteCode::kPastPositions, {}, {l.seq_len, arch.max_positions}));
   }
   ActivationOptions options;
   options.adapters = p.adapters;
@@ -190,11 +163,23 @@ Band framework_band(const TrainingJob& job, const Recipe& recipe, const Layout& 
   return out;
 }
 
-Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& recipe,
+ScenarioName scenario_name(const TrainingJob& job) {
+  ScenarioName n;
+  n.objective = job.objective;
+  n.method = job.method;
+  n.kind = job_kind(job);
+  n.lora_rank = job.lora.rank;
+  n.by_targets = job.model.architecture.has_value();
+  n.lora_targets = job.lora.targets;
+  n.trainable_fraction = job.trainable_fraction;
+  return n;
+}
+
+Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
                        const std::vector<MachineChoice>& machines,
                        const std::optional<Bytes>& lora_total) {
   Scenario s;
-  s.label = std::move(label);
+  s.name = scenario_name(job);
   s.method = job.method;
   s.params_total = job.params;
   s.profile = make_profile(job, recipe);
@@ -218,16 +203,15 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   s.compute.flops_per_token = base.flops_per_token.value();
   s.compute.flops_per_token_6n = base.reference_6n.value();
   s.compute.total = base.total;
-  s.compute.formula = compute_formula(job.method);
+  s.compute.basis = flops_basis(job.method, s.profile.has_architecture);
   if (s.profile.has_architecture) {
     StepAnalysis step = step_view(job, s.profile, s.layout, base);
     Bytes states_replica{0.0};
     for (const StateTerm& t : s.profile.states) states_replica += t.bytes;
-    s.memory.components.push_back(
-        {"activations", activation_label(step, s.layout), 0.0, 0.0, base.saved, 1,
-         replica_bytes(s.profile, s.layout) - states_replica, Bytes{0.0}});
+    s.memory.components.push_back({"activations", "", 0.0, 0.0, base.saved, 1,
+                                   replica_bytes(s.profile, s.layout) - states_replica,
+                                   Bytes{0.0}});
     s.memory.activations_included = true;
-    if (job.method != Method::kFreeze) s.compute.formula = arch_flops_formula(job.method, s.layout);
     s.step = std::move(step);
   }
   for (const MachineChoice& choice : machines) {
@@ -262,9 +246,8 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
       if (choice.system->host_memory.value() > 0.0 &&
           m.host_per_node > choice.system->host_memory) {
         m.assumptions.push_back(
-            fmt::format("offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB",
-                        m.host_per_node.value() / kGiga, choice.system->id,
-                        choice.system->host_memory.value() / kGiga));
+            Note::of(NoteCode::kHostMemoryShort, choice.system->id, {},
+                     {m.host_per_node.value(), choice.system->host_memory.value()}));
       }
     } else {
       m.host_per_node = cost.host * static_cast<double>(job.devices);
@@ -273,8 +256,7 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
       m.rate = *rate;
       m.dtype = rate->dtype;
       const GemmEfficiency eff = gemm_efficiency_of(*rate, job.gemm_efficiency);
-      m.gemm_efficiency = eff.value;
-      m.gemm_source = eff.source;
+      m.gemm = eff;
       m.time = cost.time;
       m.time_band = time_band(s.profile, s.layout, cluster);
       if (m.rollout && m.time_band.present) {
@@ -346,36 +328,6 @@ Scenario make_scenario(std::string label, const TrainingJob& job, const Recipe& 
   return s;
 }
 
-std::string method_label(const TrainingJob& job);
-
-// "DPO, LoRA (rank 16, q,v)": the objective named before the method when it is not SFT.
-std::string scenario_label(const TrainingJob& job) {
-  if (job.objective == Objective::kSft) return method_label(job);
-  std::string name{enum_name(job.objective)};
-  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (job.objective == Objective::kSimpo) name = "SimPO";
-  return fmt::format("{}, {}", name, method_label(job));
-}
-
-std::string method_label(const TrainingJob& job) {
-  switch (job.method) {
-    case Method::kFull:
-      return job_kind(job) == JobKind::kPretraining ? "pretraining" : "full fine-tune";
-    case Method::kLora:
-    case Method::kQlora: {
-      const char* name = job.method == Method::kLora ? "LoRA" : "QLoRA";
-      if (job.model.architecture) {
-        return fmt::format("{} (rank {}, {})", name, job.lora.rank,
-                           fmt::join(job.lora.targets, ","));
-      }
-      return fmt::format("{} ({:g} % trainable)", name, job.trainable_fraction * 100.0);
-    }
-    case Method::kFreeze:
-      return fmt::format("partial freeze ({:g} % trained)", job.trainable_fraction * 100.0);
-  }
-  return "full fine-tune";
-}
-
 }  // namespace
 
 Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines) {
@@ -388,11 +340,10 @@ Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& mach
   if (job.method == Method::kFull && job_kind(job) == JobKind::kFineTuning) {
     TrainingJob lora = job;
     lora.method = Method::kLora;
-    out.lora_alternative =
-        make_scenario(scenario_label(lora), lora, out.recipe, machines, std::nullopt);
+    out.lora_alternative = make_scenario(lora, out.recipe, machines, std::nullopt);
     lora_total = out.lora_alternative->memory.total;
   }
-  out.primary = make_scenario(scenario_label(job), job, out.recipe, machines, lora_total);
+  out.primary = make_scenario(job, out.recipe, machines, lora_total);
   return out;
 }
 

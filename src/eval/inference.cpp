@@ -191,7 +191,7 @@ ServingEstimate serving_estimate(const ServingJob& job,
     m.fits = m.needed <= m.usable;
     const double left = (m.usable - m.runtime - m.weights).value() - ws1;
     if (!arch) {
-      m.assumptions.push_back("no KV cache without a model architecture ({model})");
+      m.assumptions.push_back(Note::of(NoteCode::kNoKvWithoutArchitecture));
     }
     if (left > 0.0 && kv_seq > 0.0) {
       m.max_concurrency = static_cast<std::int64_t>(
@@ -222,9 +222,7 @@ ServingEstimate serving_estimate(const ServingJob& job,
     const ClusterProfile cluster = cluster_of(tj, choice, rate);
     if (rate) {
       m.rate = *rate;
-      const GemmEfficiency g = gemm_efficiency_of(*rate, std::nullopt);
-      m.gemm_efficiency = g.value;
-      m.gemm_source = g.source;
+      m.gemm = gemm_efficiency_of(*rate, std::nullopt);
     }
     m.bandwidth = achievable_bandwidth(d);
     // Tensor parallel: an all-reduce of the hidden state after attention and after the MLP of
@@ -236,7 +234,7 @@ ServingEstimate serving_estimate(const ServingJob& job,
                                        cluster.fabric) *
              (2.0 * static_cast<double>(arch->num_layers));
     };
-    const double flops_rate = rate ? rate->dense.value() * m.gemm_efficiency : 0.0;
+    const double flops_rate = rate ? rate->dense.value() * m.gemm.value : 0.0;
     const double bw = m.bandwidth ? m.bandwidth->achievable.value() : 0.0;
     const auto step_at = [&](double b, Seconds& mem, Seconds& cmp) {
       const double bytes = weight_bytes_read(out.weights, b) / tp + b * kv_seq * share;
@@ -254,7 +252,7 @@ ServingEstimate serving_estimate(const ServingJob& job,
       m.decode_tokens_per_s = 1.0 / m.step.count();
       m.aggregate_tokens_per_s = batch / m.step.count();
     } else {
-      m.assumptions.push_back("no memory bandwidth figure: decode not timed");
+      m.assumptions.push_back(Note::of(NoteCode::kDecodeNotTimed));
     }
     if (bw > 0.0 && flops_rate > 0.0) {
       // The smallest batch whose FLOPs outlast its reads: doubling, then bisection.
@@ -282,7 +280,7 @@ ServingEstimate serving_estimate(const ServingJob& job,
           bw > 0.0 ? weight_bytes_read(out.weights, static_cast<double>(s.prompt)) / tp / bw : 0.0};
       m.prefill = std::max(cmp, mem) + all_reduces(static_cast<double>(s.prompt));
     } else {
-      m.assumptions.push_back("no compute rate: prefill not timed");
+      m.assumptions.push_back(Note::of(NoteCode::kPrefillNotTimed));
     }
     out.machines.push_back(std::move(m));
   }

@@ -162,10 +162,9 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   if (!out.kv_fits && out.kv_capacity.value() > 0.0) {
     const double waves = std::ceil(out.kv_needed / out.kv_capacity);
     out.decode = out.decode * waves;
-    out.assumptions.push_back(fmt::format(
-        "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: decoded in "
-        "{:.0f} waves",
-        out.kv_capacity.value() / 1e9, out.kv_needed.value() / 1e9, out.completions, waves));
+    out.assumptions.push_back(Note::of(NoteCode::kKvWaves, {},
+                                       {out.completions, static_cast<std::int64_t>(waves)},
+                                       {out.kv_capacity.value(), out.kv_needed.value()}));
   }
   out.generation = out.prefill + out.decode;
   out.decode_tokens_per_s =
@@ -190,9 +189,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   }
   out.round = out.generation + out.logprobs + out.update + out.sync;
   if (rl.engine == RolloutEngine::kGenerate) {
-    out.assumptions.push_back(
-        "generate() decodes at the serving model's rate; its per-token Python and kernel-launch "
-        "costs are not counted, so it runs slower than this");
+    out.assumptions.push_back(Note::of(NoteCode::kGenerateOverheads));
   }
   return out;
 }

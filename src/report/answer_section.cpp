@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "estimate_sections.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/format.hpp"
 
 namespace tb::report {
@@ -13,7 +14,8 @@ namespace tb::report {
 Section answer_section(const Estimate& e) {
   const Scenario& s = e.primary;
   Section answer;
-  answer.title = fmt::format("Answer -- {} on {} tokens", s.label, count(e.job.tokens));
+  answer.title =
+      fmt::format("Answer -- {} on {} tokens", scenario_label(s.name), count(e.job.tokens));
   TextTable t({{"machine"},
                {"fit"},
                {"memory", Align::kRight},

@@ -9,6 +9,7 @@
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/report/document.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/format.hpp"
 
 namespace tb::report {
@@ -43,13 +44,13 @@ std::string fits_value(Verdict v) {
   return v == Verdict::kDoesNotFit ? "false" : "true";
 }
 
-TextTable memory_table(const MemoryEstimate& memory) {
+TextTable memory_table(const Scenario& s, const MemoryEstimate& memory) {
   TextTable t({{"component"},
                {"bytes/param", Align::kRight},
                {"params", Align::kRight},
                {"total", Align::kRight}});
   for (const MemoryComponent& c : memory.components) {
-    std::string label = c.label;
+    std::string label = component_label(s, c);
     if (c.sharded_over > 1) label += fmt::format(" / {} devices", c.sharded_over);
     const bool per_param = c.params > 0.0;
     t.add_row({label, per_param ? bytes_per_param(c.bytes_per_param) : "",
@@ -188,7 +189,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
     return fmt::format(
         "{} does not fit ({} > {}); the smallest change that fits: {} ({} per "
         "device{}).",
-        s.label, gb(peak), room, a.summary, gb(a.memory),
+        scenario_label(s.name), gb(peak), room, a.summary, gb(a.memory),
         a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{});
   }
   switch (m.fit) {
@@ -198,28 +199,30 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
         return fmt::format(
             "{}: the model states fit ({} of {}); activations not counted (they need the model's "
             "architecture); {}.",
-            s.label, gb(peak), room, time);
+            scenario_label(s.name), gb(peak), room, time);
       }
       if (!m.fits_device_total) {
         return fmt::format(
             "{} fits, tightly (allocated peak {} + {} runtime within {} usable; with the "
             "allocator's usual cache the device would show about {}); {}.",
-            s.label, gb(peak), gb(m.numbers.runtime), gb(m.usable), gb(m.numbers.device_total),
-            time);
+            scenario_label(s.name), gb(peak), gb(m.numbers.runtime), gb(m.usable),
+            gb(m.numbers.device_total), time);
       }
       return fmt::format("{} fits (allocated peak {}, device total about {} of {} usable); {}.",
-                         s.label, gb(peak), gb(m.numbers.device_total), gb(m.usable), time);
+                         scenario_label(s.name), gb(peak), gb(m.numbers.device_total), gb(m.usable),
+                         time);
     case Fit::kNeedsLora:
       return fmt::format(
           "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
           "devices (ZeRO-3/FSDP, model states only).",
-          s.label, gb(peak), room, lora ? lora->label : "LoRA", lora ? gb(lora->memory.total) : "?",
-          m.devices_to_fit);
+          scenario_label(s.name), gb(peak), room, lora ? scenario_label(lora->name) : "LoRA",
+          lora ? gb(lora->memory.total) : "?", m.devices_to_fit);
     case Fit::kNeedsSharding:
       return fmt::format(
           "{} does not fit ({} > {}){}; shard over >= {} devices (ZeRO-3/FSDP, model states "
           "only) or use a card with >= {}.",
-          s.label, gb(peak), room, lora ? ", nor does LoRA" : "", m.devices_to_fit, gb(peak));
+          scenario_label(s.name), gb(peak), room, lora ? ", nor does LoRA" : "", m.devices_to_fit,
+          gb(peak));
   }
   return {};
 }
@@ -235,7 +238,8 @@ Document estimate_document(const Estimate& e) {
   Section job_section;
   job_section.title = "Job";
   for (std::string& line : model_lines(job)) job_section.text(std::move(line));
-  job_section.text(fmt::format("training  {} tokens, {}, {}", count(job.tokens), e.primary.label,
+  job_section.text(fmt::format("training  {} tokens, {}, {}", count(job.tokens),
+                               scenario_label(e.primary.name),
                                counted(job.devices, "device", "devices")));
   if (job.devices > 1) job_section.text(layout_line(job));
   job_section.text(fmt::format("recipe    {}: {}, computing in {}", e.recipe.id, e.recipe.title,
@@ -246,12 +250,12 @@ Document estimate_document(const Estimate& e) {
   Section memory;
   memory.title = fmt::format(
       "Memory {}{} -- {} ({} B per trainable parameter{})", job.devices > 1 ? "per device " : "",
-      e.primary.step ? "with activations" : "before activations", e.primary.label,
+      e.primary.step ? "with activations" : "before activations", scenario_label(e.primary.name),
       bytes_per_param(e.recipe.bytes_per_trainable_param()),
       job.zero_stage > 0 ? fmt::format(", ZeRO-{} over {} data-parallel ranks", job.zero_stage,
                                        e.primary.layout.zero_shards())
                          : std::string{});
-  memory.table(memory_table(e.primary.memory));
+  memory.table(memory_table(e.primary, e.primary.memory));
   {
     const MemoryNumbers& n = e.primary.numbers;
     const bool any_cuda = std::any_of(e.primary.machines.begin(), e.primary.machines.end(),
@@ -302,7 +306,7 @@ Document estimate_document(const Estimate& e) {
   for (Section& section : step_sections(e)) doc.sections.push_back(std::move(section));
 
   Section compute;
-  compute.title = fmt::format("Compute -- {}", e.primary.compute.formula);
+  compute.title = fmt::format("Compute -- {}", flops_formula_text(e.primary));
   compute.text(fmt::format("{}/token x {} tokens = {}",
                            flops(Flops{e.primary.compute.flops_per_token}), count(job.tokens),
                            flops(e.primary.compute.total)));
@@ -314,7 +318,7 @@ Document estimate_document(const Estimate& e) {
   doc.sections.push_back(std::move(compute));
 
   Section time;
-  time.title = fmt::format("Time and fit -- {}", e.primary.label);
+  time.title = fmt::format("Time and fit -- {}", scenario_label(e.primary.name));
   time.table(machines_table(e.primary, job.utilization));
   if (job.utilization) {
     time.text(fmt::format(
@@ -382,12 +386,13 @@ Document estimate_document(const Estimate& e) {
   for (const MachineEstimate& m : e.primary.machines) {
     if (m.rate) {
       once(fmt::format("{} {}: GEMM efficiency {} ({})", m.device.id, enum_name(m.dtype),
-                       percent(m.gemm_efficiency), m.gemm_source));
+                       percent(m.gemm.value), gemm_source_text(m.gemm)));
     }
     if (!m.system_id.empty()) {
       once(fmt::format("{}: system {} ({})", m.device.id, m.system_id, m.system_name));
     }
-    for (const std::string& a : m.assumptions) once(fmt::format("{}: {}", m.device.id, a));
+    for (const std::string& a : note_texts(m.assumptions))
+      once(fmt::format("{}: {}", m.device.id, a));
   }
   doc.sections.push_back(std::move(time));
   if (std::optional<Section> rollout = rollout_section(e)) doc.sections.push_back(*rollout);
@@ -395,10 +400,10 @@ Document estimate_document(const Estimate& e) {
   if (e.lora_alternative) {
     const Scenario& lora = *e.lora_alternative;
     Section alt;
-    alt.title = fmt::format("Alternative -- {}: {} trainable of {}", lora.label,
+    alt.title = fmt::format("Alternative -- {}: {} trainable of {}", scenario_label(lora.name),
                             count(lora.params_trainable), count(lora.params_total));
-    alt.table(memory_table(lora.memory));
-    alt.text(fmt::format("compute: {} = {}/token, {} in all", lora.compute.formula,
+    alt.table(memory_table(lora, lora.memory));
+    alt.text(fmt::format("compute: {} = {}/token, {} in all", flops_formula_text(lora),
                          flops(Flops{lora.compute.flops_per_token}), flops(lora.compute.total)));
     alt.table(machines_table(lora, job.utilization));
     doc.sections.push_back(std::move(alt));
@@ -461,7 +466,7 @@ TextTable estimate_rows(const Estimate& e) {
   const auto add = [&](const Scenario& s) {
     for (const MachineEstimate& m : s.machines) {
       const bool r = m.rate.has_value();
-      t.add_row({s.label,
+      t.add_row({scenario_label(s.name),
                  std::string{enum_name(s.method)},
                  m.device.id,
                  machine_label(m),

@@ -6,6 +6,7 @@
 #include "svg_charts.hpp"
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/report/document.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/view.hpp"
 
 namespace tb::report {
@@ -56,7 +57,7 @@ std::string charts_of(const Estimate& e) {
     StackedRow row{m.device.id, {}, m.usable.value()};
     double listed = 0.0;
     for (const MemoryComponent& c : s.memory.components) {
-      row.parts.emplace_back(c.label, c.bytes.value());
+      row.parts.emplace_back(component_label(s, c), c.bytes.value());
       listed += c.bytes.value();
     }
     // What the peak holds beyond the model states: activations, buffers, transients.

@@ -10,6 +10,7 @@
 #include "step_json.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/document.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/view.hpp"
 
 namespace tb::report {
@@ -31,13 +32,13 @@ ordered_json numbers_json(const MemoryNumbers& n) {
             {"moves_most", n.moves_most.empty() ? json(nullptr) : json(n.moves_most)}}}};
 }
 
-ordered_json memory_json(const MemoryEstimate& m, const MemoryNumbers& n) {
+ordered_json memory_json(const Scenario& s, const MemoryEstimate& m, const MemoryNumbers& n) {
   ordered_json components = ordered_json::object();
   ordered_json rows = ordered_json::array();
   for (const MemoryComponent& c : m.components) {
     components[c.key] = m.by_key(c.key).value();
     rows.push_back({{"key", c.key},
-                    {"label", c.label},
+                    {"label", component_label(s, c)},
                     {"bytes_per_param", c.bytes_per_param},
                     {"params", c.params},
                     {"bytes", c.bytes.value()},
@@ -106,8 +107,8 @@ ordered_json time_json(const MachineEstimate& m) {
           {"tokens_per_step", t.tokens_per_step},
           {"steps", t.steps},
           {"tokens_per_second", t.tokens_per_second},
-          {"gemm_efficiency", m.gemm_efficiency},
-          {"gemm_efficiency_source", m.gemm_source},
+          {"gemm_efficiency", m.gemm.value},
+          {"gemm_efficiency_source", gemm_source_text(m.gemm)},
           {"comm", comm},
           {"band", band}};
 }
@@ -190,7 +191,7 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
       {"rollout", rollout_json(m)},
       {"cost", cost_json(m)},
       {"energy", energy_json(m)},
-      {"assumptions", m.assumptions},
+      {"assumptions", note_texts(m.assumptions)},
       {"advice", advice_json(m)},
       {"scaling", scaling_json(m)},
       {"summary", verdict_sentence(m, s, lora)}};
@@ -200,15 +201,15 @@ ordered_json machine_json(const MachineEstimate& m, const Scenario& s,
 ordered_json scenario_json(const Scenario& s, const std::optional<Scenario>& lora) {
   ordered_json machines = ordered_json::array();
   for (const MachineEstimate& m : s.machines) machines.push_back(machine_json(m, s, lora));
-  ordered_json j{{"label", s.label},
+  ordered_json j{{"label", scenario_label(s.name)},
                  {"method", enum_name(s.method)},
                  {"params_trainable", s.params_trainable},
-                 {"memory", memory_json(s.memory, s.numbers)},
+                 {"memory", memory_json(s, s.memory, s.numbers)},
                  {"compute",
                   {{"flops_per_token", s.compute.flops_per_token},
                    {"flops_per_token_6n", s.compute.flops_per_token_6n},
                    {"total_flops", s.compute.total.value()},
-                   {"formula", s.compute.formula}}},
+                   {"formula", flops_formula_text(s)}}},
                  {"machines", machines}};
   add_step_json(s, j);
   return j;

@@ -2,6 +2,7 @@
 // sentence each and the sources of the figures (table, markdown; the rows are the CSV).
 #include <fmt/format.h>
 
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/units/format.hpp"
@@ -162,7 +163,7 @@ Document document_of(const ServingEstimate& e) {
       verdicts.text(fmt::format("  {}: decode turns compute-bound from {} sequences.", m.device.id,
                                 m.compute_bound_batch));
     }
-    for (const std::string& a : m.assumptions)
+    for (const std::string& a : note_texts(m.assumptions))
       verdicts.text(fmt::format("  {}: {}", m.device.id, a));
     if (m.bandwidth) {
       sources.text(fmt::format("{} bandwidth: {} peak; achievable {}", m.device.id,
@@ -170,8 +171,8 @@ Document document_of(const ServingEstimate& e) {
     }
     if (m.rate) {
       sources.text(fmt::format("{} prefill rate: {} {} dense x {:.3f} GEMM efficiency ({}); {}",
-                               m.device.id, enum_name(m.rate->dtype), m.rate->dense,
-                               m.gemm_efficiency, m.gemm_source, m.rate->source));
+                               m.device.id, enum_name(m.rate->dtype), m.rate->dense, m.gemm.value,
+                               gemm_source_text(m.gemm), m.rate->source));
     }
   }
   Section machines{"Machines", {}};

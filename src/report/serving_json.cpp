@@ -4,6 +4,7 @@
 
 #include "estimate_json.hpp"
 #include "json_dump.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/report/view.hpp"
 #include "trainbudget/spec/architecture.hpp"
 
@@ -44,8 +45,8 @@ ordered_json serving_machine_object(const ServingMachine& m) {
   if (m.rate) {
     rate = {{"dtype", enum_name(m.rate->dtype)},
             {"dense_flops_per_s", m.rate->dense.value()},
-            {"gemm_efficiency", m.gemm_efficiency},
-            {"gemm_source", m.gemm_source},
+            {"gemm_efficiency", m.gemm.value},
+            {"gemm_source", gemm_source_text(m.gemm)},
             {"source", m.rate->source}};
   }
   const bool timed = m.decode_tokens_per_s > 0.0;
@@ -80,7 +81,7 @@ ordered_json serving_machine_object(const ServingMachine& m) {
           {"bound", enum_name(m.bound)},
           {"compute_bound_batch",
            m.compute_bound_batch > 0 ? json(m.compute_bound_batch) : json(nullptr)},
-          {"assumptions", m.assumptions}};
+          {"assumptions", note_texts(m.assumptions)}};
 }
 
 ordered_json serving_object(const ServingEstimate& e) {

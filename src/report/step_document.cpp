@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "trainbudget/eval/explain.hpp"
+#include "trainbudget/report/estimate_words.hpp"
+#include "trainbudget/report/explain.hpp"
 #include "trainbudget/report/format.hpp"
 
 namespace tb::report {
@@ -82,7 +83,7 @@ Section peak_section(const StepAnalysis& step) {
                {"total", Align::kRight}});
   for (const PhaseMemory& m : step.peak.phases) {
     const bool peak = m.phase == step.peak.peak_phase;
-    t.add_row({std::string{enum_name(m.phase)} + (peak ? " *" : ""), m.at, gb(m.resident),
+    t.add_row({std::string{enum_name(m.phase)} + (peak ? " *" : ""), moment_text(m), gb(m.resident),
                gb(m.gradients), gb(m.activations), gb(m.transient), gb(m.total)});
   }
   sec.table(std::move(t));
@@ -90,7 +91,7 @@ Section peak_section(const StepAnalysis& step) {
       "resident = weights, master weights, optimizer states, frozen weights. The peak (*) is the "
       "largest phase, not a sum; the fit verdict uses it. Not modelled: allocator fragmentation "
       "and the CUDA context.");
-  for (const std::string& note : step.notes) sec.text("note: " + note);
+  for (const std::string& note : note_texts(step.notes)) sec.text("note: " + note);
   return sec;
 }
 
@@ -128,7 +129,7 @@ std::string fit_cell(const FitResult& f, std::string_view singular, std::string_
 Section fit_section(const Scenario& s) {
   const StepAnalysis& step = *s.step;
   Section sec;
-  sec.title = fmt::format("What fits -- {}", s.label);
+  sec.title = fmt::format("What fits -- {}", scenario_label(s.name));
   TextTable t({{"machine"},
                {fmt::format("micro-batch at s={}", step.setup.seq_len), Align::kRight},
                {fmt::format("sequence at b={}", step.setup.micro_batch), Align::kRight}});
@@ -167,7 +168,7 @@ std::vector<Section> explain_sections(const Estimate& e) {
   const StepAnalysis& step = *e.primary.step;
   const Explanation x = explain(step.activations, step.flops, step.peak);
   Section sec;
-  sec.title = fmt::format("Explain -- {}", e.primary.label);
+  sec.title = fmt::format("Explain -- {}", scenario_label(e.primary.name));
   std::string symbols;
   for (const Symbol& sym : x.symbols) {
     if (!symbols.empty()) symbols += ", ";

@@ -1,7 +1,8 @@
 // JSON of the step analysis: base units, the unit in the key name.
 #include "step_json.hpp"
 
-#include "trainbudget/eval/explain.hpp"
+#include "trainbudget/report/estimate_words.hpp"
+#include "trainbudget/report/explain.hpp"
 
 namespace tb::report {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 using nlohmann::ordered_json;
 
 ordered_json phase_json(const PhaseMemory& m) {
-  return {{"at", m.at},
+  return {{"at", moment_text(m)},
           {"resident_bytes", m.resident.value()},
           {"gradients_bytes", m.gradients.value()},
           {"activations_bytes", m.activations.value()},
@@ -87,7 +88,7 @@ void add_step_json(const Scenario& s, ordered_json& j) {
                                   {"seq_len", fit_json(step.fits[i].seq_len)}};
     }
   }
-  if (!step.notes.empty()) j["notes"] = step.notes;
+  if (!step.notes.empty()) j["notes"] = note_texts(step.notes);
 }
 
 void add_setup_json(const Estimate& e, ordered_json& root) {

@@ -72,7 +72,10 @@ TEST(EstimateStep, DefaultSequenceFollowsTheModelsContext) {
   longer.setup.seq_len_given = true;
   const Estimate l = estimate(longer, {{&gpu, {}}});
   ASSERT_EQ(l.primary.step->notes.size(), 1U);
-  EXPECT_NE(l.primary.step->notes[0].find("1024 positions"), std::string::npos);
+  const Note& n = l.primary.step->notes[0];
+  EXPECT_EQ(n.code, NoteCode::kPastPositions);
+  EXPECT_EQ(n.n[0], 4096);
+  EXPECT_EQ(n.n[1], 1024);
 }
 
 TEST(EstimateStep, FreezeKeepsItsParameterFormula) {

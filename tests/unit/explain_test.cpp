@@ -1,5 +1,5 @@
 // --explain lines: every term present once, values equal to the breakdowns they come from.
-#include "trainbudget/eval/explain.hpp"
+#include "trainbudget/report/explain.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,9 @@
 
 namespace tb {
 namespace {
+
+using report::ExplainLine;
+using report::Explanation;
 
 const std::filesystem::path kConfigs = std::filesystem::path{TB_TEST_DIR} / "data" / "hf_configs";
 
@@ -30,7 +33,7 @@ TEST(Explain, ListsEveryTermWithItsFormulaAndValue) {
   Layout layout;
   layout.recompute = Recompute::kSelective;
   const PeakMemory peak = describe_peak(evaluate(profile, layout, ClusterProfile{}));
-  const Explanation e = explain(acts, flops, peak);
+  const Explanation e = report::explain(acts, flops, peak);
 
   const auto find = [&](const std::string& section_prefix, const std::string& name) {
     return std::find_if(e.lines.begin(), e.lines.end(), [&](const ExplainLine& l) {

@@ -93,4 +93,23 @@ TEST(Layers, NoCliFlagIsSpelledInTheLibrary) {
   }
 }
 
+// The physics builds no sentences (issue 20, item 7): eval's results hold notes as codes and
+// numbers (eval/note.hpp) and report/ words them, so no eval header declares a list of
+// assumptions or notes as strings, and no eval file reaches for report/.
+TEST(Layers, EvalReturnsCodesNotSentences) {
+  const std::regex words{R"re(std::vector<std::string>\s+(assumptions|notes)\b)re"};
+  const std::regex label{R"re(std::string\s+(formula|gemm_source|at)\s*;)re"};
+  for (const auto& [layer, file] : library_files()) {
+    if (layer != "eval") continue;
+    const std::string text = text_of(file);
+    EXPECT_FALSE(std::regex_search(text, words)) << file.lexically_relative(kRoot);
+    EXPECT_EQ(text.find("trainbudget/report/"), std::string::npos)
+        << file.lexically_relative(kRoot);
+    if (file.filename() == "estimate.hpp" || file.filename() == "peak_memory.hpp" ||
+        file.filename() == "inference.hpp") {
+      EXPECT_FALSE(std::regex_search(text, label)) << file.lexically_relative(kRoot);
+    }
+  }
+}
+
 }  // namespace

@@ -11,6 +11,7 @@
 #include "trainbudget/io/hf_config.hpp"
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/param_count.hpp"
+#include "trainbudget/report/estimate_words.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
@@ -100,7 +101,8 @@ TEST(PeakMemory, LargeBatchPeaksAtTheStartOfBackward) {
   const Job job;
   const PeakMemory p = job.run(8);
   EXPECT_EQ(p.peak_phase, Phase::kBackward);
-  EXPECT_EQ(p.phase(Phase::kBackward).at, "backward of the loss and LM head");
+  EXPECT_EQ(p.phase(Phase::kBackward).layer, kBackwardAtHead);
+  EXPECT_EQ(report::moment_text(p.phase(Phase::kBackward)), "backward of the loss and LM head");
   EXPECT_GT(p.peak, p.phase(Phase::kForwardEnd).total);
   EXPECT_EQ(enum_name(Phase::kBackward), "backward");
 }

@@ -70,7 +70,7 @@ inline ComputeEstimate formula_compute(const TrainingJob& job) {
   ModelProfile p = make_profile(job, recipe);
   p.has_architecture = false;
   const StepCost c = evaluate(p, layout_of(job, recipe), ClusterProfile{});
-  return {c.flops_per_token.value(), c.reference_6n.value(), c.total, ""};
+  return {c.flops_per_token.value(), c.reference_6n.value(), c.total, FlopsBasis::kSixN};
 }
 
 // The built-in catalog, loaded once, and a machine of it as --machine ID picks it (its system

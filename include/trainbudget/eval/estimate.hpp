@@ -1,6 +1,6 @@
-// The estimate view: memory, FLOPs, hours per machine and a verdict for a job, with the words
-// of every row. The numbers come from make_profile() and evaluate(); this file only arranges
-// them and adds labels. Results own their data (no pointers into the catalog).
+// The estimate view: memory, FLOPs, hours per machine and a verdict for a job. The numbers come
+// from make_profile() and evaluate(); this file only arranges them, with codes where a row needs
+// words (report/estimate_words.hpp). Results own their data (no pointers into the catalog).
 #pragma once
 
 #include <optional>
@@ -10,6 +10,8 @@
 
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/gemm_efficiency.hpp"
+#include "trainbudget/eval/note.hpp"
 #include "trainbudget/eval/rollout.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
 #include "trainbudget/eval/time_band.hpp"
@@ -25,7 +27,7 @@ namespace tb {
 struct MemoryComponent {
   std::string
       key;  // JSON key: weights, gradients, optimizer_states, master_weights, frozen_weights
-  std::string label;  // human label with dtype
+  std::string label;  // the state term's label with dtype (empty for activations: report words it)
   double bytes_per_param{0.0};
   double params{0.0};   // how many parameters this component is kept for
   Bytes bytes;          // per device (the most loaded pipeline stage)
@@ -47,11 +49,20 @@ struct MemoryEstimate {
   Bytes host_total;  // per device, in host memory (offload)
 };
 
+// How the FLOPs per token were counted (report/estimate_words.hpp words it).
+enum class FlopsBasis : std::uint8_t {
+  kSixN,                // 6 N: forward 2N + backward 4N
+  kAdaptersN,           // 4 N_base + 6 N_adapter
+  kFreezeN,             // 2 N + 4 N_trained
+  kArchitecture,        // GEMMs + attention at the layout's sequence, x 3
+  kArchitectureFrozen,  // frozen GEMMs x 2, attention and adapters x 3
+};
+
 struct ComputeEstimate {
   double flops_per_token{0.0};
   double flops_per_token_6n{0.0};  // the seed's 6N reference, always shown beside
   Flops total;
-  std::string formula;  // e.g. "6 x N x D"
+  FlopsBasis basis{FlopsBasis::kSixN};
 };
 
 // Why a job does or does not fit one device's memory.
@@ -133,11 +144,10 @@ struct MachineEstimate {
   // system (node shape) it communicated over, and what it had to assume.
   StepTime time;
   TimeBand time_band;  // the step's low and high ends (time_band.hpp)
-  double gemm_efficiency{1.0};
-  std::string gemm_source;
+  GemmEfficiency gemm;
   std::string system_id;  // empty: no system, the device's interconnect alone
   std::string system_name;
-  std::vector<std::string> assumptions;
+  std::vector<Note> assumptions;
   std::vector<Advice> advice;       // when it does not fit: the smallest and the fastest change
   Bytes host_per_node;              // offload: host memory per device x the devices of a node
   MemoryNumbers numbers;            // for this device: with the CUDA runtime or without
@@ -152,8 +162,19 @@ struct MachineEstimate {
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };
 
+// What a scenario trains, for its label ("DPO, LoRA (rank 16, q,v)", "pretraining").
+struct ScenarioName {
+  Objective objective{Objective::kSft};
+  Method method{Method::kFull};
+  JobKind kind{JobKind::kFineTuning};
+  std::int64_t lora_rank{0};
+  bool by_targets{false};  // with an architecture: adapters named by rank and targets
+  std::vector<std::string> lora_targets;
+  double trainable_fraction{0.0};  // without one: named by the fraction trained
+};
+
 struct Scenario {
-  std::string label;  // "full fine-tune", "LoRA (2 % trainable)", ...
+  ScenarioName name;
   Method method{Method::kFull};
   double params_total{0.0};
   double params_trainable{0.0};
@@ -187,26 +208,11 @@ struct Estimate {
 [[nodiscard]] MemoryEstimate states_view(const ModelProfile& profile, const Layout& layout,
                                          int stage = 0);
 
-// The GEMM efficiency a machine computes at, and its source: the user's, 1 for a measured rate,
-// the catalog's measured matmul ceiling over the peak, or kDefaultGemmEfficiency.
-struct GemmEfficiency {
-  double value{1.0};
-  std::string source;
-};
-[[nodiscard]] GemmEfficiency gemm_efficiency_of(const ComputeRate& rate,
-                                                std::optional<double> given);
-
-// The median bf16 efficiency of the 12 accelerators in ml-engineering's "Maximum Achievable
-// Matmul FLOPS" table (stas00/ml-engineering, compute/accelerator/README.md at 744d01e: from
-// MI300X 51.4 % to Gaudi 2 96.9 %; the middle two are B200 77.6 % and B300 78.6 %): the GEMM
-// efficiency of a device with no measured ceiling of its own.
-inline constexpr double kDefaultGemmEfficiency = 0.781;
-
 // The cluster one machine of the job runs on: its device's capacity and rate, the system's
 // fabric (or the device's interconnect), the job's overlap, power, PUE and price.
 [[nodiscard]] ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
                                         const ComputeRate* rate,
-                                        std::vector<std::string>* assumptions = nullptr);
+                                        std::vector<Note>* assumptions = nullptr);
 
 // The whole budget for the job on the given machines (validated first).
 [[nodiscard]] Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& machines);

@@ -11,6 +11,8 @@
 
 #include "trainbudget/eval/achievable_bandwidth.hpp"
 #include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/gemm_efficiency.hpp"
+#include "trainbudget/eval/note.hpp"
 #include "trainbudget/model/weight_storage.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
 #include "trainbudget/spec/model_source.hpp"
@@ -56,8 +58,7 @@ struct ServingMachine {
   std::int64_t max_context{0};      // tokens per sequence at `concurrency` (0: none fit)
   std::optional<AchievableBandwidth> bandwidth;
   std::optional<ComputeRate> rate;  // the prefill's rate
-  double gemm_efficiency{1.0};
-  std::string gemm_source;
+  GemmEfficiency gemm;
   Seconds prefill{0.0};                // one request's prompt, alone (= time to first token)
   Bytes step_bytes;                    // read by one decode step per device
   Seconds step_memory{0.0};            // step_bytes / achievable bandwidth
@@ -68,7 +69,7 @@ struct ServingMachine {
   double aggregate_tokens_per_s{0.0};  // all `concurrency` sequences
   Bound bound{Bound::kMemory};
   std::int64_t compute_bound_batch{0};  // the smallest batch whose step turns compute-bound
-  std::vector<std::string> assumptions;
+  std::vector<Note> assumptions;
   std::optional<ServingSize> size;  // the fewest devices that serve it, when tp was not given
 };
 

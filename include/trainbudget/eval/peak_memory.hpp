@@ -1,5 +1,5 @@
-// The peak view: the phases evaluate() computed, with the words of each moment ("backward of
-// decoder layer 31"). docs/activations.md ("Peak over phases") explains the model.
+// The peak view: the phases evaluate() computed and the moment of each (the backward's layer;
+// report/estimate_words.hpp words it). docs/activations.md ("Peak over phases") explains the model.
 #pragma once
 
 #include <string>
@@ -13,7 +13,8 @@ namespace tb {
 
 struct PhaseMemory {
   Phase phase{Phase::kForwardEnd};
-  std::string at;  // the moment: "end of forward", "backward of decoder layer 31", ...
+  // kBackward: the decoder layer its worst moment is in, or kBackwardAtHead/kBackwardAtEmbedding.
+  std::int64_t layer{0};
   Bytes resident;
   Bytes gradients;    // gradients held at that moment
   Bytes activations;  // saved activations still held

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trainbudget/eval/evaluate.hpp"
+#include "trainbudget/eval/note.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
 
@@ -57,7 +58,7 @@ struct RolloutCost {
   Seconds sync{0.0};    // the new weights into the engine
   Seconds round{0.0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
-  std::vector<std::string> assumptions;
+  std::vector<Note> assumptions;
 };
 
 // The rollout of `job` on one machine, beside the training step `step` its layout costs there.

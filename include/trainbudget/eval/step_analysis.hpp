@@ -9,6 +9,7 @@
 
 #include "trainbudget/eval/activation_memory.hpp"
 #include "trainbudget/eval/arch_flops.hpp"
+#include "trainbudget/eval/note.hpp"
 #include "trainbudget/eval/peak_memory.hpp"
 #include "trainbudget/eval/phase.hpp"
 #include "trainbudget/spec/training_setup.hpp"
@@ -32,9 +33,9 @@ struct StepAnalysis {
   ActivationEstimate activations;
   ArchFlops flops;
   PeakMemory peak;
-  std::vector<MachineFit> fits;    // one per machine when asked for (plan/fit_search)
-  bool explain{false};             // words for every term were asked for
-  std::vector<std::string> notes;  // e.g. a sequence longer than the model was built for
+  std::vector<MachineFit> fits;  // one per machine when asked for (plan/fit_search)
+  bool explain{false};           // words for every term were asked for
+  std::vector<Note> notes;       // e.g. a sequence longer than the model was built for
 };
 
 }  // namespace tb

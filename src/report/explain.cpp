@@ -1,11 +1,13 @@
 // Flattens the activation, FLOPs and peak breakdowns into lines of formula and value.
-#include "trainbudget/eval/explain.hpp"
+#include "trainbudget/report/explain.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace tb {
+#include "trainbudget/report/estimate_words.hpp"
+
+namespace tb::report {
 namespace {
 
 void add_symbols(std::vector<Symbol>& into, const std::vector<Symbol>& from) {
@@ -73,7 +75,7 @@ Explanation explain(const ActivationEstimate& activations, const ArchFlops& flop
                    "FLOP", "Kaplan et al. 2020's 6N, for comparison"});
 
   for (const PhaseMemory& m : peak.phases) {
-    const std::string section = fmt::format("peak: {} ({})", enum_name(m.phase), m.at);
+    const std::string section = fmt::format("peak: {} ({})", enum_name(m.phase), moment_text(m));
     lines.push_back({section, "resident", "weights + master + optimizer states + frozen",
                      m.resident.value(), "B", "held for the whole step"});
     lines.push_back(
@@ -88,4 +90,4 @@ Explanation explain(const ActivationEstimate& activations, const ArchFlops& flop
   return out;
 }
 
-}  // namespace tb
+}  // namespace tb::report

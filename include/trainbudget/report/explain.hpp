@@ -1,5 +1,5 @@
 // --explain: every term behind an estimate as (formula, symbol values, value), so a person can
-// check it by hand. Pure data; the report layer renders it.
+// check it by hand: the lines the report's documents render, built from eval's term tables.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 #include "trainbudget/eval/arch_flops.hpp"
 #include "trainbudget/eval/peak_memory.hpp"
 
-namespace tb {
+namespace tb::report {
 
 struct ExplainLine {
   std::string section;  // "activations: dense layer (x32)", "flops per token", "peak", ...
@@ -28,4 +28,4 @@ struct Explanation {
 [[nodiscard]] Explanation explain(const ActivationEstimate& activations, const ArchFlops& flops,
                                   const PeakMemory& peak);
 
-}  // namespace tb
+}  // namespace tb::report

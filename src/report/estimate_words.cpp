@@ -1,0 +1,187 @@
+// The words of an estimate's rows (report/estimate_words.hpp).
+#include "trainbudget/report/estimate_words.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+
+#include "trainbudget/units/units.hpp"
+
+namespace tb::report {
+
+std::string note_text(const Note& n) {
+  switch (n.code) {
+    case NoteCode::kMeshCabled:
+      return fmt::format(
+          "{}: {} nodes cabled point to point ({} ports each): a full mesh reaches {} nodes; "
+          "collectives run as a ring at one cable's bandwidth",
+          n.id, n.n[0], n.n[1], n.n[2]);
+    case NoteCode::kPastMesh:
+      return fmt::format(
+          "{}: {} nodes is past the {} a full mesh of {} ports reaches: only a ring (2 cables "
+          "each) connects them, so all-to-all (expert parallelism) and mesh backends such as "
+          "MLX's JACCL are out",
+          n.id, n.n[0], n.n[1], n.n[2]);
+    case NoteCode::kTpAcrossNodes:
+      return fmt::format(
+          "tp {} spans nodes of {}: its per-layer all-reduces run over the scale-out link", n.n[0],
+          n.n[1]);
+    case NoteCode::kNoNetworkBetweenNodes:
+      return fmt::format(
+          "{} has no network between its nodes: {} devices need {} nodes of {}, so this layout "
+          "cannot run (at most {} devices)",
+          n.id, n.n[0], n.n[1], n.n[2], n.n[2]);
+    case NoteCode::kOneFabricAssumed:
+      return fmt::format(
+          "no system for {}: all {} devices assumed on one {} fabric at {:.0f} GB/s per "
+          "direction, no latency (name a system for nodes and NICs)",
+          n.id, n.n[0], n.name, n.x[0] / kGiga);
+    case NoteCode::kNoInterconnect:
+      return fmt::format(
+          "no system and no interconnect figure for {}: communication between its {} devices is "
+          "not modeled (name a system)",
+          n.id, n.n[0]);
+    case NoteCode::kNoMemoryBandwidth:
+      return fmt::format(
+          "no memory bandwidth figure for {}: the memory-bound kernels (norms, activations, "
+          "softmax, the optimizer step) are not timed",
+          n.id);
+    case NoteCode::kNoHostLink:
+      return "no host link figure: offload's transfers are not timed (name a system)";
+    case NoteCode::kHostMemoryShort:
+      return fmt::format("offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB",
+                         n.x[0] / kGiga, n.id, n.x[1] / kGiga);
+    case NoteCode::kKvWaves:
+      return fmt::format(
+          "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: decoded "
+          "in {} waves",
+          n.x[0] / 1e9, n.x[1] / 1e9, n.n[0], n.n[1]);
+    case NoteCode::kGenerateOverheads:
+      return "generate() decodes at the serving model's rate; its per-token Python and "
+             "kernel-launch costs are not counted, so it runs slower than this";
+    case NoteCode::kPastPositions:
+      return fmt::format(
+          "the sequence length {} is longer than the {} positions the model was built for", n.n[0],
+          n.n[1]);
+    case NoteCode::kNoKvWithoutArchitecture:
+      return "no KV cache without a model architecture ({model})";
+    case NoteCode::kDecodeNotTimed:
+      return "no memory bandwidth figure: decode not timed";
+    case NoteCode::kPrefillNotTimed:
+      return "no compute rate: prefill not timed";
+  }
+  return std::string{enum_name(n.code)};
+}
+
+std::vector<std::string> note_texts(const std::vector<Note>& notes) {
+  std::vector<std::string> out;
+  out.reserve(notes.size());
+  for (const Note& n : notes) out.push_back(note_text(n));
+  return out;
+}
+
+std::string gemm_source_text(const GemmEfficiency& g) {
+  switch (g.basis) {
+    case GemmBasis::kGiven:
+      return "given (the gemm_efficiency field)";
+    case GemmBasis::kMeasuredRate:
+      return "the rate is a measured matmul rate (used as measured)";
+    case GemmBasis::kMeasuredCeiling:
+      return fmt::format("measured matmul ceiling {:.1f} of {:.1f} TFLOP/s: {}",
+                         g.matmul.value() / kTera, g.dense.value() / kTera, g.source);
+    case GemmBasis::kDefault:
+      break;
+  }
+  return "default: the median bf16 efficiency of ml-engineering's MAMF table (no measured "
+         "ceiling for this device)";
+}
+
+namespace {
+
+std::string method_label(const ScenarioName& n) {
+  switch (n.method) {
+    case Method::kFull:
+      return n.kind == JobKind::kPretraining ? "pretraining" : "full fine-tune";
+    case Method::kLora:
+    case Method::kQlora: {
+      const char* name = n.method == Method::kLora ? "LoRA" : "QLoRA";
+      if (n.by_targets) {
+        return fmt::format("{} (rank {}, {})", name, n.lora_rank, fmt::join(n.lora_targets, ","));
+      }
+      return fmt::format("{} ({:g} % trainable)", name, n.trainable_fraction * 100.0);
+    }
+    case Method::kFreeze:
+      return fmt::format("partial freeze ({:g} % trained)", n.trainable_fraction * 100.0);
+  }
+  return "full fine-tune";
+}
+
+}  // namespace
+
+std::string scenario_label(const ScenarioName& n) {
+  if (n.objective == Objective::kSft) return method_label(n);
+  // The objective before the method: "DPO, LoRA (rank 16, q,v)".
+  std::string name{enum_name(n.objective)};
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (n.objective == Objective::kSimpo) name = "SimPO";
+  return fmt::format("{}, {}", name, method_label(n));
+}
+
+std::string flops_formula_text(const Scenario& s) {
+  const auto attention = [&] {
+    return fmt::format("attention at s={}{}", s.layout.seq_len,
+                       s.layout.causal_flops ? ", causal" : "");
+  };
+  switch (s.compute.basis) {
+    case FlopsBasis::kSixN:
+      return "6 x N per token (forward 2N + backward 4N)";
+    case FlopsBasis::kAdaptersN:
+      return "4 x N_base + 6 x N_adapter per token (no weight gradients for the base)";
+    case FlopsBasis::kFreezeN:
+      return "2 x N + 4 x N_trained per token (backward stops at the lowest trained layer)";
+    case FlopsBasis::kArchitecture:
+      return fmt::format("from the architecture: GEMMs + {}, x 3 (forward + backward)",
+                         attention());
+    case FlopsBasis::kArchitectureFrozen:
+      return fmt::format(
+          "from the architecture: frozen GEMMs x 2 (forward + activation gradient), {} and "
+          "adapters x 3 (forward + backward)",
+          attention());
+  }
+  return "";
+}
+
+std::string moment_text(const PhaseMemory& m) {
+  switch (m.phase) {
+    case Phase::kForwardEnd:
+      return "end of forward";
+    case Phase::kOptimizerStep:
+      return "optimizer step";
+    case Phase::kBackward:
+      break;
+  }
+  if (m.layer == kBackwardAtHead) return "backward of the loss and LM head";
+  if (m.layer == kBackwardAtEmbedding) return "backward of the embedding";
+  return fmt::format("backward of decoder layer {}", m.layer);
+}
+
+std::string component_label(const Scenario& s, const MemoryComponent& c) {
+  if (c.key != "activations" || !s.step) return c.label;
+  const StepAnalysis& step = *s.step;
+  const TrainingSetup& t = step.setup;
+  const Layout& l = s.layout;
+  // A preference pair runs as two rows: say both.
+  const std::string b = l.micro_batch == t.micro_batch
+                            ? fmt::format("{}", t.micro_batch)
+                            : fmt::format("{} ({} rows)", t.micro_batch, l.micro_batch);
+  const std::string recompute =
+      t.recompute == Recompute::kFull && t.recompute_layers >= 0
+          ? fmt::format("full (the first {} layers of each stage)", t.recompute_layers)
+          : std::string{enum_name(t.recompute)};
+  return fmt::format("activations ({}; b={}, s={}, {} attention, recompute {})",
+                     enum_name(step.activation_dtype), b, l.seq_len, enum_name(t.attention),
+                     recompute);
+}
+
+}  // namespace tb::report
