@@ -176,6 +176,11 @@ const std::array kEstimateFields{
           "Megatron-LM sequence parallelism: norm and dropout activations split over {tp} too",
           flags, [](V v, R r) { r.job.parallel.sequence_parallel = flag(v, "sequence_parallel"); },
           "layout"},
+    Field{"pp_scatter_gather", FieldType::kFlag, "", "", "",
+          "Pipeline sends split over the {tp} ranks and all-gathered by the receivers (2021 "
+          "Megatron-LM's scatter-gather; sequence parallelism splits them already)",
+          flags, [](V v, R r) { r.job.parallel.pp_scatter_gather = flag(v, "pp_scatter_gather"); },
+          "layout"},
     Field{"shard_group", FieldType::kInteger, "N", "ranks", "",
           "Hybrid sharding (FSDP HYBRID_SHARD): ZeRO partitions over groups of N data-parallel "
           "ranks (a node's), replicated across groups that all-reduce gradients; needs {zero} "

@@ -11,22 +11,27 @@ namespace {
 // (it recomputes QK^T and runs four more products where forward runs two).
 constexpr double kAttentionBackwardFlops = 2.5;
 
-double tile_fill(double m, double n, double tm, double tn, double units) {
-  const double tiles = std::ceil(m / tm) * std::ceil(n / tn);
+// The share of the SMs' tile slots over the kernel's waves that hold useful output: `batch`
+// problems of m x n in one grid (a batched GEMM's batch is the grid's z dimension: CUTLASS
+// GemmBatchedIdentityThreadblockSwizzle::get_grid_shape; a grouped GEMM schedules every
+// problem's tiles over the same SMs), so the last wave is shared by all of them.
+double tile_fill(double m, double n, double tm, double tn, double units, double batch) {
+  const double tiles = std::ceil(m / tm) * std::ceil(n / tn) * batch;
   const double waves = std::ceil(tiles / units);
-  return (m * n) / (waves * units * tm * tn);
+  return (m * n * batch) / (waves * units * tm * tn);
 }
 
 }  // namespace
 
-double wave_efficiency(double m, double n, const KernelCosts& k) noexcept {
+double wave_efficiency(double m, double n, const KernelCosts& k, double batch) noexcept {
   if (k.compute_units <= 0 || m <= 0.0 || n <= 0.0) return 1.0;
   const double units = k.compute_units;
   // The library picks among tile shapes; the class's large tile, its transpose and the half
   // tile stand for that choice.
-  const double best = std::max({tile_fill(m, n, k.tile_m, k.tile_n, units),
-                                tile_fill(m, n, k.tile_n, k.tile_m, units),
-                                tile_fill(m, n, k.tile_m, k.tile_n / 2.0, units)});
+  const double b = std::max(batch, 1.0);
+  const double best = std::max({tile_fill(m, n, k.tile_m, k.tile_n, units, b),
+                                tile_fill(m, n, k.tile_n, k.tile_m, units, b),
+                                tile_fill(m, n, k.tile_m, k.tile_n / 2.0, units, b)});
   return std::clamp(best, 1e-3, 1.0);
 }
 
@@ -62,7 +67,8 @@ Seconds AnalyticKernelCost::gemm(const GemmShape& g, const ClusterProfile& c) co
       fp8 ? c.rate.value() * c.gemm_efficiency : c.rate_16.value() * c.gemm_efficiency_16;
   if (peak <= 0.0) return Seconds{0.0};
   const double flops = 2.0 * g.m * g.n * g.k;
-  const double compute = flops / (peak * wave_efficiency(g.m, g.n, c.kernels) * c.knobs.kernel);
+  const double wave = wave_efficiency(g.m, g.n, c.kernels, g.batched ? g.count : 1.0);
+  const double compute = flops / (peak * wave * c.knobs.kernel);
   // The roofline's other side: A and B read once and C written once (16-bit C; fp8 inputs).
   double traffic = 0.0;
   const double bandwidth = c.memory_bandwidth.value() * c.kernels.elementwise_efficiency;

@@ -129,9 +129,11 @@ GemmPasses gemm_passes(const GemmKernel& g, double tokens, const Layout& l, bool
   }
   GemmPasses out;
   if (m <= 0.0 || count <= 0.0) return out;
-  out.forward = cost.gemm({m, n, k, count, fp8}, c);
-  out.backward = cost.gemm({m, k, n, count, fp8}, c);
-  if (g.trained) out.backward += cost.gemm({k, n, m, count, fp8}, c);
+  // A grouped GEMM runs every local expert in one launch.
+  const bool grouped = g.expert;
+  out.forward = cost.gemm({m, n, k, count, fp8, grouped}, c);
+  out.backward = cost.gemm({m, k, n, count, fp8, grouped}, c);
+  if (g.trained) out.backward += cost.gemm({k, n, m, count, fp8, grouped}, c);
   out.kernels_forward = g.expert ? 1.0 : count;  // a grouped GEMM launches once
   out.kernels_backward = out.kernels_forward * (g.trained ? 2.0 : 1.0);
   // QLoRA (Dettmers et al. 2023, sec. 3): this device's share of the stored NF4 weight read and
@@ -196,8 +198,9 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     // probabilities once; eager runs the scale, the mask add and the softmax apart (and the
     // upcast and cast back when the softmax is in fp32).
     const bool fused_softmax = p.dispatch != Dispatch::kEager;
-    core_forward.gemm = cost.gemm({queries, d.s, d.d, heads, false}, c) +
-                        cost.gemm({queries, d.d_v, d.s, heads, false}, c);
+    // QK^T and AV are strided-batched over the heads (torch.baddbmm / bmm): one launch each.
+    core_forward.gemm = cost.gemm({queries, d.s, d.d, heads, false, true}, c) +
+                        cost.gemm({queries, d.d_v, d.s, heads, false, true}, c);
     double bytes =
         fused_softmax ? scores * 2.0 * e
                       : scores * (2.0 * e + 2.0 * e + (d.softmax_fp32 ? 2.0 * (e + 4.0) : 2.0 * e));
@@ -208,10 +211,10 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     }
     core_forward.memory = cost.memory(Bytes{bytes}, c);
     core_forward.kernels = kernels;
-    out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false}, c) +
-                         cost.gemm({d.s, d.d_v, queries, heads, false}, c) +
-                         cost.gemm({queries, d.d, d.s, heads, false}, c) +
-                         cost.gemm({d.s, d.d, queries, heads, false}, c);
+    out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false, true}, c) +
+                         cost.gemm({d.s, d.d_v, queries, heads, false, true}, c) +
+                         cost.gemm({queries, d.d, d.s, heads, false, true}, c) +
+                         cost.gemm({d.s, d.d, queries, heads, false, true}, c);
     out.backward.memory += cost.memory(Bytes{bytes * kBackwardTraffic}, c);
     out.backward.kernels += 4.0 + kernels;
   }

@@ -47,6 +47,8 @@ bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
       return x.offload == Offload::kParams && l.zero_stage != 3;
     case LayoutRule::kShardGroup:
       return x.shard_group > 0 && (l.zero_stage == 0 || !divides(x.shard_group, l.dense_shards()));
+    case LayoutRule::kPpScatterGather:
+      return x.pp_scatter_gather && (x.tp == 1 || x.pp == 1);
   }
   return false;
 }
@@ -66,6 +68,7 @@ constexpr std::array kRules{
     LayoutRule::kSequenceParallel,
     LayoutRule::kOffloadParams,
     LayoutRule::kShardGroup,
+    LayoutRule::kPpScatterGather,
 };
 
 Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
@@ -144,6 +147,11 @@ Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
               fmt::format("{} does not divide the {} data-parallel x context-parallel ranks",
                           x.shard_group, l.dense_shards()),
               "a divisor of dp x cp"};
+    case LayoutRule::kPpScatterGather:
+      return {"pp_scatter_gather",
+              "splits the pipeline's sends over the tensor-parallel ranks: it needs {tp} > 1 and "
+              "{pp} > 1",
+              "tp > 1 and pp > 1"};
   }
   return {"", "", ""};
 }

@@ -400,12 +400,17 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   }
 
   // Pipeline (Narayanan et al. 2021, sec. 2.2): each micro-batch's activations go to the next
-  // stage and their gradients come back, v times with interleaving.
+  // stage and their gradients come back, v times with interleaving. Sequence parallelism sends
+  // each rank's 1/tp; scatter-gather (sec. 4.1) sends 1/tp across and all-gathers it inside the
+  // receiving stage's tensor-parallel group.
   if (x.pp > 1 && p.has_architecture) {
     const Group g{2, x.tp * x.cp * dp};
-    const double split = x.sequence_parallel ? x.tp : 1.0;
+    const bool scattered = x.pp_scatter_gather && !x.sequence_parallel && x.tp > 1;
+    const double split = x.sequence_parallel || scattered ? x.tp : 1.0;
     const Bytes msg{tokens * d.h * e / split};
-    const Seconds once = comm.time(Collective::kSendRecv, msg, g, f) * (2.0 * v);
+    Seconds one = comm.time(Collective::kSendRecv, msg, g, f);
+    if (scattered) one += comm.time(Collective::kAllGather, msg * split, Group{x.tp, 1}, f);
+    const Seconds once = one * (2.0 * v);
     add(term(CommKind::kPipeline), once * m, t.compute, c.overlap.pp, msg * (2.0 * v * m),
         group_link(f, g));
   }

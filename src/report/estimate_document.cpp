@@ -148,6 +148,7 @@ std::string layout_line(const TrainingJob& job) {
   if (x.ep > 1) line += fmt::format(", ep {}", x.ep);
   if (x.virtual_stages > 1) line += fmt::format(", {} virtual stages", x.virtual_stages);
   if (x.sequence_parallel) line += ", sequence parallel";
+  if (x.pp_scatter_gather) line += ", pipeline sends scattered over tp";
   if (job.zero_stage > 0) line += fmt::format(", ZeRO-{}", job.zero_stage);
   if (x.shard_group > 0) line += fmt::format(" in shard groups of {}", x.shard_group);
   if (x.offload != Offload::kNone) line += fmt::format(", offload {}", enum_name(x.offload));

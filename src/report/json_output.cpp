@@ -354,6 +354,7 @@ ordered_json parallel_json(const Layout& l) {
           {"ep", l.parallel.ep},
           {"virtual_stages", l.parallel.virtual_stages},
           {"sequence_parallel", l.parallel.sequence_parallel},
+          {"pp_scatter_gather", l.parallel.pp_scatter_gather},
           {"zero", l.zero_stage},
           {"offload", enum_name(l.parallel.offload)},
           {"shard_group", l.parallel.shard_group},

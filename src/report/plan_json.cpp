@@ -21,7 +21,7 @@ ordered_json layout_json(const Layout& l) {
 
 std::string plan_json(const plan::PlanReport& p) {
   ordered_json rules = ordered_json::object();
-  static constexpr std::array<std::string_view, 15> kRuleKeys{"ok",
+  static constexpr std::array<std::string_view, 16> kRuleKeys{"ok",
                                                               "needs_model",
                                                               "devices",
                                                               "heads",
@@ -35,7 +35,8 @@ std::string plan_json(const plan::PlanReport& p) {
                                                               "cp_attention",
                                                               "sequence_parallel",
                                                               "offload_params",
-                                                              "shard_group"};
+                                                              "shard_group",
+                                                              "pp_scatter_gather"};
   for (std::size_t i = 1; i < kRuleKeys.size(); ++i) {
     if (p.stats.grid.rules[i] > 0) rules[std::string{kRuleKeys[i]}] = p.stats.grid.rules[i];
   }

@@ -9,6 +9,7 @@
 
 #include "test_models.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/eval/time_band.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 
@@ -41,6 +42,29 @@ TEST(KernelCost, WaveQuantisationByHand) {
   EXPECT_NEAR(wave_efficiency(128, 256, k), 2.0 / 132.0, 1e-12);
   k.compute_units = 0;
   EXPECT_EQ(wave_efficiency(100, 100, k), 1.0);
+}
+
+TEST(KernelCost, BatchedGemmsShareTheirWaves) {
+  KernelCosts k;
+  k.compute_units = 108;  // A100
+  k.tile_m = 128;
+  k.tile_n = 256;
+  // QK^T of one head at s 2048, d 96: 2048 x 2048 is 16 x 8 = 128 large tiles (2 waves on 108
+  // SMs, 0.593) or 256 half tiles of 128 x 128 (3 waves): 4194304 / (3 x 108 x 16384) = 0.790,
+  // the best alone.
+  EXPECT_NEAR(wave_efficiency(2048, 2048, k), 4194304.0 / (3.0 * 108.0 * 16384.0), 1e-12);
+  // 384 heads in one grid: 98304 half tiles, 910.2 -> 911 waves: 384 x 4194304 / (911 x 108 x
+  // 16384) = 0.999.
+  EXPECT_NEAR(wave_efficiency(2048, 2048, k, 384.0), 384.0 * 4194304.0 / (911.0 * 108.0 * 16384.0),
+              1e-12);
+  // AV at d_v 96: 2048 x 96 fills one column of tiles; alone the half tile (128 x 128) gives
+  // 16 tiles in one wave, 196608 / (108 x 16384) = 0.111; 384 of them take 6144 tiles,
+  // 56.9 -> 57 waves: 384 x 196608 / (57 x 108 x 16384) = 0.749.
+  EXPECT_NEAR(wave_efficiency(2048, 96, k), 196608.0 / (108.0 * 16384.0), 1e-12);
+  EXPECT_NEAR(wave_efficiency(2048, 96, k, 384.0), 384.0 * 196608.0 / (57.0 * 108.0 * 16384.0),
+              1e-12);
+  // A batch of one is the single GEMM.
+  EXPECT_EQ(wave_efficiency(8192, 4096, k, 1.0), wave_efficiency(8192, 4096, k));
 }
 
 TEST(KernelCost, AttentionTableInterpolatesInLogSequence) {
@@ -128,6 +152,54 @@ TEST(KernelTime, NoLayoutCrossesAMissingNetwork) {
   EXPECT_EQ(cost.status, Status::kNoNetwork);
   job.devices = 4;
   EXPECT_NE(run(job, "rtx-4090", DType::kBf16).status, Status::kNoNetwork);
+}
+
+// 2021 Megatron-LM's pipeline sends (Narayanan et al. 2021, sec. 4.1): each TP rank sends 1/tp
+// of the boundary activation across and the receiving stage all-gathers it; blocking
+// (overlap_pp 0), every send is exposed.
+TEST(KernelTime, ScatterGatherSendsATpthAcrossAndGathersItInside) {
+  TrainingJob job = job_for("llama-2-7b-hf.json", Method::kFull);
+  job.devices = 32;
+  job.parallel.tp = 8;
+  job.parallel.pp = 2;
+  job.setup.micro_batch = 2;
+  job.setup.seq_len = 2048;
+  job.setup.seq_len_given = true;
+  job.setup.grad_accumulation = 4;
+  job.overlap.pp = 0.0;
+  const MachineChoice m = machine("a100-sxm-80gb");
+  ASSERT_NE(m.system, nullptr);
+  const Recipe& r = find_recipe(job.recipe_id);
+  const ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  const ModelProfile p = make_profile(job, r);
+  Layout l = layout_of(job, r);
+  const auto pp = static_cast<std::size_t>(CommKind::kPipeline);
+  const StepCost whole = evaluate(p, l, c);
+  l.parallel.pp_scatter_gather = true;
+  const StepCost split = evaluate(p, l, c);
+  // b s h x 2 bytes = 2 x 2048 x 4096 x 2; the pair of stages sits across nodes (stride
+  // tp x dp = 16); the gather is over the 8 TP ranks of a node.
+  const CommModel& comm = default_comm_model();
+  const Bytes msg{2.0 * 2048.0 * 4096.0 * 2.0};
+  const Group across{2, 16};
+  const Seconds one = comm.time(Collective::kSendRecv, msg, across, c.fabric);
+  const Seconds scattered = comm.time(Collective::kSendRecv, msg / 8.0, across, c.fabric) +
+                            comm.time(Collective::kAllGather, msg, Group{8, 1}, c.fabric);
+  const double sends = 2.0 * 4.0;  // forward and back, for each of the 4 micro-batches
+  EXPECT_NEAR(whole.time.comm[pp].exposed.count(), one.count() * sends, 1e-12);
+  EXPECT_NEAR(split.time.comm[pp].exposed.count(), scattered.count() * sends, 1e-12);
+  EXPECT_LT(split.time.comm[pp].exposed, whole.time.comm[pp].exposed);
+  // Sequence parallelism splits the sends already: the flag changes nothing then.
+  l.parallel.sequence_parallel = true;
+  const StepCost sp_split = evaluate(p, l, c);
+  l.parallel.pp_scatter_gather = false;
+  EXPECT_EQ(evaluate(p, l, c).time.step, sp_split.time.step);
+  // Without tensor or pipeline parallelism there is nothing to scatter: a problem naming it.
+  l.parallel.pp = 1;
+  l.parallel.pp_scatter_gather = true;
+  const std::vector<Problem> bad = layout_problems(p, l);
+  ASSERT_FALSE(bad.empty());
+  EXPECT_EQ(bad.front().field, "pp_scatter_gather");
 }
 
 TEST(KernelCost, TheMeasuredBackendPricesAGemmAtItsNearestTimedShape) {

@@ -14,6 +14,9 @@ struct GemmShape {
   double m{0.0}, n{0.0}, k{0.0};
   double count{1.0};
   bool fp8{false};  // runs on the fp8 tensor cores (an fp8 recipe's linear layers)
+  // One launch over the `count` problems (a strided-batched or grouped GEMM): their tiles share
+  // one grid, so the waves count all of them; otherwise `count` separate launches.
+  bool batched{false};
 };
 
 // One fused attention call (FlashAttention and its kin): `heads` = micro-batch x heads on this
@@ -70,7 +73,8 @@ class MeasuredKernelCost final : public KernelCostModel {
 
 // The share of the device a GEMM's output tiles keep busy: m n / (waves x units x tile), the
 // best of the class's tile and its transpose; 1 without a unit count.
-[[nodiscard]] double wave_efficiency(double m, double n, const KernelCosts& k) noexcept;
+[[nodiscard]] double wave_efficiency(double m, double n, const KernelCosts& k,
+                                     double batch = 1.0) noexcept;
 
 // The attention table's share of the 16-bit peak at head dim `d` and sequence `seq`: the nearest
 // head dim, linear in log2(seq) between the table's points, clamped at its ends; 0 when the

@@ -28,6 +28,7 @@ enum class LayoutRule : std::uint8_t {
   kSequenceParallel,    // sequence parallelism needs tp > 1
   kOffloadParams,       // offloading the weights needs ZeRO-3
   kShardGroup,          // hybrid sharding needs ZeRO and a group dividing dp x cp
+  kPpScatterGather,     // scatter-gather of pipeline sends needs tp > 1 and pp > 1
 };
 
 // The first rule the layout breaks, or kOk. No allocation.

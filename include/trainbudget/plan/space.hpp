@@ -58,7 +58,7 @@ inline constexpr double kDefaultBatchTolerance = 0.05;
 struct GridStats {
   std::uint64_t considered{0};
   std::uint64_t batch{0};  // no whole number of micro-batches per replica gives the batch
-  std::array<std::uint64_t, 15> rules{};  // by LayoutRule
+  std::array<std::uint64_t, 16> rules{};  // by LayoutRule
 };
 
 // Every layout of the space for `devices` devices, `global_batch` sequences per step: dp = devices

@@ -44,6 +44,11 @@ struct Parallelism {
   // al. 2021, sec. 2.2.2) with that many virtual stages.
   int virtual_stages{1};
   bool sequence_parallel{false};  // Korthikanti et al. 2022 sec. 4.2.2; needs tp > 1 to matter
+  // The 2021 Megatron-LM's scatter-gather of pipeline sends (Narayanan et al. 2021, sec. 4.1;
+  // NVIDIA/Megatron-LM de7dc40 megatron/p2p_communication.py, scatter_gather_tensors_in_pipeline):
+  // each tensor-parallel rank sends 1/tp of the boundary activation to the next stage and the
+  // receivers all-gather it over the node's links. Sequence parallelism splits it already.
+  bool pp_scatter_gather{false};
   // FSDP HYBRID_SHARD (PyTorch ShardingStrategy.HYBRID_SHARD; ZeRO++'s hpZ): ZeRO partitions
   // over groups of this many data-parallel ranks, usually a node's, and the groups replicate
   // each other, all-reducing gradients across. 0: one group of every rank.
