@@ -81,6 +81,16 @@ void BM_LoadCatalog(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadCatalog);
 
+// The compiled-in catalog with every device read (hardware list, --machine all): what the load
+// cost before devices were read on first use.
+void BM_LoadCatalogEveryDevice(benchmark::State& state) {
+  for (auto _ : state) {
+    const tb::HardwareCatalog c = catalog();
+    benchmark::DoNotOptimize(c.devices().size());
+  }
+}
+BENCHMARK(BM_LoadCatalogEveryDevice);
+
 // The same catalog read from data/'s files (the compiled-in one above opens none).
 void BM_LoadCatalogFromFiles(benchmark::State& state) {
   tb::io::CatalogSources sources;

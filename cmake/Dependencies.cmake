@@ -6,6 +6,21 @@ find_package(tomlplusplus 3 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 # Training configs in YAML (axolotl, LLaMA-Factory, torchtune, accelerate): Debian's libyaml-cpp-dev.
 find_package(yaml-cpp 0.7 REQUIRED)
+# Start-up (README, "Speed"): the executable loads no C++ shared library, so the dynamic loader
+# has no libstdc++ or fmt symbols to resolve: fmt through its header-only target (src/), yaml-cpp
+# from the archive Debian's libyaml-cpp-dev also ships, libstdc++ linked statically (cli/).
+# The archive is not position-independent: only an executable that sets the target property
+# TRAINBUDGET_STATIC_YAML_CPP takes it (the Python module and the plugin keep the shared one).
+find_library(TRAINBUDGET_YAML_CPP_ARCHIVE NAMES libyaml-cpp.a)
+add_library(trainbudget_yaml_cpp INTERFACE)
+if(TRAINBUDGET_YAML_CPP_ARCHIVE AND NOT TRAINBUDGET_SANITIZE)
+  target_link_libraries(trainbudget_yaml_cpp INTERFACE
+    "$<IF:$<BOOL:$<TARGET_PROPERTY:TRAINBUDGET_STATIC_YAML_CPP>>,${TRAINBUDGET_YAML_CPP_ARCHIVE},yaml-cpp>")
+  target_include_directories(trainbudget_yaml_cpp SYSTEM INTERFACE
+    $<TARGET_PROPERTY:yaml-cpp,INTERFACE_INCLUDE_DIRECTORIES>)
+else()
+  target_link_libraries(trainbudget_yaml_cpp INTERFACE yaml-cpp)
+endif()
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 

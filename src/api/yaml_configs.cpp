@@ -122,7 +122,11 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       // Each entry's path: a local JSON file is counted, a hub id is not.
       const json epochs = cfg.value("num_epochs", json());
       for (const json& d : v) {
-        const std::string path = d.is_object() ? d.value("path", std::string{}) : std::string{};
+        std::string path;
+        if (d.is_object()) {
+          const auto found = d.find("path");
+          if (found != d.end() && found->is_string()) path = found->get_ref<const std::string&>();
+        }
         if (path.empty()) {
           r.none("datasets");
         } else {

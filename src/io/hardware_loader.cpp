@@ -95,8 +95,18 @@ std::string builtin_origin(const EmbeddedFile& f) {
   return fmt::format("data/{}/{}", f.folder, f.name);
 }
 
+// A compiled-in device: its file read as the build's tests read it, its id its file's name.
+Device read_builtin_device(std::string_view text, const std::string& origin) {
+  Device d = parse_device_toml(text, origin, true);
+  const std::string_view file = std::string_view{origin}.substr(origin.rfind('/') + 1);
+  if (file != d.id + ".toml") {
+    throw DataError(origin, {fmt::format("id: '{}' is not the file's name", excerpt(d.id))});
+  }
+  return d;
+}
+
 void put_system(HardwareCatalog& catalog, System s, const std::string& origin) {
-  if (catalog.find(s.device) == nullptr) {
+  if (!catalog.contains(s.device)) {
     const std::vector<std::string> near = catalog.closest(s.device, 3);
     throw DataError(origin, {fmt::format("device: '{}' is not in the hardware catalog; closest: {}",
                                          excerpt(s.device), fmt::join(near, ", "))});
@@ -105,10 +115,13 @@ void put_system(HardwareCatalog& catalog, System s, const std::string& origin) {
 }
 
 void put_kernel_class(HardwareCatalog& catalog, KernelClass k, const std::string& origin) {
+  // Listed by another class (a category's class does not count: reading devices is lazy).
   for (const std::string& id : k.devices) {
-    if (const KernelClass* other = catalog.kernel_class_of(id)) {
-      throw DataError(origin, {fmt::format("devices: '{}' is already in the class '{}'",
-                                           excerpt(id), other->id)});
+    for (const KernelClass& other : catalog.kernel_classes()) {
+      if (std::find(other.devices.begin(), other.devices.end(), id) != other.devices.end()) {
+        throw DataError(origin, {fmt::format("devices: '{}' is already in the class '{}'",
+                                             excerpt(id), other.id)});
+      }
     }
   }
   catalog.put(std::move(k));
@@ -125,16 +138,20 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
                     {"the built-in hardware catalog is missing (set TRAINBUDGET_DATA_DIR to the "
                      "folder that holds hardware/)"});
   }
-  std::vector<Device> builtin;
+  // Compiled in: each device is read when a run first asks for it (the build's tests read them
+  // all); its id is its file's name, which reading it checks.
+  HardwareCatalog catalog;
   if (embedded) {
+    std::vector<DeviceSource> lazy;
     for (const EmbeddedFile& f : embedded_catalog_files()) {
-      if (f.folder == "hardware")
-        builtin.push_back(parse_device_toml(f.text, builtin_origin(f), true));
+      if (f.folder != "hardware" || !f.name.ends_with(".toml")) continue;
+      lazy.push_back({std::string{f.name.substr(0, f.name.size() - 5)}, f.text, builtin_origin(f),
+                      &read_builtin_device});
     }
+    catalog = HardwareCatalog(std::move(lazy));
   } else {
-    builtin = load_device_dir(sources.builtin_dir);
+    catalog = HardwareCatalog(load_device_dir(sources.builtin_dir));
   }
-  HardwareCatalog catalog(std::move(builtin));
   for (const fs::path& dir : sources.user_dirs) {
     // Absent (or under a file, ENOTDIR): nothing to read. A loop or a file in its place is
     // named, since it hides the user's devices.

@@ -38,15 +38,79 @@ HardwareCatalog::HardwareCatalog(std::vector<Device> devices) {
   for (Device& d : devices) put(std::move(d));
 }
 
-void HardwareCatalog::put(Device device) { put_sorted(devices_, std::move(device)); }
+HardwareCatalog::HardwareCatalog(std::vector<DeviceSource> sources) {
+  std::sort(sources.begin(), sources.end(),
+            [](const DeviceSource& x, const DeviceSource& y) { return x.id < y.id; });
+  devices_.reserve(sources.size());
+  for (DeviceSource& s : sources) {
+    Device placeholder;
+    placeholder.id = s.id;
+    ids_.push_back(s.id);
+    devices_.push_back(std::move(placeholder));
+    auto p = std::make_unique<Pending>();
+    p->source = std::move(s);
+    pending_.push_back(std::move(p));
+  }
+}
 
-const Device* HardwareCatalog::find(std::string_view id) const { return find_sorted(devices_, id); }
+HardwareCatalog::HardwareCatalog(const HardwareCatalog& other)
+    : kernel_classes_(other.kernel_classes_), systems_(other.systems_) {
+  devices_ = other.devices();
+  ids_ = other.ids_;
+  pending_.resize(devices_.size());
+}
+
+HardwareCatalog& HardwareCatalog::operator=(const HardwareCatalog& other) {
+  if (this != &other) *this = HardwareCatalog(other);
+  return *this;
+}
+
+const Device& HardwareCatalog::ready(std::size_t i) const {
+  if (pending_[i] != nullptr) {
+    Pending& p = *pending_[i];
+    // Each element is written once, under its own flag; lookups read ids_ only. A reading that
+    // throws leaves the flag unset: the next use reads (and throws) again.
+    std::call_once(p.once, [&] { devices_[i] = p.source.read(p.source.text, p.source.origin); });
+  }
+  return devices_[i];
+}
+
+void HardwareCatalog::read_all() const {
+  for (std::size_t i = 0; i < devices_.size(); ++i) (void)ready(i);
+}
+
+const std::vector<Device>& HardwareCatalog::devices() const {
+  read_all();
+  return devices_;
+}
+
+std::size_t HardwareCatalog::slot(std::string_view id) const {
+  const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  return it != ids_.end() && *it == id ? static_cast<std::size_t>(it - ids_.begin()) : ids_.size();
+}
+
+void HardwareCatalog::put(Device device) {
+  const auto it = std::lower_bound(ids_.begin(), ids_.end(), device.id);
+  const auto i = static_cast<std::size_t>(it - ids_.begin());
+  if (it != ids_.end() && *it == device.id) {
+    devices_[i] = std::move(device);
+    pending_[i].reset();
+  } else {
+    ids_.insert(it, device.id);
+    devices_.insert(devices_.begin() + static_cast<std::ptrdiff_t>(i), std::move(device));
+    pending_.insert(pending_.begin() + static_cast<std::ptrdiff_t>(i), nullptr);
+  }
+}
+
+const Device* HardwareCatalog::find(std::string_view id) const {
+  const std::size_t i = slot(id);
+  return i < ids_.size() ? &ready(i) : nullptr;
+}
+
+bool HardwareCatalog::contains(std::string_view id) const { return slot(id) < ids_.size(); }
 
 std::vector<std::string> HardwareCatalog::closest(std::string_view id, std::size_t n) const {
-  std::vector<std::string> ids;
-  ids.reserve(devices_.size());
-  for (const Device& d : devices_) ids.push_back(d.id);
-  return closest_names(id, ids, n);
+  return closest_names(id, ids_, n);
 }
 
 const Device& HardwareCatalog::at(std::string_view id, std::string_view field) const {

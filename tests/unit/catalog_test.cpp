@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "trainbudget/spec/closest.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -35,6 +38,50 @@ TEST(Catalog, UserDeviceReplacesOursById) {
   c.put(mine);
   EXPECT_EQ(c.find("h100-sxm")->name, "mine");
   EXPECT_EQ(c.devices().size(), 5U);
+}
+
+// Devices read on first use (the compiled-in catalog): each once, whichever thread asks, and
+// a copy or a user's replacement sees the same figures.
+Device read_counted(std::string_view text, const std::string& origin);
+std::atomic<int> g_reads{0};
+Device read_counted(std::string_view text, const std::string& origin) {
+  ++g_reads;
+  Device d;
+  d.id = std::string{text};
+  d.name = origin;
+  d.memory_capacity = Bytes{80e9};
+  return d;
+}
+
+TEST(Catalog, LazyDevicesAreReadOnceOnFirstUse) {
+  g_reads = 0;
+  std::vector<DeviceSource> sources;
+  for (const char* id : {"m3-ultra", "h100-sxm", "a100-sxm-80gb"}) {
+    sources.push_back({id, id, std::string{"data/hardware/"} + id + ".toml", &read_counted});
+  }
+  HardwareCatalog c(std::move(sources));
+  EXPECT_TRUE(c.contains("h100-sxm"));
+  EXPECT_FALSE(c.contains("h100"));
+  EXPECT_EQ(c.closest("h100", 1).front(), "h100-sxm");
+  EXPECT_EQ(g_reads.load(), 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&c] {
+      for (int k = 0; k < 100; ++k)
+        ASSERT_EQ(c.find("h100-sxm")->name, "data/hardware/h100-sxm.toml");
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(g_reads.load(), 1);
+  const HardwareCatalog copy = c;  // reads the rest
+  EXPECT_EQ(g_reads.load(), 3);
+  EXPECT_EQ(copy.devices().front().id, "a100-sxm-80gb");
+  Device mine;
+  mine.id = "m3-ultra";
+  mine.name = "mine";
+  c.put(mine);
+  EXPECT_EQ(c.find("m3-ultra")->name, "mine");
+  EXPECT_EQ(c.devices().size(), 3U);
 }
 
 TEST(Catalog, SuggestsClosestIds) {

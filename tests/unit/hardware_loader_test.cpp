@@ -200,3 +200,27 @@ TEST(HardwareLoader, MissingFileIsADataError) {
 
 }  // namespace
 }  // namespace tb::io
+
+namespace tb::io {
+namespace {
+
+// The compiled-in catalog reads its devices on first use (start-up): every one of them reads,
+// is named for its file, and matches data/'s files figure for figure.
+TEST(HardwareLoader, TheCompiledInCatalogReadsEveryDeviceAsTheFilesDo) {
+  const HardwareCatalog built_in = load_catalog(CatalogSources{});
+  const HardwareCatalog files = load_catalog({data_dir() / "hardware", {}});
+  ASSERT_EQ(built_in.devices().size(), files.devices().size());
+  for (std::size_t i = 0; i < files.devices().size(); ++i) {
+    const Device& a = built_in.devices()[i];
+    const Device& b = files.devices()[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.memory_capacity, b.memory_capacity) << a.id;
+    EXPECT_EQ(a.rates.size(), b.rates.size()) << a.id;
+  }
+  EXPECT_EQ(built_in.systems().size(), files.systems().size());
+  EXPECT_EQ(built_in.kernel_classes().size(), files.kernel_classes().size());
+}
+
+}  // namespace
+}  // namespace tb::io

@@ -1,6 +1,8 @@
 // A set of devices by id, and the machine list a user asks for ("h100-sxm:fp8,m3-ultra", "all").
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,16 +14,35 @@
 
 namespace tb {
 
+// A device known by its id whose text is read on first use: the compiled-in catalog's devices,
+// of which a run touches a few (start-up; the build's tests read every one).
+struct DeviceSource {
+  std::string id;
+  std::string_view text;  // static storage
+  std::string origin;     // as messages name it: data/hardware/h100-sxm.toml
+  Device (*read)(std::string_view text, const std::string& origin){nullptr};
+};
+
 class HardwareCatalog {
  public:
   HardwareCatalog() = default;
   explicit HardwareCatalog(std::vector<Device> devices);
+  explicit HardwareCatalog(std::vector<DeviceSource> sources);
+  // A copy reads every device first (a copy shares no reading in progress).
+  HardwareCatalog(const HardwareCatalog& other);
+  HardwareCatalog& operator=(const HardwareCatalog& other);
+  HardwareCatalog(HardwareCatalog&&) noexcept = default;
+  HardwareCatalog& operator=(HardwareCatalog&&) noexcept = default;
+  ~HardwareCatalog() = default;
 
   // Adds or replaces (same id) a device; a replacement is how a user file overrides ours.
   void put(Device device);
 
-  [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
+  // Every device, each read once (safe from several threads, as every const member).
+  [[nodiscard]] const std::vector<Device>& devices() const;
   [[nodiscard]] const Device* find(std::string_view id) const;
+  // Whether a device of this id is known, without reading it.
+  [[nodiscard]] bool contains(std::string_view id) const;
   // The known ids closest to `id` (closest_names: prefix, then edit distance), at most `n`.
   [[nodiscard]] std::vector<std::string> closest(std::string_view id, std::size_t n) const;
   // Like find(), but throws InvalidArgument naming `field` and the closest ids.
@@ -45,7 +66,18 @@ class HardwareCatalog {
   [[nodiscard]] KernelCosts kernel_costs(std::string_view device_id) const;
 
  private:
-  std::vector<Device> devices_;  // sorted by id
+  struct Pending {
+    DeviceSource source;
+    std::once_flag once;
+  };
+  // The device at `i`, read now if it was pending.
+  const Device& ready(std::size_t i) const;
+  void read_all() const;
+  [[nodiscard]] std::size_t slot(std::string_view id) const;  // ids_.size() when unknown
+
+  std::vector<std::string> ids_;                   // sorted; what lookups read
+  mutable std::vector<Device> devices_;            // beside ids_; a pending one holds only its id
+  std::vector<std::unique_ptr<Pending>> pending_;  // beside ids_; null once put
   std::vector<KernelClass> kernel_classes_;
   std::vector<System> systems_;  // sorted by id
 };
