@@ -30,9 +30,18 @@ CLI::Validator non_empty_path() {
                         "FILE"};
 }
 
+namespace {
+
+const std::set<std::string, std::less<>>* g_only = nullptr;
+
+}  // namespace
+
+void register_only(const std::set<std::string, std::less<>>* flags) { g_only = flags; }
+
 void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots) {
   for (const api::Field& f : fields) {
     const std::string key{f.key};
+    if (g_only != nullptr && !g_only->contains(flag_of(key))) continue;
     std::string help = render_refs(f.help, flag_of);
     if (f.type == api::FieldType::kFlag) {
       slots.options[key] = cmd.add_flag(flag_of(key), slots.flags[key], help);

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,8 +27,10 @@ struct FieldSlots {
   std::map<std::string, CLI::Option*, std::less<>> options;
 };
 
-// Adds one option per field to `cmd`.
+// Adds one option per field to `cmd`; after register_only(flags), only the fields whose flag is
+// in `flags` (null: every field). Start-up: a run builds the options its command line names.
 void add_field_options(CLI::App& cmd, std::span<const api::Field> fields, FieldSlots& slots);
+void register_only(const std::set<std::string, std::less<>>* flags);
 
 // A file option's check: an empty path is refused (it would read as "no file given").
 [[nodiscard]] CLI::Validator non_empty_path();

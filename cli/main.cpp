@@ -7,9 +7,12 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -45,11 +48,40 @@ bool is_command(std::string_view word) {
   return std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end();
 }
 
+// The long flags a command line names ("--micro-batch" of "--micro-batch=2"), so that only their
+// fields get options (start-up: a command's field table is a hundred options or more); none when
+// it asks for help or spells a short option, which need the whole table.
+std::optional<std::set<std::string, std::less<>>> flags_named(
+    const std::vector<std::string>& args) {
+  std::set<std::string, std::less<>> out;
+  for (const std::string& a : args) {
+    if (a == "--") break;  // the rest are values
+    if (a == "--help" || a == "--help-all" || a == "-h") return std::nullopt;
+    if (a.starts_with("--")) {
+      out.insert(a.substr(0, a.find('=')));
+    } else if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) == 0 &&
+               a[1] != '.') {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 int fail(std::string_view message, int code) {
   // Whatever a message was built from, the terminal gets one short printable line.
   std::cerr << "trainbudget: error: " << tb::one_line(message) << '\n';
   return code;
 }
+
+}  // namespace
+
+namespace {
+
+// run()'s answer when a flag named has no option in the filtered table.
+constexpr int kNeedsEveryOption = -1;
+
+int run(const std::string& version, std::vector<std::string> args, bool implicit_estimate,
+        const std::set<std::string, std::less<>>* named);
 
 }  // namespace
 
@@ -61,16 +93,31 @@ int main(int argc, char** argv) {
     std::fputs((version + "\n").c_str(), stdout);
     return 0;
   }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool implicit_estimate = needs_default_command(args);
+  if (implicit_estimate) args.insert(args.begin(), "estimate");
+  // Only the fields the command line names get options; when it names a flag no option then
+  // holds (a typo to suggest for, an alias), every field gets one and CLI11 reports it.
+  const std::optional<std::set<std::string, std::less<>>> named = flags_named(args);
+  if (named) {
+    const int code = run(version, args, implicit_estimate, &*named);
+    if (code != kNeedsEveryOption) return code;
+  }
+  return run(version, args, implicit_estimate, nullptr);
+}
+
+namespace {
+
+int run(const std::string& version, std::vector<std::string> args, bool implicit_estimate,
+        const std::set<std::string, std::less<>>* named) {
   CLI::App app{
       "trainbudget: can I train this model on this machine? Memory, FLOPs, hours, "
       "cost and a verdict, with every figure sourced.",
       "trainbudget"};
   app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
+  tb::cli::register_only(named);
 
-  std::vector<std::string> args(argv + 1, argv + argc);
-  const bool implicit_estimate = needs_default_command(args);
-  if (implicit_estimate) args.insert(args.begin(), "estimate");
   // Only the command being run builds its option table (start-up: each table is a few hundred
   // options); help, a mistyped command or none at all builds every one, so they can be listed
   // and suggested.
@@ -99,6 +146,19 @@ int main(int argc, char** argv) {
   CLI::App* serve = wanted("serve") ? tb::cli::setup_serve(app, serve_options) : nullptr;
   CLI::App* compare = wanted("compare") ? tb::cli::setup_compare(app, compare_options) : nullptr;
   const auto ran = [](const CLI::App* command) { return command != nullptr && command->parsed(); };
+
+  if (named != nullptr) {
+    // Every flag named must have its option, on the command or the top level.
+    const CLI::App* command = nullptr;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (known && sub->get_name() == args.front()) command = sub;
+    }
+    for (const std::string& flag : *named) {
+      const bool held = (command != nullptr && command->get_option_no_throw(flag) != nullptr) ||
+                        app.get_option_no_throw(flag) != nullptr;
+      if (!held) return kNeedsEveryOption;
+    }
+  }
 
   std::reverse(args.begin(), args.end());  // CLI11 takes them in reverse order
   try {
@@ -156,3 +216,5 @@ int main(int argc, char** argv) {
   std::cout.flush();
   return std::cout ? code : 1;
 }
+
+}  // namespace
