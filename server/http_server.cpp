@@ -417,8 +417,13 @@ void Server::work(Job&& job) {
   Connection& c = job.connection;
   if (gone(c.fd)) return close_connection(c);
   HttpResponse r;
+  // A plan stops between chunks of layouts when its client has gone or its time is up.
+  const Clock::time_point until = Clock::now() + std::chrono::seconds{options_.work_seconds};
+  const int fd = c.fd;
+  const plan::Stop stop = [fd, until] { return gone(fd) || Clock::now() > until; };
   try {
-    r = api_.handle(job.head.method, job.head.path, job.head.query, job.body);
+    r = api_.handle(job.head.method, job.head.path, job.head.query, job.body, stop);
+    if (r.status == 503 && gone(fd)) return close_connection(c);
   } catch (...) {
     r = problem_response(500, "internal_error", {{"", "the handler failed", ""}});
   }

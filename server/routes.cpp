@@ -119,7 +119,7 @@ Api::Api(const api::Session& session, const std::filesystem::path& models_dir) :
 }
 
 HttpResponse Api::handle(std::string_view method, std::string_view path, std::string_view query,
-                         std::string_view body) const {
+                         std::string_view body, const plan::Stop& stop) const {
   try {
     if (method == "GET") {
       if (const Asset* a = find_asset(path)) {
@@ -141,13 +141,17 @@ HttpResponse Api::handle(std::string_view method, std::string_view path, std::st
       if (path == "/api/models") return json_response(200, models_json_);
       if (path == "/api/hardware") return json_response(200, hardware_json_);
     } else if (method == "POST") {
-      if (path.starts_with("/api/")) return post(path, body);
+      if (path.starts_with("/api/")) return post(path, body, stop);
     } else {
       return message(405, "method_not_allowed", "only GET and POST are served");
     }
     return message(404, "not_found", "no such route: " + excerpt(path, 80));
   } catch (const InvalidRequest& e) {
     return problem_response(400, "invalid_request", e.problems());
+  } catch (const plan::SearchCancelled&) {
+    return message(503, "stopped",
+                   "the plan ran past the server's time for one request; narrow it (fewer "
+                   "methods, recipes or device counts) or run it with the CLI");
   } catch (const Error& e) {
     // A catalog or model file the request named is broken: the request is fine, the data not.
     return message(422, "data_error", one_line(e.what()));
@@ -156,7 +160,7 @@ HttpResponse Api::handle(std::string_view method, std::string_view path, std::st
   }
 }
 
-HttpResponse Api::post(std::string_view path, std::string_view body) const {
+HttpResponse Api::post(std::string_view path, std::string_view body, const plan::Stop& stop) const {
   if (body.size() > kMaxBodyBytes) {
     return message(
         413, "too_large",
@@ -193,7 +197,7 @@ HttpResponse Api::post(std::string_view path, std::string_view body) const {
   }
   if (path == "/api/plan") {
     const api::EstimateRequest request = api::parse_plan_request(values);
-    const api::PlanResult result = session_.plan(request);
+    const api::PlanResult result = session_.plan(request, {}, stop);
     return answer(result, result.report, request);
   }
   if (path == "/api/infer") {

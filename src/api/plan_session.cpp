@@ -172,7 +172,7 @@ plan::PlanMiss miss_of(const plan::Candidate& c, const std::vector<plan::Workloa
 // cheapest of H100 and A100, say), one row per machine and family.
 PlanResult Session::plan_each(const EstimateRequest& request,
                               const std::vector<MachineChoice>& machines,
-                              const plan::Progress& progress) const {
+                              const plan::Progress& progress, const plan::Stop& stop) const {
   if (!request.job.system.empty()) {
     throw InvalidRequest("system", "a system belongs to one device type; plan several without it",
                          "one {machine} with {system}, or several without");
@@ -185,7 +185,7 @@ PlanResult Session::plan_each(const EstimateRequest& request,
   for (const MachineChoice& m : machines) {
     EstimateRequest one = request;
     one.machines = m.dtype ? fmt::format("{}:{}", m.device->id, enum_name(*m.dtype)) : m.device->id;
-    PlanResult r = plan(one, progress);
+    PlanResult r = plan(one, progress, stop);
     plan::PlanReport& rep = r.report;
     ids.push_back(rep.machine_id);
     names.push_back(rep.machine_name);
@@ -255,7 +255,8 @@ PlanResult Session::plan_each(const EstimateRequest& request,
   return out;
 }
 
-PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& progress) const {
+PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& progress,
+                         const plan::Stop& stop) const {
   EstimateRequest r = request;
   EstimateResult loaded;
   resolve_model(r, loaded);
@@ -280,7 +281,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                          "global_batch (sequences per step) instead");
   }
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
-  if (machines.size() > 1) return plan_each(request, machines, progress);
+  if (machines.size() > 1) return plan_each(request, machines, progress, stop);
   attach_systems(r.job.system, catalog_, machines);
   const MachineChoice& choice = machines.front();
   if (choice.system != nullptr && r.job.system.empty()) r.job.system = choice.system->id;
@@ -331,6 +332,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   }
 
   plan::SearchOptions options;
+  options.stop = stop;
   options.objective = rep.objective;
   // Enough candidates to fold into r.plan.top distinct families (family_of).
   const auto families = static_cast<std::size_t>(r.plan.top);

@@ -406,10 +406,15 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
   constexpr std::uint64_t kChunk = 4096;
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> done{0};
+  std::atomic<bool> stopped{false};
   std::vector<Local> locals(threads);
   const auto worker = [&](unsigned id) {
     Local& local = locals[id];
     for (;;) {
+      if (stopped.load(std::memory_order_relaxed) || (o.stop && o.stop())) {
+        stopped = true;
+        break;
+      }
       const std::uint64_t from = next.fetch_add(kChunk);
       if (from >= total) break;
       const std::uint64_t to = std::min(total, from + kChunk);
@@ -451,6 +456,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     worker(0);
     for (std::thread& t : pool) t.join();
   }
+  if (stopped) throw SearchCancelled{};
   for (const Local& local : locals) {
     for (const Candidate& c : local.best) keep(result.best, c, o.top);
     for (const Candidate& c : local.misses) keep(result.misses, c, o.misses);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "test_models.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/plan/advice.hpp"
@@ -30,15 +32,28 @@ struct Plan {
     const MachineChoice h100 = machine("h100-sxm");
     cluster = cluster_of(job, h100, select_rate(*h100.device, DType::kBf16));
   }
-  plan::SearchResult run(unsigned threads) const {
+  plan::SearchResult run(unsigned threads, plan::Stop stop = {}) const {
     const plan::PlanSpace space =
         plan::default_space(workloads.front().profile, 16, cluster.fabric);
     plan::SearchOptions o;
+    o.stop = std::move(stop);
     o.threads = threads;
     o.top = 8;
     return plan::search(workloads, base, space, 16, 256, cluster, o);
   }
 };
+
+// The server's stop (the client left, or the request's time is up): asked between chunks, from
+// every thread; the search ends with SearchCancelled and keeps nothing.
+TEST(Planner, AStopAbandonsTheSearch) {
+  const Plan p;
+  std::atomic<int> asked{0};
+  EXPECT_THROW((void)p.run(2, [&] { return ++asked > 1; }), plan::SearchCancelled);
+  EXPECT_GE(asked.load(), 2);
+  const plan::SearchResult all = p.run(2, [] { return false; });
+  EXPECT_EQ(all.stats.layouts, p.run(2).stats.layouts);
+  EXPECT_FALSE(all.best.empty());
+}
 
 TEST(Planner, KeepsOnlyFittingLayoutsBestFirst) {
   const Plan p;

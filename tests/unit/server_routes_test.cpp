@@ -55,6 +55,17 @@ TEST(ServerRoutes, InferAndCompareEqualTheCliJson) {
       report::json_of(session().compare(api::FieldMap{{"model", "llama-3.1-70b"}}).comparison));
 }
 
+// A plan whose stop says so (its client left, or it ran past the server's time) ends with 503.
+TEST(ServerRoutes, AStoppedPlanIsA503) {
+  const std::string body = R"({"model": "llama-3.1-8b", "machine": "h100-sxm", "devices": "8"})";
+  const HttpResponse stopped =
+      api_under_test().handle("POST", "/api/plan", "", body, [] { return true; });
+  EXPECT_EQ(stopped.status, 503);
+  EXPECT_NE(stopped.body.find("\"stopped\""), std::string::npos) << stopped.body;
+  EXPECT_EQ(api_under_test().handle("POST", "/api/plan", "", body, [] { return false; }).status,
+            200);
+}
+
 TEST(ServerRoutes, ProblemsNameTheFieldWithA400) {
   HttpResponse r = api_under_test().handle("POST", "/api/estimate", "", R"({"micro_batch": "0"})");
   EXPECT_EQ(r.status, 400);

@@ -78,8 +78,9 @@ class Session {
   // The layouts (and, asked for, the methods and recipes) that fit the machine, best first; with
   // several machines, each planned and all ranked together (plan_session.cpp). Throws
   // InvalidRequest listing every problem.
-  [[nodiscard]] PlanResult plan(const EstimateRequest& request,
-                                const plan::Progress& progress = {}) const;
+  // `stop` (asked between chunks of layouts) abandons the search: plan::SearchCancelled.
+  [[nodiscard]] PlanResult plan(const EstimateRequest& request, const plan::Progress& progress = {},
+                                const plan::Stop& stop = {}) const;
 
   // The serving budget of an infer request on its machines (serve_session.cpp).
   [[nodiscard]] InferResult infer(const EstimateRequest& request) const;
@@ -97,7 +98,7 @@ class Session {
  private:
   [[nodiscard]] PlanResult plan_each(const EstimateRequest& request,
                                      const std::vector<MachineChoice>& machines,
-                                     const plan::Progress& progress) const;
+                                     const plan::Progress& progress, const plan::Stop& stop) const;
   // Loads request.model into the job (counts, warnings, the rank a fraction asks for).
   void resolve_model(EstimateRequest& request, EstimateResult& out) const;
   // The serving job of an infer or compare request, its model loaded.

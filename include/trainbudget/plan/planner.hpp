@@ -13,6 +13,7 @@
 
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/plan/space.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::plan {
 
@@ -40,6 +41,15 @@ struct SearchOptions {
   bool offload_activations{true};
   // A fitting layout with tp > 1 is tried with its tensor-parallel collectives overlapped.
   bool overlap_tp{true};
+  // Asked before each chunk of layouts, from every searching thread at once: true abandons the
+  // search (SearchCancelled). The server's: the client left, or the request ran past its time.
+  std::function<bool()> stop;
+};
+
+// A search that options.stop ended before it finished.
+class SearchCancelled : public Error {
+ public:
+  SearchCancelled() : Error("the search was stopped before it finished") {}
 };
 
 // Why a layout was not kept.
@@ -91,6 +101,7 @@ struct SearchResult {
 // Called about five times a second from one reporting thread (never two calls at once) with
 // the layouts done and the total, and once at the end.
 using Progress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+using Stop = std::function<bool()>;
 
 [[nodiscard]] SearchResult search(std::span<const Workload> workloads, const Layout& base,
                                   const PlanSpace& space, int devices, std::int64_t global_batch,

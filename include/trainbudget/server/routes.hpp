@@ -31,11 +31,14 @@ class Api {
   // The session answers the requests; presets are listed once from data/models.
   Api(const api::Session& session, const std::filesystem::path& models_dir);
 
+  // `stop` is asked while a plan searches: true abandons it (503, "stopped").
   [[nodiscard]] HttpResponse handle(std::string_view method, std::string_view path,
-                                    std::string_view query, std::string_view body) const;
+                                    std::string_view query, std::string_view body,
+                                    const plan::Stop& stop = {}) const;
 
  private:
-  [[nodiscard]] HttpResponse post(std::string_view path, std::string_view body) const;
+  [[nodiscard]] HttpResponse post(std::string_view path, std::string_view body,
+                                  const plan::Stop& stop) const;
   const api::Session& session_;
   std::string models_json_;
   std::string hardware_json_;
