@@ -17,7 +17,7 @@ Section answer_section(const Estimate& e) {
   answer.title =
       fmt::format("Answer -- {} on {} tokens", scenario_label(s.name), count(e.job.tokens));
   TextTable t({{"machine"},
-               {"fit"},
+               {"fit", Align::kLeft, true},
                {"memory", Align::kRight},
                {"time", Align::kRight},
                {"cost", Align::kRight}});

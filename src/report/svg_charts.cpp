@@ -71,7 +71,9 @@ std::string svg_stacked(const std::string& title, const std::vector<StackedRow>&
   }
   const double legend_top = top + static_cast<double>(rows.size()) * row_h + 14.0;
   const double height = legend_top + 18.0 * static_cast<double>(line + 1);
-  const auto scale = [&](double b) { return b / max * (kWidth - kLeft - 20.0); };
+  // The bars end 190 px short of the edge: each row's total and capacity are written right of
+  // both its bar and its capacity line, so no label crosses a bar.
+  const auto scale = [&](double b) { return b / max * (kWidth - kLeft - 190.0); };
   std::string s = fmt::format(
       "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "
       "{} {}\" role=\"img\" aria-label=\"{}\" width=\"100%\">",
@@ -91,12 +93,20 @@ std::string svg_stacked(const std::string& title, const std::vector<StackedRow>&
           gb_text(bytes));
       x += scale(bytes);
     }
+    double total = 0.0;
+    for (const auto& part : r.parts) total += part.second;
+    double end = x;
     if (r.capacity > 0.0) {
       const double cx = kLeft + scale(r.capacity);
       s += fmt::format(
           "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" "
-          "stroke-width=\"3\"/><text x=\"{3:.1f}\" y=\"{4}\">{5} usable</text>",
-          cx, y, y + 26, std::min(cx + 4, kWidth - 110), y + 17, gb_text(r.capacity));
+          "stroke-width=\"3\"/>",
+          cx, y, y + 26);
+      end = std::max(end, cx + 2.0);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{} of {} usable</text>", end + 6.0, y + 17,
+                       gb_text(total), gb_text(r.capacity));
+    } else {
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>", end + 6.0, y + 17, gb_text(total));
     }
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -144,9 +154,10 @@ std::string svg_log_bars(const std::string& title, const std::vector<LogRow>& ro
     if (r.value <= 0.0) continue;
     const double x = x_of(r.value);
     s += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"10\" fill=\"#0b4f9c\"/><text "
+        "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"10\" fill=\"{}\"/><text "
         "x=\"{:.1f}\" y=\"{}\">{}</text>",
-        kLeft, y + 7, std::max(x - kLeft, 1.0), x + 6, y + 16, html_escape(r.text));
+        kLeft, y + 7, std::max(x - kLeft, 1.0), r.muted ? "#b8b8b8" : "#0b4f9c", x + 6, y + 16,
+        html_escape(r.text));
   }
   return s + "</svg></figure>\n";
 }

@@ -20,6 +20,7 @@ struct LogRow {
   std::string label;
   double value{0.0};  // <= 0: not drawn
   std::string text;   // printed after the bar
+  bool muted{false};  // drawn grey: a time for a job that cannot run there (does not fit)
 };
 [[nodiscard]] std::string svg_log_bars(const std::string& title, const std::vector<LogRow>& rows);
 

@@ -65,6 +65,32 @@ Device h100() {
   return d;
 }
 
+// The HTML report opens with the answer, its verdicts in colour, before the charts; a machine
+// the job does not fit is drawn grey in the hours chart and says so; no memory label starts
+// inside a bar (issue 21).
+TEST(HtmlView, OpensWithTheAnswerInColour) {
+  const Device d = h100();
+  Device big = h100();
+  big.id = "big-gpu";
+  big.memory_capacity = Bytes{1000e9};
+  const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}, {&big, std::nullopt}});
+  std::ostringstream out;
+  write(e, Format::kHtml, out);
+  const std::string html = out.str();
+  const std::size_t answer = html.find("<section class=\"answer\">\n<h2>Answer");
+  const std::size_t chart = html.find("<figure>");
+  ASSERT_NE(answer, std::string::npos);
+  ASSERT_NE(chart, std::string::npos);
+  EXPECT_LT(answer, chart);
+  EXPECT_LT(html.find("</section>"), chart);
+  // 112 GB of states: does not fit the 80 GB card, the states fit the 1 TB one (no model).
+  EXPECT_NE(html.find("<td class=\"bad\">does not fit</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"note\">states fit</td>"), std::string::npos);
+  EXPECT_NE(html.find("fill=\"#b8b8b8\"/><text"), std::string::npos);
+  EXPECT_NE(html.find(" h, does not fit</text>"), std::string::npos);
+  EXPECT_NE(html.find(">112.0 GB of 80.0 GB usable</text>"), std::string::npos);
+}
+
 TEST(JsonView, HasTheDocumentedKeysInBaseUnits) {
   const Device d = h100();
   const Estimate e = estimate(TrainingJob{}, {{&d, std::nullopt}});

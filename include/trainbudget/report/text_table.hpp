@@ -16,6 +16,7 @@ class TextTable {
   struct Column {
     std::string header;
     Align align{Align::kLeft};
+    bool verdict{false};  // a verdict's words ("fits", "does not fit"): HTML colours the cell
   };
 
   explicit TextTable(std::vector<Column> columns);
