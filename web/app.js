@@ -15,7 +15,22 @@ const MAIN = {
 // the estimate's kPublishedMfuLow/High): the band drawn around the hours.
 const MFU_BAND = [0.38, 0.56];
 
-const state = { mode: 'estimate', fields: {}, values: {}, timer: null, seq: 0 };
+// Each tab keeps its own inputs; the model and the machines are the same question in every tab.
+const SHARED = ['model', 'params', 'machine'];
+// Fields the page does not offer: paths on the server's disk (the API refuses them anyway).
+const HIDDEN = ['format', 'hardware_dir', 'dataset_file'];
+const GROUPS = { job: 'Job', step: 'Step', layout: 'Layout', cluster: 'Cluster', output: 'Output' };
+const state = { mode: 'estimate', fields: {}, byMode: { estimate: {}, infer: {}, compare: {}, plan: {} }, timer: null, seq: 0 };
+state.values = state.byMode.estimate;
+// Switches tab: the new tab's own inputs, with the shared ones carried over.
+function switchMode(mode) {
+  const from = state.values;
+  const to = state.byMode[mode];
+  for (const k of SHARED) { if (k in from) to[k] = from[k]; else delete to[k]; }
+  state.mode = mode;
+  state.values = to;
+  for (const id of ['problems', 'verdicts', 'charts', 'tables']) $(id).replaceChildren();
+}
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, ...children) {
@@ -67,7 +82,7 @@ function input(f) {
   }
   control.setAttribute('aria-describedby', `${id}-help`);
   control.title = `${f.help} (accepted: ${f.accepted})`;
-  const help = el('span', { id: `${id}-help`, class: 'visually-hidden', hidden: '', text: f.help });
+  const help = el('small', { id: `${id}-help`, class: 'help', text: f.help });
   const label = el('label', { for: id, text: f.key.replaceAll('_', ' ') });
   control.addEventListener(f.type === 'flag' || control.tagName === 'SELECT' ? 'change' : 'input', () => {
     const v = f.type === 'flag' ? (control.checked ? 'true' : '') : control.value.trim();
@@ -102,8 +117,14 @@ async function buildForm() {
     main.append(input(state.fields[key]));
     if (key === 'model') main.append(pasteBox());
   }
+  // The rest by group (job, step, layout, cluster), each field with its help.
+  const groups = {};
   for (const f of fields) {
-    if (!MAIN[state.mode].includes(f.key) && f.key !== 'format') more.append(input(f));
+    if (MAIN[state.mode].includes(f.key) || HIDDEN.includes(f.key)) continue;
+    (groups[f.group] ||= []).push(f);
+  }
+  for (const [g, list] of Object.entries(groups)) {
+    more.append(el('fieldset', { class: 'group', 'data-group': g }, el('legend', { text: GROUPS[g] || g }), ...list.map(input)));
   }
 }
 
@@ -124,6 +145,7 @@ function cliLine() {
 function saveUrl() {
   const p = new URLSearchParams({ mode: state.mode, ...body() });
   history.replaceState(null, '', `#${p.toString()}`);
+  state.hash = location.hash;
   $('cli').textContent = cliLine();
 }
 // data-busy on <body>: 1 from a change until its answer is drawn (tests wait for 0).
@@ -137,6 +159,7 @@ async function run() {
   busy(true);
   saveUrl();
   const seq = ++state.seq;
+  const mode = state.mode;
   $('status').textContent = 'Computing…';
   let res;
   try {
@@ -147,7 +170,7 @@ async function run() {
     return;
   }
   const j = await res.json();
-  if (seq !== state.seq) return;  // a newer request is on its way
+  if (seq !== state.seq || mode !== state.mode) return;  // a newer request, or another tab's
   for (const c of document.querySelectorAll('[aria-invalid=true]')) c.removeAttribute('aria-invalid');
   $('problems').replaceChildren();
   if (!res.ok) {
@@ -185,7 +208,9 @@ function stackedBars(title, rows, allNames) {
     width += w;
   }
   const max = Math.max(...rows.map((r) => Math.max(r.capacity || 0, r.parts.reduce((a, p) => a + p.bytes, 0))), 1);
-  const scale = (b) => (b / max) * (W - left - right - 70);
+  // The bars end 190 px short of the edge: each row's total and capacity are written right of
+  // both its bar and its capacity line, so no label crosses a bar.
+  const scale = (b) => (b / max) * (W - left - right - 170);
   const palette = ['#0b4f9c', '#d1495b', '#edae49', '#00798c', '#66a182', '#8d6a9f', '#555'];
   const color = (n) => palette[names.indexOf(n) % palette.length];
   const H = top + rows.length * rowH + 10 + lines.length * 18;
@@ -201,11 +226,14 @@ function stackedBars(title, rows, allNames) {
       s.append(rect);
       x += w;
     });
+    const total = r.parts.reduce((a, p) => a + p.bytes, 0);
+    let end = x;
     if (r.capacity) {
       const cx = left + scale(r.capacity);
       s.append(svg('line', { x1: cx, x2: cx, y1: y, y2: y + 26, stroke: '#000', 'stroke-width': 3 }));
-      s.append(svg('text', { x: cx + 5, y: y + 17 }, GB(r.capacity)));
+      end = Math.max(end, cx + 2);
     }
+    s.append(svg('text', { x: end + 6, y: y + 17, class: 'total' }, r.capacity ? `${GB(total)} of ${GB(r.capacity)}` : GB(total)));
   });
   lines.forEach((line, k) => {
     let lx = left;
@@ -232,17 +260,28 @@ function logBars(title, rows, unit) {
     s.append(svg('text', { x: 0, y: y + 16 }, r.label));
     if (r.low > 0 && r.high > 0) s.append(svg('rect', { x: X(r.low), y: y + 2, width: Math.max(X(r.high) - X(r.low), 1), height: 20, fill: '#cfe0f5' }));
     if (r.value > 0) {
-      s.append(svg('rect', { x: left, y: y + 7, width: Math.max(X(r.value) - left, 1), height: 10, fill: '#0b4f9c' }));
+      // A job that cannot run there (does not fit) is drawn grey and says so in its text.
+      s.append(svg('rect', { x: left, y: y + 7, width: Math.max(X(r.value) - left, 1), height: 10, fill: r.muted ? '#b8b8b8' : '#0b4f9c', 'data-muted': r.muted ? '1' : '0' }));
       s.append(svg('text', { x: X(Math.max(r.value, r.high || 0)) + 6, y: y + 16 }, r.text));
     }
   });
   for (let d = lo; d <= hi; d++) {
     const x = left + ((d - lo) / span) * (W - left - right);
     s.append(svg('line', { x1: x, x2: x, y1: top, y2: top + rows.length * rowH, stroke: '#ddd' }));
-    s.append(svg('text', { x: x - 10, y: top + rows.length * rowH + 16 }, `1e${d}`));
+    s.append(svg('text', { x: x - 10, y: top + rows.length * rowH + 16, class: 'tick' }, unit === 'hours' ? tickHours(10 ** d) : `1e${d}`));
   }
   return el('figure', {}, el('figcaption', { text: `${title} (${unit}, log scale)` }), s);
 }
+// A time axis in the unit that reads best: 1 h, 10 h, 4.2 days, 6 weeks, 1.1 years.
+function tickHours(h) {
+  if (h >= 24 * 365) return `${+(h / (24 * 365)).toPrecision(2)} years`;
+  if (h >= 24 * 7 * 3) return `${+(h / (24 * 7)).toPrecision(2)} weeks`;
+  if (h >= 48) return `${+(h / 24).toPrecision(2)} days`;
+  if (h >= 1) return `${+h.toPrecision(2)} h`;
+  return `${+(h * 60).toPrecision(2)} min`;
+}
+// "8 × h100-sxm": the device count wherever a machine is named.
+const machineLabel = (m) => `${m.devices > 1 ? `${m.devices} × ` : ''}${m.id}${m.dtype ? ` ${m.dtype}` : ''}`;
 function table(headers, rows) {
   const t = el('table');
   t.append(el('thead', {}, el('tr', {}, ...headers.map((h) => el('th', { scope: 'col', text: h })))));
@@ -268,9 +307,11 @@ const render = {
   estimate(j) {
     const verdicts = $('verdicts'), charts = $('charts'), tables = $('tables');
     verdicts.replaceChildren();
-    j.machines.forEach((m, i) => {
+    // After the charts, best first: what fits before what does not, then the fewest hours.
+    const order = j.machines.map((m, i) => [m, i]).sort(([a], [b]) => (b.fits - a.fits) || (a.hours - b.hours));
+    order.forEach(([m, i]) => {
       const p = el('p', { class: `verdict ${verdictClass(m.verdict)}`, 'data-machine': m.id });
-      p.append(el('strong', { text: `${m.name}: ` }), el('span', { 'data-key': `machines.${i}.summary`, text: m.summary }));
+      p.append(el('strong', { text: `${m.devices > 1 ? `${m.devices} × ` : ''}${m.name}: ` }), el('span', { 'data-key': `machines.${i}.summary`, text: m.summary }));
       for (const a of m.advice || []) {
         const b = el('button', { type: 'button', text: `Apply: ${a.summary}` });
         b.addEventListener('click', () => applyAdvice(a.changes));
@@ -281,18 +322,19 @@ const render = {
     const rowsMem = j.memory.rows || [];
     const names = rowsMem.map((r) => r.label);
     const bars = j.machines.map((m) => ({
-      label: m.id,
+      label: machineLabel(m),
       parts: rowsMem.map((r) => ({ name: r.label, bytes: r.bytes })),
       capacity: (m.memory && m.memory.usable_bytes) || m.memory_capacity_bytes,
     }));
-    const hours = j.machines.map((m, i) => ({
-      label: m.id, value: m.hours, low: m.hours_at_peak / MFU_BAND[1], high: m.hours_at_peak / MFU_BAND[0], text: hoursText(m.hours),
+    const hours = j.machines.map((m) => ({
+      label: machineLabel(m), value: m.hours, low: m.hours_at_peak / MFU_BAND[1], high: m.hours_at_peak / MFU_BAND[0],
+      text: m.fits ? hoursText(m.hours) : `${hoursText(m.hours)}, does not fit`, muted: !m.fits,
     }));
     charts.replaceChildren(
       stackedBars('Memory per device against what each machine lets it use', bars, names),
       logBars('Hours per machine; band: 38-56 % MFU', hours, 'hours'));
     tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Cost'],
-      j.machines.map((m, i) => [m.name, VERDICT_WORDS[m.verdict] || m.verdict,
+      j.machines.map((m, i) => [`${m.devices > 1 ? `${m.devices} × ` : ''}${m.name}`, VERDICT_WORDS[m.verdict] || m.verdict,
         // Online RL: the machine's own peak, with the engine's pool or the generation's cache.
         m.rollout ? num(`machines.${i}.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes, GB(m.memory.allocated_peak_bytes))
           : num('memory.allocated_peak_bytes', j.memory.allocated_peak_bytes, GB(j.memory.allocated_peak_bytes)),
@@ -347,32 +389,67 @@ const render = {
   plan(j) {
     $('verdicts').replaceChildren(...(j.notes || []).map((n) => el('p', { class: 'verdict', text: n })));
     const c = j.candidates || [];
-    $('charts').replaceChildren(logBars('Hours of the best layouts', c.map((x) => ({ label: `#${x.rank} ${x.workload}`, value: x.hours, text: hoursText(x.hours) })), 'hours'));
-    $('tables').replaceChildren(table(['Rank', 'Workload', 'Devices', 'Hours', 'Apply'],
+    $('charts').replaceChildren(logBars('Hours of the best layouts', c.map((x) => ({ label: `#${x.rank} ${x.devices} × ${x.machine}`, value: x.hours, text: hoursText(x.hours) })), 'hours'));
+    // One row per layout family: its parallel degrees, ZeRO, micro-batch, recompute, memory,
+    // MFU, time and cost, and a button that takes it to the Train tab.
+    const layouts = table(['Rank', 'Machine', 'tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Memory', 'MFU', 'Hours', 'Cost', ''],
       c.map((x, i) => {
+        const p = x.parallel, m = x.machines[0];
         const b = el('button', { type: 'button', text: 'Use in Train' });
-        b.addEventListener('click', () => { state.mode = 'estimate'; selectTab(); applyAdvice(x.apply); });
-        return [String(x.rank), x.workload, String(x.devices), num(`candidates.${i}.hours`, x.hours, hoursText(x.hours)), b];
-      })));
+        b.addEventListener('click', () => { switchMode('estimate'); selectTab(); applyAdvice(x.apply); });
+        return [String(x.rank), `${x.devices} × ${x.machine}`, String(p.tp), String(p.pp), String(p.cp), String(p.ep), String(p.dp),
+          String(p.zero), String(p.micro_batch), p.recompute + (p.offload_activations ? ', offloaded' : ''),
+          num(`candidates.${i}.machines.0.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes, GB(m.memory.allocated_peak_bytes)),
+          num(`candidates.${i}.machines.0.time.mfu`, m.time.mfu, `${(m.time.mfu * 100).toFixed(1)} %`),
+          num(`candidates.${i}.hours`, x.hours, hoursText(x.hours)),
+          x.usd == null ? '-' : num(`candidates.${i}.usd`, x.usd, `$${Math.round(x.usd).toLocaleString('en-US')}`), b];
+      }));
+    layouts.id = 'plan-layouts';
+    const parts = [layouts];
+    const misses = j.near_misses || [];
+    if (misses.length) {
+      parts.push(el('h3', { text: 'Nearest misses' }), table(['Workload', 'tp', 'pp', 'dp', 'ZeRO', 'Micro-batch', 'Why not', 'Memory'],
+        misses.map((x) => [x.workload, String(x.layout.tp), String(x.layout.pp), String(x.layout.dp), String(x.layout.zero),
+          String(x.layout.micro_batch), x.reason.replaceAll('_', ' '), `${GB(x.memory_bytes)} of ${GB(x.capacity_bytes)}`])));
+    }
+    $('tables').replaceChildren(...parts);
   },
 };
 
 // ---- start -----------------------------------------------------------------------------
+// The URL's tab and inputs become the page's: that tab's own inputs, the others kept.
+function fromHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const mode = Object.hasOwn(MAIN, p.get('mode') ?? '') ? p.get('mode') : 'estimate';
+  state.mode = mode;
+  state.values = state.byMode[mode] = {};
+  for (const [k, v] of p) if (k !== 'mode' && k !== '__proto__') state.values[k] = v;
+  state.hash = location.hash;
+}
 function selectTab() {
   for (const b of document.querySelectorAll('[role=tab]')) b.setAttribute('aria-selected', String(b.dataset.mode === state.mode));
 }
 async function start() {
   busy(true);
-  const p = new URLSearchParams(location.hash.slice(1));
-  if (Object.hasOwn(MAIN, p.get('mode') ?? '')) state.mode = p.get('mode');
-  for (const [k, v] of p) if (k !== 'mode' && k !== '__proto__') state.values[k] = v;
+  fromHash();
   selectTab();
   for (const b of document.querySelectorAll('[role=tab]')) {
-    b.addEventListener('click', () => { busy(true); state.mode = b.dataset.mode; selectTab(); buildForm().then(run); });
+    b.addEventListener('click', () => { busy(true); switchMode(b.dataset.mode); selectTab(); buildForm().then(run); });
   }
+  // A link pasted or edited, or the browser's back and forward: the page follows the URL.
+  const follow = () => {
+    if (location.hash === state.hash) return;
+    busy(true);
+    fromHash();
+    selectTab();
+    buildForm().then(run);
+  };
+  window.addEventListener('hashchange', follow);
+  window.addEventListener('popstate', follow);
   const [models, hardware] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/hardware').then((r) => r.json())]);
   $('models-list').replaceChildren(...models.map((m) => el('option', { value: m.id, text: m.name })));
-  $('machines-list').replaceChildren(...hardware.map((d) => el('option', { value: d.id, text: d.name })));
+  // The machine picker searches ids and names, and says each device's memory.
+  $('machines-list').replaceChildren(...hardware.map((d) => el('option', { value: d.id, text: `${d.name}, ${GB(d.memory_capacity_bytes)}` })));
   $('cli-link').addEventListener('click', (e) => { e.preventDefault(); navigator.clipboard?.writeText(cliLine()); });
   await buildForm();
   await run();

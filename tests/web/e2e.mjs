@@ -140,12 +140,85 @@ try {
   }
   await page.screenshot({ path: `${outDir}/compare.png`, fullPage: true });
 
+  // 6b. The page as a product (issue 21). Each tab keeps its own inputs; model and machines
+  // are shared.
+  await page.click('#tab-estimate');
+  await settled();
+  await page.fill('#f-model', 'llama-3.1-8b');
+  await page.fill('#f-machine', 'h100-sxm,rtx-4090');
+  await page.fill('#f-micro_batch', '4');
+  await settled();
+  await page.click('#tab-infer');
+  await settled();
+  assert.equal(await page.inputValue('#f-model'), 'llama-3.1-8b', 'the model is shared');
+  await page.fill('#f-context', '8192');
+  await settled();
+  await page.click('#tab-estimate');
+  await settled();
+  assert.equal(await page.inputValue('#f-micro_batch'), '4', 'the Train tab kept its micro-batch');
+  assert.equal(await page.locator('#f-context').count(), 0, 'no Serve field on the Train tab');
+  // Verdicts follow the summary charts, what fits first; the machine that does not fit is
+  // drawn grey; the hours axis reads in time units; machines carry their device counts.
+  assert.ok(await page.$eval('#charts', (c) => !!(c.compareDocumentPosition(document.querySelector('#verdicts')) & Node.DOCUMENT_POSITION_FOLLOWING)));
+  j = cli(['estimate', '--model', 'llama-3.1-8b', '--machine', 'h100-sxm,rtx-4090', '--micro-batch', '4']);
+  const firstShown = await page.$eval('#verdicts .verdict', (e) => e.dataset.machine);
+  const fitting = j.machines.filter((m) => m.fits).sort((a, b) => a.hours - b.hours);
+  assert.equal(firstShown, (fitting[0] || j.machines[0]).id);
+  if (j.machines.some((m) => !m.fits)) assert.ok(await page.locator('#charts rect[data-muted="1"]').count() > 0, 'a grey bar for the miss');
+  const ticks = await page.$$eval('#charts text.tick', (ts) => ts.map((t) => t.textContent));
+  assert.ok(ticks.length > 0 && ticks.every((t) => /( h| min| days| weeks| years)$/.test(t)), `time ticks: ${ticks}`);
+  await page.fill('#f-devices', '8');
+  await settled();
+  const labels = await page.$$eval('#charts svg text', (ts) => ts.map((t) => t.textContent));
+  assert.ok(labels.some((t) => t.startsWith('8 × h100-sxm')), `device counts in the charts: ${labels}`);
+  // No total or capacity label starts inside its row's bar or line.
+  const crossing = await page.$$eval('#charts svg', (svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text.total')].filter((t) => {
+    const y = Number(t.getAttribute('y')) - 13;
+    return [...s.querySelectorAll('rect, line')].some((r) => {
+      const ry = Number(r.getAttribute('y') ?? r.getAttribute('y1'));
+      const right = r.tagName === 'line' ? Number(r.getAttribute('x1')) : Number(r.getAttribute('x')) + Number(r.getAttribute('width'));
+      return Math.abs(ry - y) <= 4 && right > Number(t.getAttribute('x'));
+    });
+  }).map((t) => t.textContent)));
+  assert.deepEqual(crossing, [], 'labels crossing bars');
+  await page.fill('#f-devices', '');
+  // More fields come grouped, with their help; no path on the server's disk is offered; the
+  // machine picker names each device and its memory.
+  assert.ok(await page.locator('#more-fields fieldset[data-group="layout"] #f-tp').count() === 1);
+  assert.equal(await page.locator('#f-hardware_dir').count(), 0);
+  assert.ok((await page.$eval('#f-tp-help', (e) => e.textContent)).length > 10);
+  assert.ok(await page.$$eval('#machines-list option', (os) => os.some((o) => o.value === 'h100-sxm' && / GB$/.test(o.textContent))));
+  // The URL follows and is followed: an edited hash opens its tab with its inputs.
+  await page.evaluate(() => { location.hash = 'mode=infer&model=mistral-7b-v0.1&context=4096'; });
+  await settled();
+  assert.equal(await page.getAttribute('#tab-infer', 'aria-selected'), 'true');
+  assert.equal(await page.inputValue('#f-model'), 'mistral-7b-v0.1');
+  assert.equal(await page.inputValue('#f-context'), '4096');
+  // Plan: the layout table against `trainbudget plan`.
+  await page.click('#tab-plan');
+  await settled();
+  await page.fill('#f-model', 'llama-3.1-8b');
+  await page.fill('#f-machine', 'h100-sxm');
+  await page.fill('#f-devices', '8');
+  await settled();
+  j = cli(['plan', '--model', 'llama-3.1-8b', '--machine', 'h100-sxm', '--devices', '8']);
+  const heads = await page.$$eval('#plan-layouts th', (ts) => ts.map((t) => t.textContent));
+  for (const h of ['tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Memory', 'MFU', 'Hours', 'Cost']) assert.ok(heads.includes(h), `plan column ${h}`);
+  for (const [i, c] of j.candidates.entries()) {
+    await sameNumber(`candidates.${i}.hours`, c.hours, hoursText(c.hours));
+    await sameNumber(`candidates.${i}.machines.0.time.mfu`, c.machines[0].time.mfu);
+  }
+  const row = await page.$$eval('#plan-layouts tbody tr:first-child td', (ts) => ts.map((t) => t.textContent));
+  assert.equal(row[1], `${j.candidates[0].devices} × ${j.candidates[0].machine}`);
+  assert.equal(row[2], String(j.candidates[0].parallel.tp));
+  await page.screenshot({ path: `${outDir}/plan.png`, fullPage: true });
+
   // 7. Accessible: every control has a label; the result is announced.
   const unlabelled = await page.$$eval('input, select', (els) => els.filter((e) => !document.querySelector(`label[for="${e.id}"]`)).map((e) => e.id));
   assert.deepEqual(unlabelled, []);
   assert.equal(await page.getAttribute('#status', 'aria-live'), 'polite');
   assert.deepEqual(errors, [], `console errors: ${errors.join('; ')}`);
-  console.log('e2e: ok (estimate, url, problem, infer, compare, labels); screenshots in', outDir);
+  console.log('e2e: ok (estimate, url, problem, infer, compare, tabs, hash, plan, charts, labels); screenshots in', outDir);
 } catch (e) {
   failed = true;
   console.error(e);
