@@ -375,9 +375,8 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         group_link(f, g));
   }
 
-  // Context parallel (ring attention; Megatron-Core's context parallelism): each layer passes
-  // the K and V blocks of the local chunk round the cp ranks, cp - 1 hops forward and twice
-  // that backward (K, V and their gradients), beside the attention compute.
+  // Context parallel (ring attention, Megatron-Core): each layer passes the local K and V round
+  // the cp ranks, cp - 1 hops forward and twice that backward, beside the attention compute.
   if (x.cp > 1 && p.has_architecture) {
     const Group g{x.cp, x.tp};
     const Bytes kv{tokens * (d.a_kv / x.tp) * (d.d + d.d_v) * e};
@@ -400,27 +399,23 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   }
 
   // Pipeline (Narayanan et al. 2021, sec. 2.2): each micro-batch's activations go to the next
-  // stage and their gradients come back, v times with interleaving. Sequence parallelism sends
-  // each rank's 1/tp; scatter-gather (sec. 4.1) sends 1/tp across and all-gathers it inside the
-  // receiving stage's tensor-parallel group.
+  // stage and their gradients come back, v times with interleaving; 1/tp of them with sequence
+  // parallelism, or scatter-gathered (sec. 4.1: 1/tp across, all-gathered inside the stage).
   if (x.pp > 1 && p.has_architecture) {
     const Group g{2, x.tp * x.cp * dp};
     const bool scattered = x.pp_scatter_gather && !x.sequence_parallel && x.tp > 1;
-    const double split = x.sequence_parallel || scattered ? x.tp : 1.0;
-    const Bytes msg{tokens * d.h * e / split};
+    const Bytes msg{tokens * d.h * e / (x.sequence_parallel || scattered ? x.tp : 1.0)};
     Seconds one = comm.time(Collective::kSendRecv, msg, g, f);
-    if (scattered) one += comm.time(Collective::kAllGather, msg * split, Group{x.tp, 1}, f);
-    const Seconds once = one * (2.0 * v);
-    add(term(CommKind::kPipeline), once * m, t.compute, c.overlap.pp, msg * (2.0 * v * m),
-        group_link(f, g));
+    if (scattered) one += comm.time(Collective::kAllGather, msg * x.tp, Group{x.tp, 1}, f);
+    add(term(CommKind::kPipeline), one * (2.0 * v * m), t.compute, c.overlap.pp,
+        msg * (2.0 * v * m), group_link(f, g));
   }
 
-  // Offload (Ren et al. 2021, sec. 4.1-4.2): each rank sends the gradients it offloads to the
-  // host and gets back the 16-bit weights it updated (its ZeRO partition, or all of them at
-  // ZeRO-0); the CPU runs the optimizer step over the states it holds. The CPU step is timed at
-  // the host link's figure: a node's DDR bandwidth shared by its devices is of the same order
-  // (a DGX H100's two sockets, about 600 GB/s over 8 GPUs, against 63 GB/s of PCIe 5 each).
-  // With the weights offloaded they also come up for every micro-batch's forward and backward.
+  // Offload (Ren et al. 2021, sec. 4.1-4.2): each rank sends its offloaded gradients to the host
+  // and gets back the 16-bit weights it updated (its ZeRO partition, or all at ZeRO-0); the CPU
+  // steps the states it holds, timed at the host link's figure (a DGX H100's two sockets give
+  // about 600 GB/s over 8 GPUs, against 63 GB/s of PCIe 5 each). Offloaded weights also come
+  // up for every micro-batch's forward and backward.
   if (x.offload != Offload::kNone && f.host.bandwidth.value() > 0.0) {
     Bytes moved{0.0};
     Bytes cpu_step{0.0};

@@ -14,6 +14,8 @@ namespace tb::report {
 [[nodiscard]] std::string verdict_words(Verdict v);
 // The dtype a machine computes in, "(no fp8)" when it fell back, "*" when chosen with ID:dtype.
 [[nodiscard]] std::string dtype_cell(const MachineEstimate& m);
+// One row per state term and the activations (their sharding), then the peak or the total.
+[[nodiscard]] TextTable memory_table(const Scenario& s, const MemoryEstimate& memory);
 // The answer first: per machine its fit, memory, time and cost, the one change that fits, the
 // names as a legend.
 [[nodiscard]] Section answer_section(const Estimate& e);
