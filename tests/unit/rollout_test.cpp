@@ -67,7 +67,8 @@ TEST(Rollout, TheRoundIsItsPartsAndTheHoursItsRounds) {
   job.zero_stage = 3;
   job.rollout.beta = 0.04;
   job.rollout.num_iterations = 2;
-  const MachineEstimate& m = on(run(job));
+  const Estimate e = run(job);  // held: m refers into it
+  const MachineEstimate& m = on(e);
   const RolloutCost& r = *m.rollout;
   // The reference's pass (beta > 0) and the old policy's (mu > 1), each a forward over the
   // generation batch.
@@ -101,7 +102,8 @@ TEST(Rollout, TheReferenceIsLoadedOnlyForAKlTerm) {
 TEST(Rollout, ServerModeBroadcastsTheWeightsAndHoldsNoPool) {
   TrainingJob job = grpo(Method::kLora, RolloutEngine::kServer);
   job.rollout.vllm_server_devices = 2;
-  const MachineEstimate& m = on(run(job));
+  const Estimate e = run(job);  // held: m refers into it
+  const MachineEstimate& m = on(e);
   const RolloutCost& r = *m.rollout;
   EXPECT_EQ(r.pool.value(), 0.0);
   EXPECT_EQ(r.engines, 2);
@@ -116,14 +118,16 @@ TEST(Rollout, ACacheTooSmallForTheBatchDecodesInWaves) {
   job.setup.micro_batch = 256;
   job.rollout.max_completion_length = 4096;
   job.rollout.vllm_gpu_memory_utilization = 0.3;
-  const RolloutCost& r = *on(run(job)).rollout;
+  const Estimate e = run(job);  // held: r refers into it
+  const RolloutCost& r = *on(e).rollout;
   EXPECT_FALSE(r.kv_fits);
   EXPECT_TRUE(r.engine_fits);
   // 256 x (512 + 4096) x 131,072 bytes = 154.6 GB against the pool's room.
   EXPECT_DOUBLE_EQ(r.kv_needed.value(), 256.0 * 4608.0 * kKvPerToken);
   job.rollout.max_completion_length = 256;
   job.setup.micro_batch = 8;
-  const RolloutCost& fits = *on(run(job)).rollout;
+  const Estimate held = run(job);
+  const RolloutCost& fits = *on(held).rollout;
   EXPECT_TRUE(fits.kv_fits);
 }
 
