@@ -19,18 +19,7 @@ namespace {
 
 using testing_models::job_for;
 
-Device device(double gb) {
-  Device d;
-  d.id = "test-gpu";
-  d.name = "test GPU";
-  d.memory_capacity = Bytes{gb * kGiga};
-  ComputeRate r;
-  r.dtype = DType::kBf16;
-  r.dense = FlopsPerSecond{1000.0 * kTera};
-  r.source = "test";
-  d.rates.push_back(r);
-  return d;
-}
+Device device(double gb) { return testing_models::test_device(gb); }
 
 // What fits (a planner query run after the estimate) and the words of every term, as the
 // session adds them when a request asks for fit and explain.

@@ -12,19 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing_models::job_for;
 
-// A device with a bf16 rate and no measured matmul ceiling (the default efficiency).
-Device device(double gb) {
-  Device d;
-  d.id = "test-gpu";
-  d.name = "test GPU";
-  d.memory_capacity = Bytes{gb * kGiga};
-  ComputeRate r;
-  r.dtype = DType::kBf16;
-  r.dense = FlopsPerSecond{1000.0 * kTera};
-  r.source = "test";
-  d.rates.push_back(r);
-  return d;
-}
+Device device(double gb) { return testing_models::test_device(gb); }
 
 TEST(EstimateWords, NotesCarryNumbersNotSentences) {
   EXPECT_EQ(report::note_text(Note::of(NoteCode::kPastPositions, {}, {4096, 1024})),

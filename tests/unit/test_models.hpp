@@ -48,6 +48,20 @@ inline ModelArchitecture gpt3_175b() {
 }
 
 // A job on a fixture config.json, counted exactly, as --model builds it.
+// A test GPU of `gb` GB with a 1,000 TFLOP/s bf16 rate and no measured matmul ceiling.
+inline Device test_device(double gb) {
+  Device d;
+  d.id = "test-gpu";
+  d.name = "test GPU";
+  d.memory_capacity = Bytes{gb * kGiga};
+  ComputeRate r;
+  r.dtype = DType::kBf16;
+  r.dense = FlopsPerSecond{1000.0 * kTera};
+  r.source = "test";
+  d.rates.push_back(r);
+  return d;
+}
+
 inline TrainingJob job_for(const char* config_name, Method method) {
   TrainingJob job;
   job.model.kind = "config";
