@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "catalog_index.hpp"
 #include "embedded_catalog.hpp"
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/io/file_read.hpp"
@@ -95,14 +96,75 @@ std::string builtin_origin(const EmbeddedFile& f) {
   return fmt::format("data/{}/{}", f.folder, f.name);
 }
 
+std::string_view file_of(const std::string& origin);
+
 // A compiled-in device: its file read as the build's tests read it, its id its file's name.
 Device read_builtin_device(std::string_view text, const std::string& origin) {
   Device d = parse_device_toml(text, origin, true);
-  const std::string_view file = std::string_view{origin}.substr(origin.rfind('/') + 1);
-  if (file != d.id + ".toml") {
+  if (file_of(origin) != d.id + ".toml") {
     throw DataError(origin, {fmt::format("id: '{}' is not the file's name", excerpt(d.id))});
   }
   return d;
+}
+
+std::string_view file_of(const std::string& origin) {
+  return std::string_view{origin}.substr(origin.rfind('/') + 1);
+}
+
+// A compiled-in system: its id its file's name, its device the one the index read.
+System read_builtin_system(std::string_view text, const std::string& origin) {
+  System s = parse_system_toml(text, origin, true);
+  if (file_of(origin) != s.id + ".toml" || top_level_string(text, "device") != s.device) {
+    throw DataError(origin, {fmt::format("id '{}' or device '{}' is not what the catalog's index "
+                                         "read from the file",
+                                         excerpt(s.id), excerpt(s.device))});
+  }
+  return s;
+}
+
+// A compiled-in kernel class: its id its file's name, its devices and categories the index's.
+KernelClass read_builtin_kernel_class(std::string_view text, const std::string& origin) {
+  KernelClass k = parse_kernel_class_toml(text, origin, true);
+  if (file_of(origin) != k.id + ".toml" || top_level_ids(text, "devices") != k.devices ||
+      top_level_ids(text, "categories") != k.categories) {
+    throw DataError(origin, {fmt::format("id '{}', devices or categories are not what the "
+                                         "catalog's index read from the file",
+                                         excerpt(k.id))});
+  }
+  return k;
+}
+
+// The compiled-in systems and kernel classes, each read when a run first asks for it: what
+// lookups need (a system's device, a class's devices and categories) comes from the index, and
+// the catalog's rules are checked on it (a system's device exists, no device in two classes).
+void builtin_sources(const HardwareCatalog& devices, std::vector<SystemSource>& systems,
+                     std::vector<KernelClassSource>& classes) {
+  std::vector<std::pair<std::string, std::string>> listed;  // device, class
+  for (const EmbeddedFile& f : embedded_catalog_files()) {
+    const std::string origin = builtin_origin(f);
+    const std::string id{f.name.substr(0, f.name.size() - 5)};
+    if (f.folder == "systems") {
+      std::string device = top_level_string(f.text, "device");
+      if (!devices.contains(device)) {
+        throw DataError(
+            origin, {fmt::format("device: '{}' is not in the hardware catalog", excerpt(device))});
+      }
+      systems.push_back({id, f.text, origin, &read_builtin_system, {std::move(device)}, {}});
+    } else if (f.folder == "kernels") {
+      std::vector<std::string> ids = top_level_ids(f.text, "devices");
+      for (const std::string& d : ids) {
+        for (const auto& [other_device, other_class] : listed) {
+          if (other_device == d) {
+            throw DataError(origin, {fmt::format("devices: '{}' is already in the class '{}'",
+                                                 excerpt(d), other_class)});
+          }
+        }
+        listed.emplace_back(d, id);
+      }
+      classes.push_back({id, f.text, origin, &read_builtin_kernel_class, std::move(ids),
+                         top_level_ids(f.text, "categories")});
+    }
+  }
 }
 
 void put_system(HardwareCatalog& catalog, System s, const std::string& origin) {
@@ -145,10 +207,17 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
     std::vector<DeviceSource> lazy;
     for (const EmbeddedFile& f : embedded_catalog_files()) {
       if (f.folder != "hardware" || !f.name.ends_with(".toml")) continue;
-      lazy.push_back({std::string{f.name.substr(0, f.name.size() - 5)}, f.text, builtin_origin(f),
-                      &read_builtin_device});
+      lazy.push_back({std::string{f.name.substr(0, f.name.size() - 5)},
+                      f.text,
+                      builtin_origin(f),
+                      &read_builtin_device,
+                      {},
+                      {}});
     }
-    catalog = HardwareCatalog(std::move(lazy));
+    std::vector<SystemSource> systems;
+    std::vector<KernelClassSource> classes;
+    builtin_sources(HardwareCatalog(lazy), systems, classes);
+    catalog = HardwareCatalog(std::move(lazy), std::move(systems), std::move(classes));
   } else {
     catalog = HardwareCatalog(load_device_dir(sources.builtin_dir));
   }
@@ -167,15 +236,7 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
   // Systems (node shapes) sit beside the devices: data/systems; then the user's own (measured
   // with `measure --fabric --save`) in a systems/ folder inside each user hardware directory.
   std::vector<fs::path> system_dirs;
-  if (embedded) {
-    for (const EmbeddedFile& f : embedded_catalog_files()) {
-      if (f.folder == "systems") {
-        put_system(catalog, parse_system_toml(f.text, builtin_origin(f), true), builtin_origin(f));
-      }
-    }
-  } else {
-    system_dirs.push_back(sources.builtin_dir.parent_path() / "systems");
-  }
+  if (!embedded) system_dirs.push_back(sources.builtin_dir.parent_path() / "systems");
   for (const fs::path& dir : sources.user_dirs) system_dirs.push_back(dir / "systems");
   for (const fs::path& systems : system_dirs) {
     if (!fs::is_directory(systems, ec)) continue;
@@ -184,15 +245,7 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
     }
   }
   // Kernel classes (data/kernels): what the analytic step-time backend prices kernels with.
-  if (embedded) {
-    for (const EmbeddedFile& f : embedded_catalog_files()) {
-      if (f.folder == "kernels") {
-        put_kernel_class(catalog, parse_kernel_class_toml(f.text, builtin_origin(f), true),
-                         builtin_origin(f));
-      }
-    }
-    return catalog;
-  }
+  if (embedded) return catalog;
   const fs::path kernels = sources.builtin_dir.parent_path() / "kernels";
   if (fs::is_directory(kernels, ec)) {
     for (const fs::path& file : toml_files_in(kernels)) {

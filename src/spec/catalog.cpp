@@ -13,23 +13,8 @@
 namespace tb {
 namespace {
 
-// Entries kept sorted by id; a new entry with a known id replaces the old one.
-template <class T>
-void put_sorted(std::vector<T>& list, T entry) {
-  auto it = std::lower_bound(list.begin(), list.end(), entry.id,
-                             [](const T& e, const std::string& id) { return e.id < id; });
-  if (it != list.end() && it->id == entry.id) {
-    *it = std::move(entry);
-  } else {
-    list.insert(it, std::move(entry));
-  }
-}
-
-template <class T>
-const T* find_sorted(const std::vector<T>& list, std::string_view id) {
-  auto it = std::lower_bound(list.begin(), list.end(), id,
-                             [](const T& e, std::string_view key) { return e.id < key; });
-  return it != list.end() && it->id == id ? &*it : nullptr;
+bool listed(const std::vector<std::string>& list, std::string_view id) {
+  return std::find(list.begin(), list.end(), id) != list.end();
 }
 
 }  // namespace
@@ -38,79 +23,25 @@ HardwareCatalog::HardwareCatalog(std::vector<Device> devices) {
   for (Device& d : devices) put(std::move(d));
 }
 
-HardwareCatalog::HardwareCatalog(std::vector<DeviceSource> sources) {
-  std::sort(sources.begin(), sources.end(),
-            [](const DeviceSource& x, const DeviceSource& y) { return x.id < y.id; });
-  devices_.reserve(sources.size());
-  for (DeviceSource& s : sources) {
-    Device placeholder;
-    placeholder.id = s.id;
-    ids_.push_back(s.id);
-    devices_.push_back(std::move(placeholder));
-    auto p = std::make_unique<Pending>();
-    p->source = std::move(s);
-    pending_.push_back(std::move(p));
-  }
-}
+HardwareCatalog::HardwareCatalog(std::vector<DeviceSource> devices,
+                                 std::vector<SystemSource> systems,
+                                 std::vector<KernelClassSource> kernel_classes)
+    : devices_(std::move(devices)),
+      kernel_classes_(std::move(kernel_classes)),
+      systems_(std::move(systems)) {}
 
-HardwareCatalog::HardwareCatalog(const HardwareCatalog& other)
-    : kernel_classes_(other.kernel_classes_), systems_(other.systems_) {
-  devices_ = other.devices();
-  ids_ = other.ids_;
-  pending_.resize(devices_.size());
-}
+const std::vector<Device>& HardwareCatalog::devices() const { return devices_.all(); }
 
-HardwareCatalog& HardwareCatalog::operator=(const HardwareCatalog& other) {
-  if (this != &other) *this = HardwareCatalog(other);
-  return *this;
-}
+void HardwareCatalog::put(Device device) { devices_.put(std::move(device)); }
 
-const Device& HardwareCatalog::ready(std::size_t i) const {
-  if (pending_[i] != nullptr) {
-    Pending& p = *pending_[i];
-    // Each element is written once, under its own flag; lookups read ids_ only. A reading that
-    // throws leaves the flag unset: the next use reads (and throws) again.
-    std::call_once(p.once, [&] { devices_[i] = p.source.read(p.source.text, p.source.origin); });
-  }
-  return devices_[i];
-}
+const Device* HardwareCatalog::find(std::string_view id) const { return devices_.find(id); }
 
-void HardwareCatalog::read_all() const {
-  for (std::size_t i = 0; i < devices_.size(); ++i) (void)ready(i);
+bool HardwareCatalog::contains(std::string_view id) const {
+  return devices_.slot(id) < devices_.size();
 }
-
-const std::vector<Device>& HardwareCatalog::devices() const {
-  read_all();
-  return devices_;
-}
-
-std::size_t HardwareCatalog::slot(std::string_view id) const {
-  const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-  return it != ids_.end() && *it == id ? static_cast<std::size_t>(it - ids_.begin()) : ids_.size();
-}
-
-void HardwareCatalog::put(Device device) {
-  const auto it = std::lower_bound(ids_.begin(), ids_.end(), device.id);
-  const auto i = static_cast<std::size_t>(it - ids_.begin());
-  if (it != ids_.end() && *it == device.id) {
-    devices_[i] = std::move(device);
-    pending_[i].reset();
-  } else {
-    ids_.insert(it, device.id);
-    devices_.insert(devices_.begin() + static_cast<std::ptrdiff_t>(i), std::move(device));
-    pending_.insert(pending_.begin() + static_cast<std::ptrdiff_t>(i), nullptr);
-  }
-}
-
-const Device* HardwareCatalog::find(std::string_view id) const {
-  const std::size_t i = slot(id);
-  return i < ids_.size() ? &ready(i) : nullptr;
-}
-
-bool HardwareCatalog::contains(std::string_view id) const { return slot(id) < ids_.size(); }
 
 std::vector<std::string> HardwareCatalog::closest(std::string_view id, std::size_t n) const {
-  return closest_names(id, ids_, n);
+  return closest_names(id, devices_.ids(), n);
 }
 
 const Device& HardwareCatalog::at(std::string_view id, std::string_view field) const {
@@ -122,17 +53,16 @@ const Device& HardwareCatalog::at(std::string_view id, std::string_view field) c
                                    excerpt(id), fmt::join(near, ", ")));
 }
 
-void HardwareCatalog::put(System system) { put_sorted(systems_, std::move(system)); }
-
-const System* HardwareCatalog::find_system(std::string_view id) const {
-  return find_sorted(systems_, id);
+void HardwareCatalog::put(System system) {
+  std::vector<std::string> device{system.device};
+  systems_.put(std::move(system), std::move(device));
 }
+
+const System* HardwareCatalog::find_system(std::string_view id) const { return systems_.find(id); }
 
 const System& HardwareCatalog::system_at(std::string_view id, std::string_view field) const {
   if (const System* s = find_system(id)) return *s;
-  std::vector<std::string> ids;
-  for (const System& s : systems_) ids.push_back(s.id);
-  const std::vector<std::string> near = closest_names(id, ids, 3);
+  const std::vector<std::string> near = closest_names(id, systems_.ids(), 3);
   throw InvalidRequest(
       std::string{field},
       fmt::format("unknown system '{}'; closest known: {} (data/systems, docs/systems.md)",
@@ -140,32 +70,27 @@ const System& HardwareCatalog::system_at(std::string_view id, std::string_view f
 }
 
 const System* HardwareCatalog::system_for(std::string_view device_id) const {
-  for (const System& s : systems_) {
-    if (s.device == device_id) return &s;
+  // By id, the first system whose device it is: read only that one.
+  for (std::size_t i = 0; i < systems_.size(); ++i) {
+    if (listed(systems_.keys(i), device_id)) return &systems_.at(i);
   }
   return nullptr;
 }
 
 void HardwareCatalog::put(KernelClass kernel_class) {
-  const auto same = [&](const KernelClass& k) { return k.id == kernel_class.id; };
-  const auto it = std::find_if(kernel_classes_.begin(), kernel_classes_.end(), same);
-  if (it != kernel_classes_.end()) {
-    *it = std::move(kernel_class);
-  } else {
-    kernel_classes_.push_back(std::move(kernel_class));
-  }
+  std::vector<std::string> devices = kernel_class.devices;
+  std::vector<std::string> categories = kernel_class.categories;
+  kernel_classes_.put(std::move(kernel_class), std::move(devices), std::move(categories));
 }
 
 const KernelClass* HardwareCatalog::kernel_class_of(std::string_view device_id) const {
-  for (const KernelClass& k : kernel_classes_) {
-    if (std::find(k.devices.begin(), k.devices.end(), device_id) != k.devices.end()) return &k;
+  for (std::size_t i = 0; i < kernel_classes_.size(); ++i) {
+    if (listed(kernel_classes_.keys(i), device_id)) return &kernel_classes_.at(i);
   }
   // A device no class lists takes the class of its category (a measured CPU profile).
   if (const Device* d = find(device_id)) {
-    for (const KernelClass& k : kernel_classes_) {
-      if (std::find(k.categories.begin(), k.categories.end(), d->category) != k.categories.end()) {
-        return &k;
-      }
+    for (std::size_t i = 0; i < kernel_classes_.size(); ++i) {
+      if (listed(kernel_classes_.also(i), d->category)) return &kernel_classes_.at(i);
     }
   }
   return nullptr;

@@ -57,7 +57,8 @@ TEST(Catalog, LazyDevicesAreReadOnceOnFirstUse) {
   g_reads = 0;
   std::vector<DeviceSource> sources;
   for (const char* id : {"m3-ultra", "h100-sxm", "a100-sxm-80gb"}) {
-    sources.push_back({id, id, std::string{"data/hardware/"} + id + ".toml", &read_counted});
+    sources.push_back(
+        {id, id, std::string{"data/hardware/"} + id + ".toml", &read_counted, {}, {}});
   }
   HardwareCatalog c(std::move(sources));
   EXPECT_TRUE(c.contains("h100-sxm"));

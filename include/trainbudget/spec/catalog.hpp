@@ -1,39 +1,30 @@
 // A set of devices by id, and the machine list a user asks for ("h100-sxm:fp8,m3-ultra", "all").
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trainbudget/spec/hardware.hpp"
 #include "trainbudget/spec/kernel_costs.hpp"
+#include "trainbudget/spec/lazy_list.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
 #include "trainbudget/spec/system.hpp"
 
 namespace tb {
 
-// A device known by its id whose text is read on first use: the compiled-in catalog's devices,
-// of which a run touches a few (start-up; the build's tests read every one).
-struct DeviceSource {
-  std::string id;
-  std::string_view text;  // static storage
-  std::string origin;     // as messages name it: data/hardware/h100-sxm.toml
-  Device (*read)(std::string_view text, const std::string& origin){nullptr};
-};
+// Devices, systems and kernel classes known by their ids and read on first use (lazy_list.hpp).
+using DeviceSource = LazySource<Device>;
+using SystemSource = LazySource<System>;            // keys: {its device}
+using KernelClassSource = LazySource<KernelClass>;  // keys: its devices; also: its categories
 
 class HardwareCatalog {
  public:
   HardwareCatalog() = default;
   explicit HardwareCatalog(std::vector<Device> devices);
-  explicit HardwareCatalog(std::vector<DeviceSource> sources);
-  // A copy reads every device first (a copy shares no reading in progress).
-  HardwareCatalog(const HardwareCatalog& other);
-  HardwareCatalog& operator=(const HardwareCatalog& other);
-  HardwareCatalog(HardwareCatalog&&) noexcept = default;
-  HardwareCatalog& operator=(HardwareCatalog&&) noexcept = default;
-  ~HardwareCatalog() = default;
+  explicit HardwareCatalog(std::vector<DeviceSource> devices,
+                           std::vector<SystemSource> systems = {},
+                           std::vector<KernelClassSource> kernel_classes = {});
 
   // Adds or replaces (same id) a device; a replacement is how a user file overrides ours.
   void put(Device device);
@@ -50,7 +41,7 @@ class HardwareCatalog {
 
   // Systems (node shapes), by id; a replacement (same id) overrides ours.
   void put(System system);
-  [[nodiscard]] const std::vector<System>& systems() const { return systems_; }
+  [[nodiscard]] const std::vector<System>& systems() const { return systems_.all(); }
   [[nodiscard]] const System* find_system(std::string_view id) const;
   // Throws InvalidRequest naming `field` with the closest system ids.
   [[nodiscard]] const System& system_at(std::string_view id, std::string_view field) const;
@@ -59,27 +50,18 @@ class HardwareCatalog {
 
   // Kernel classes (data/kernels): the class that lists a device, or nullptr.
   void put(KernelClass kernel_class);
-  [[nodiscard]] const std::vector<KernelClass>& kernel_classes() const { return kernel_classes_; }
+  [[nodiscard]] const std::vector<KernelClass>& kernel_classes() const {
+    return kernel_classes_.all();
+  }
   [[nodiscard]] const KernelClass* kernel_class_of(std::string_view device_id) const;
   // The class's figures with the device's compute units; all zero (a datasheet model: every
   // GEMM at the measured ceiling) for a device no class lists.
   [[nodiscard]] KernelCosts kernel_costs(std::string_view device_id) const;
 
  private:
-  struct Pending {
-    DeviceSource source;
-    std::once_flag once;
-  };
-  // The device at `i`, read now if it was pending.
-  const Device& ready(std::size_t i) const;
-  void read_all() const;
-  [[nodiscard]] std::size_t slot(std::string_view id) const;  // ids_.size() when unknown
-
-  std::vector<std::string> ids_;                   // sorted; what lookups read
-  mutable std::vector<Device> devices_;            // beside ids_; a pending one holds only its id
-  std::vector<std::unique_ptr<Pending>> pending_;  // beside ids_; null once put
-  std::vector<KernelClass> kernel_classes_;
-  std::vector<System> systems_;  // sorted by id
+  LazyList<Device> devices_;
+  LazyList<KernelClass> kernel_classes_;
+  LazyList<System> systems_;
 };
 
 // "ID[:dtype][,ID[:dtype]...]" or "all", spaces around entries allowed (split_comma_list).
