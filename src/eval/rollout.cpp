@@ -157,7 +157,17 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t prefills =
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
-  out.decode = serve.step * static_cast<double>(completion);
+  // generate() runs the policy eagerly: a decode step launches the forward pass's kernels one by
+  // one, so it is no shorter than the host's time to issue them (docs/time.md, "What a kernel
+  // costs": eager PyTorch's per-op dispatch); vLLM replays CUDA graphs.
+  Seconds step_time = serve.step;
+  if (rl.engine == RolloutEngine::kGenerate) {
+    out.decode_host =
+        Seconds{step.time.kernels_forward *
+                cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
+    step_time = std::max(step_time, out.decode_host);
+  }
+  out.decode = step_time * static_cast<double>(completion);
   // A cache that holds only part of the batch runs it in waves of what fits.
   if (!out.kv_fits && out.kv_capacity.value() > 0.0) {
     const double waves = std::ceil(out.kv_needed / out.kv_capacity);

@@ -79,6 +79,7 @@ struct StageCompute {
   PassTime all;                 // the stage's device time by kernel class, and launches
   Seconds total{0.0};           // with the launch gaps or the host's dispatch
   Seconds forward{0.0};         // of which the forward passes (recomputation counts as backward)
+  double forward_kernels{0.0};  // the forward passes' launches
   Seconds recompute{0.0};       // of which the recomputed forward passes
   Seconds layer_forward{0.0};   // one decoder layer (the stage's most common kind)
   Seconds layer_backward{0.0};  // with its recomputation
@@ -107,6 +108,7 @@ StageCompute stage_compute(const ModelProfile& p, const Layout& l, const Cluster
     const Seconds again_time = pass_time(x.recompute, mode, c) * reruns;
     const Seconds b = pass_time(x.backward, mode, c) + again_time;
     out.forward += f * times;
+    out.forward_kernels += x.forward.kernels * times;
     out.recompute += again_time * times;
     out.total += (f + b) * times;
     out.all += all;
@@ -234,6 +236,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     t.attention = sc.all.attention;
     t.memory_bound = sc.all.memory;
     t.kernels = sc.all.kernels;
+    t.kernels_forward = sc.forward_kernels;
     t.micro_batch = sc.total;
     t.overhead = std::max(Seconds{0.0}, sc.total - sc.all.device());
     micro_forward = sc.forward;

@@ -58,8 +58,9 @@ std::string note_text(const Note& n) {
           "in {} waves",
           n.x[0] / 1e9, n.x[1] / 1e9, n.n[0], n.n[1]);
     case NoteCode::kGenerateOverheads:
-      return "generate() decodes at the serving model's rate; its per-token Python and "
-             "kernel-launch costs are not counted, so it runs slower than this";
+      return "generate() decodes at the serving model's rate or, when longer, the host's time "
+             "to issue each step's kernels eagerly; its per-token Python work beyond that is "
+             "not counted";
     case NoteCode::kPastPositions:
       return fmt::format(
           "the sequence length {} is longer than the {} positions the model was built for", n.n[0],

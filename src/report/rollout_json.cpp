@@ -34,6 +34,7 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"generation_seconds", r.generation.count()},
         {"prefill_seconds", r.prefill.count()},
         {"decode_seconds", r.decode.count()},
+        {"decode_host_seconds_per_step", r.decode_host.count()},
         {"logprob_passes", r.logprob_passes},
         {"logprob_seconds", r.logprobs.count()},
         {"update_seconds", r.update.count()},

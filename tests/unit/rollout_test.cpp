@@ -113,6 +113,25 @@ TEST(Rollout, ServerModeBroadcastsTheWeightsAndHoldsNoPool) {
   EXPECT_GT(r.sync.count(), 0.0);
 }
 
+// generate() runs the policy eagerly: a decode step is no shorter than the host's time to issue
+// the forward pass's kernels (the class's eager dispatch, 7 us on Hopper); vLLM has no floor.
+TEST(Rollout, GenerateDecodesNoFasterThanTheHostIssuesItsKernels) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
+  job.rollout.max_completion_length = 128;
+  const Estimate e = run(job);
+  const MachineEstimate& m = on(e);
+  const RolloutCost& r = *m.rollout;
+  ASSERT_GT(m.time.kernels_forward, 100.0);
+  EXPECT_NEAR(r.decode_host.count(), m.time.kernels_forward * 7.0e-6, 1e-12);
+  // The step is the larger of the engine's and the host's: at least the host's, 128 times.
+  EXPECT_GE(r.decode.count(), 128.0 * r.decode_host.count() * (1.0 - 1e-12));
+  // The same job on a colocated vLLM engine: no host floor.
+  job.rollout.engine = RolloutEngine::kColocate;
+  const Estimate v = run(job);
+  EXPECT_EQ(on(v).rollout->decode_host.count(), 0.0);
+  EXPECT_LE(on(v).rollout->decode.count(), r.decode.count());
+}
+
 TEST(Rollout, ACacheTooSmallForTheBatchDecodesInWaves) {
   TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
   job.setup.micro_batch = 256;

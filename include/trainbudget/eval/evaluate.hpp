@@ -73,6 +73,7 @@ struct StepTime {
   Seconds memory_bound{0.0};    // the memory-bound kernels' traffic at the achievable bandwidth
   Seconds overhead{0.0};        // launch gaps, or the host's dispatch beyond the device time
   double kernels{0.0};          // launches per micro-batch
+  double kernels_forward{0.0};  // of which the forward pass's (one decode step launches as many)
   Seconds compute{0.0};         // grad_accum micro-batches
   Seconds optimizer{0.0};       // the optimizer step: its states read and written once
   Seconds bubble{0.0};          // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)

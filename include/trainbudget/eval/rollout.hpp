@@ -51,6 +51,7 @@ struct RolloutCost {
   // Time of one generation round (one optimizer step's completions), per device.
   Seconds prefill{0.0};
   Seconds decode{0.0};
+  Seconds decode_host{0.0};  // generate(): the host's time to issue one decode step's kernels
   Seconds generation{0.0};
   int logprob_passes{0};  // no-grad forwards: the reference (beta > 0), the old policy (mu > 1)
   Seconds logprobs{0.0};
