@@ -137,15 +137,19 @@ KernelClass read_builtin_kernel_class(std::string_view text, const std::string& 
 // The compiled-in systems and kernel classes, each read when a run first asks for it: what
 // lookups need (a system's device, a class's devices and categories) comes from the index, and
 // the catalog's rules are checked on it (a system's device exists, no device in two classes).
-void builtin_sources(const HardwareCatalog& devices, std::vector<SystemSource>& systems,
+void builtin_sources(const std::vector<DeviceSource>& devices, std::vector<SystemSource>& systems,
                      std::vector<KernelClassSource>& classes) {
+  const auto known = [&](const std::string& id) {
+    return std::any_of(devices.begin(), devices.end(),
+                       [&](const DeviceSource& d) { return d.id == id; });
+  };
   std::vector<std::pair<std::string, std::string>> listed;  // device, class
   for (const EmbeddedFile& f : embedded_catalog_files()) {
     const std::string origin = builtin_origin(f);
     const std::string id{f.name.substr(0, f.name.size() - 5)};
     if (f.folder == "systems") {
       std::string device = top_level_string(f.text, "device");
-      if (!devices.contains(device)) {
+      if (!known(device)) {
         throw DataError(
             origin, {fmt::format("device: '{}' is not in the hardware catalog", excerpt(device))});
       }
@@ -216,7 +220,7 @@ HardwareCatalog load_catalog(const CatalogSources& sources) {
     }
     std::vector<SystemSource> systems;
     std::vector<KernelClassSource> classes;
-    builtin_sources(HardwareCatalog(lazy), systems, classes);
+    builtin_sources(lazy, systems, classes);
     catalog = HardwareCatalog(std::move(lazy), std::move(systems), std::move(classes));
   } else {
     catalog = HardwareCatalog(load_device_dir(sources.builtin_dir));
