@@ -300,6 +300,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // Tensor parallel (Shoeybi et al. 2019, sec. 3; Korthikanti et al. 2022, sec. 4.2.2): per
   // layer two all-reduces of b x s x h forward and two backward (sequence parallel: the same
   // volume as all-gather + reduce-scatter), two more when full recomputation reruns forward.
+  Seconds tp_forward{0.0}, tp_backward{0.0};  // one layer's, as exposed
   if (x.tp > 1 && p.has_architecture) {
     const Group g{x.tp, 1};
     // Block recomputation reruns the forward's two on the recomputed share of the layers.
@@ -308,11 +309,17 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         n > 0 ? static_cast<double>(l.recomputed_layers(n)) / static_cast<double>(n) : 1.0;
     const double per_layer = l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0;
     const Bytes msg{tokens * d.h * e};
-    const Seconds once = comm.time(Collective::kAllReduce, msg, g, f) * (per_layer * layers);
+    const Seconds each = comm.time(Collective::kAllReduce, msg, g, f);
+    const Seconds once = each * (per_layer * layers);
     const double hidden = l.overlap_tp >= 0.0 ? l.overlap_tp : c.overlap.tp;
     add(term(CommKind::kTensor), once * m, t.compute, hidden, msg * (per_layer * layers * m),
         group_link(f, g));
+    const double shown = 1.0 - std::clamp(hidden, 0.0, 1.0);
+    tp_forward = each * (2.0 * shown);
+    tp_backward = each * ((per_layer - 2.0) * shown);
   }
+  t.layer_forward = layer_forward + tp_forward;
+  t.layer_backward = layer_backward + tp_backward;
 
   // Context parallel (ring attention, Megatron-Core): each layer passes the local K and V round
   // the cp ranks, cp - 1 hops forward and twice that backward, beside the attention compute.

@@ -97,6 +97,8 @@ ordered_json time_json(const MachineEstimate& m) {
           {"micro_batch_attention_seconds", t.attention.count()},
           {"micro_batch_memory_bound_seconds", t.memory_bound.count()},
           {"micro_batch_overhead_seconds", t.overhead.count()},
+          {"layer_forward_seconds", t.layer_forward.count()},
+          {"layer_backward_seconds", t.layer_backward.count()},
           {"micro_batch_kernels", t.kernels},
           {"optimizer_seconds", t.optimizer.count()},
           {"bubble_seconds", t.bubble.count()},

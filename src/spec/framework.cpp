@@ -92,15 +92,17 @@ constexpr std::array kProfiles{
         false,
         {LossImpl::kFull, 1},
         LogitsDtype::kFp32,
-        NormImpl::kFused,
+        NormImpl::kEagerFp32,
         false,
         OptimizerKernel::kFused,
         false,
         false,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
-        "torchtitan: SDPA, fused RMSNorm, F.cross_entropy on fp32 logits",
-        "torchtitan components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
+        "torchtitan: SDPA, RMSNorm in fp32 op by op, F.cross_entropy on fp32 logits",
+        "torchtitan models/norms.py RMSNorm (norm_type = \"rmsnorm\" in train_configs and "
+        "config_manager.py: self._norm(x.float()).type_as(x) * self.weight, at 9dec370); "
+        "components/loss.py cross_entropy_loss (pred.flatten(0, 1).float(), "
         "torch.nn.functional.cross_entropy); train.py deletes pred before backward; "
         "config_manager.py Optimizer.implementation = \"fused\""},
     FrameworkProfile{

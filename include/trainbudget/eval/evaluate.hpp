@@ -74,9 +74,14 @@ struct StepTime {
   Seconds overhead{0.0};        // launch gaps, or the host's dispatch beyond the device time
   double kernels{0.0};          // launches per micro-batch
   double kernels_forward{0.0};  // of which the forward pass's (one decode step launches as many)
-  Seconds compute{0.0};         // grad_accum micro-batches
-  Seconds optimizer{0.0};       // the optimizer step: its states read and written once
-  Seconds bubble{0.0};          // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
+  // One dense decoder layer of the most loaded stage, one micro-batch: its forward, and its
+  // backward with any recomputed forward, each with the layer's tensor-parallel collectives as
+  // they stay exposed (what Korthikanti et al. 2022, Table 4, times per layer).
+  Seconds layer_forward{0.0};
+  Seconds layer_backward{0.0};
+  Seconds compute{0.0};    // grad_accum micro-batches
+  Seconds optimizer{0.0};  // the optimizer step: its states read and written once
+  Seconds bubble{0.0};     // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
   std::array<CommTerm, kCommKinds> comm{};
   Seconds comm_total{0.0};
   Seconds exposed_comm{0.0};  // without offload's host transfers
