@@ -89,8 +89,9 @@ const std::array kEstimateFields{
           "sft (supervised) | dpo, ipo (a chosen and a rejected sequence per example, against a "
           "reference model) | kto (one sequence, against a reference) | orpo, simpo, cpo (pairs, "
           "no reference) | grpo, rloo (online RL: completions generated every step, then "
-          "trained on), as TRL's trainers run them (docs/rl.md); {micro_batch} counts examples "
-          "(completions for grpo, rloo) and {tokens} every sequence's tokens",
+          "trained on) | ppo (online RL with a value model trained beside the policy and a "
+          "reward model), as TRL's trainers run them (docs/rl.md); {micro_batch} counts "
+          "examples (completions for grpo, rloo, ppo) and {tokens} every sequence's tokens",
           trainers, [](V v, R r) { r.job.objective = parse_named<Objective>("trainer", v); },
           "job"},
     Field{"precompute_ref_log_probs", FieldType::kFlag, "", "", "",

@@ -30,15 +30,46 @@ Problem unknown_key(const std::string& key, std::span<const Field> fields, std::
           fmt::format("is not a field of {}; did you mean {{{}}}?", what, near.front()), ""};
 }
 
-// The online RL rows apply to grpo and rloo only, each vLLM row to the engines that read it; the
-// sequence is the prompt and its completion, and the generation batch holds whole groups.
+// PPO as TRL's PPOTrainer runs it: the policy's own generate(), one completion per prompt, the
+// reference always; the value and reward models are PPO's alone.
+void check_ppo(const EstimateRequest& r, std::vector<Problem>& problems) {
+  const bool ppo = r.job.objective == Objective::kPpo;
+  if (!ppo) {
+    for (const std::string_view key : {"value_model", "reward_model"}) {
+      if (!r.has(key)) continue;
+      problems.push_back(
+          {std::string{key},
+           fmt::format("only applies to {{trainer}} ppo, not '{}'", enum_name(r.job.objective)),
+           ""});
+    }
+    return;
+  }
+  if (r.has("rollout_engine") && r.job.rollout.engine != RolloutEngine::kGenerate) {
+    problems.push_back({"rollout_engine",
+                        "TRL's PPOTrainer generates with the policy's own generate() (no vLLM)",
+                        "generate"});
+  }
+  if (r.has("num_generations") && r.job.rollout.num_generations != 1) {
+    problems.push_back({"num_generations", "ppo samples one completion per prompt", "1"});
+  }
+  if (r.has("beta")) {
+    problems.push_back({"beta",
+                        "changes nothing with ppo: TRL's PPOTrainer loads and runs its reference "
+                        "whatever kl_coef, which only scales the penalty",
+                        ""});
+  }
+}
+
+// The online RL rows apply to grpo, rloo and ppo only, each vLLM row to the engines that read
+// it; the sequence is the prompt and its completion, and the generation batch holds whole groups.
 void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   const RolloutSpec& rl = r.job.rollout;
+  check_ppo(r, problems);
   if (!online_rl(r.job.objective)) {
     for (const Field& f : rollout_fields()) {
-      if (!r.has(f.key)) continue;
+      if (!r.has(f.key) || f.key == "value_model" || f.key == "reward_model") continue;
       problems.push_back({std::string{f.key},
-                          fmt::format("only applies to {{trainer}} grpo|rloo, not '{}'",
+                          fmt::format("only applies to {{trainer}} grpo|rloo|ppo, not '{}'",
                                       enum_name(r.job.objective)),
                           ""});
     }
@@ -53,13 +84,13 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   }
   if (r.has("fit")) {
     problems.push_back({"fit",
-                        "searches supervised steps; for grpo and rloo vary {micro_batch}, "
+                        "searches supervised steps; for online RL vary {micro_batch}, "
                         "{num_generations} or {max_completion_length} and compare",
                         ""});
   }
   if (r.has("seq_len")) {
     problems.push_back({"seq_len",
-                        "is {max_prompt_length} + {max_completion_length} for grpo and rloo; "
+                        "is {max_prompt_length} + {max_completion_length} for online RL; "
                         "give those instead",
                         ""});
   }
@@ -182,6 +213,12 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     } catch (const InvalidRequest& e) {
       problems.insert(problems.end(), e.problems().begin(), e.problems().end());
     }
+  }
+  // PPOConfig's defaults where they differ from GRPO's: one completion per prompt and
+  // num_ppo_epochs = 4 (trl/experimental/ppo/ppo_config.py at f2cd577).
+  if (r.job.objective == Objective::kPpo) {
+    if (!r.has("num_generations")) r.job.rollout.num_generations = 1;
+    if (!r.has("num_iterations")) r.job.rollout.num_iterations = kPpoEpochs;
   }
   if (problems.empty()) check_combinations(r, problems);
   // A local dataset's text at a stated characters-per-token figure (io/dataset_text.hpp).

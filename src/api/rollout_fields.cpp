@@ -1,6 +1,7 @@
-// The online RL rows of the estimate's field table (GRPO, RLOO; docs/rl.md): TRL's GRPOConfig
-// names, so a user copies them from their config. Each applies to --trainer grpo|rloo only
-// (request.cpp says so when one is given with another trainer).
+// The online RL rows of the estimate's field table (GRPO, RLOO, PPO; docs/rl.md): TRL's
+// GRPOConfig names, so a user copies them from their config (PPOConfig's response_length and
+// num_ppo_epochs are max_completion_length and num_iterations here). Each applies to the online
+// RL trainers only (request.cpp says so when one is given with another trainer).
 #include <fmt/format.h>
 
 #include <array>
@@ -19,6 +20,7 @@ namespace {
 using R = EstimateRequest&;
 using V = std::string_view;
 using checks::flag;
+using checks::text;
 using checks::whole;
 
 std::string generations() { return "1..1024 completions per prompt"; }
@@ -29,23 +31,25 @@ std::string engines() { return enum_choices<RolloutEngine>(); }
 std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
+std::string models() { return "a config.json, a folder or a preset id"; }
 
 const std::array kRolloutFields{
     Field{"num_generations", FieldType::kInteger, "G", "completions per prompt", "8",
-          "grpo, rloo: completions sampled per prompt (TRL num_generations); {micro_batch} counts "
-          "completions",
+          "grpo, rloo: completions sampled per prompt (TRL num_generations; ppo samples one); "
+          "{micro_batch} counts completions",
           generations,
           [](V v, R r) { r.job.rollout.num_generations = whole(v, "num_generations", 1024); },
           "job"},
     Field{
         "max_prompt_length", FieldType::kInteger, "TOKENS", "tokens", "512",
-        "grpo, rloo: prompt tokens per completion; the sequence trained on is prompt + "
+        "grpo, rloo, ppo: prompt tokens per completion; the sequence trained on is prompt + "
         "completion, so {seq_len} is set by these two",
         lengths,
         [](V v, R r) { r.job.rollout.max_prompt_length = whole(v, "max_prompt_length", 1048576); },
         "job"},
     Field{"max_completion_length", FieldType::kInteger, "TOKENS", "tokens", "256",
-          "grpo, rloo: tokens generated per completion (every completion is timed at this length)",
+          "grpo, rloo, ppo: tokens generated per completion (PPOConfig's response_length; every "
+          "completion is timed at this length)",
           lengths,
           [](V v, R r) {
             r.job.rollout.max_completion_length = whole(v, "max_completion_length", 1048576);
@@ -58,11 +62,13 @@ const std::array kRolloutFields{
           "job"},
     Field{"num_iterations", FieldType::kInteger, "MU", "updates per batch", "1",
           "grpo, rloo: optimizer steps per generation batch (TRL num_iterations); above 1 the "
-          "old policy's log-probs are computed once per batch",
+          "old policy's log-probs are computed once per batch. ppo: PPOConfig's num_ppo_epochs "
+          "(default 4 there)",
           iterations,
           [](V v, R r) { r.job.rollout.num_iterations = whole(v, "num_iterations", 64); }, "job"},
     Field{"rollout_engine", FieldType::kChoice, "ENGINE", "", "generate",
-          "grpo, rloo: generate (the policy's own generate(), TRL's use_vllm False) | colocate "
+          "grpo, rloo (ppo: generate only): generate (the policy's own generate(), TRL's use_vllm "
+          "False) | colocate "
           "(vLLM in each training process, TRL vllm_mode colocate) | server (a vLLM server on "
           "{vllm_server_devices} devices of its own)",
           engines,
@@ -98,6 +104,22 @@ const std::array kRolloutFields{
           [](V v, R r) {
             r.job.rollout.vllm_server_devices =
                 static_cast<int>(whole(v, "vllm_server_devices", 4096));
+          },
+          "job"},
+    Field{"value_model", FieldType::kText, "MODEL", "", "",
+          "ppo: the value model trained beside the policy (a config.json, a folder or a preset "
+          "id, loaded with a score head of one output); default the policy's model",
+          models,
+          [](V v, R r) {
+            r.value_model = text(v, "value_model", "a config.json, a folder or a preset id");
+          },
+          "job"},
+    Field{"reward_model", FieldType::kText, "MODEL", "", "",
+          "ppo: the reward model run over every completion (as {value_model}); default the "
+          "policy's model",
+          models,
+          [](V v, R r) {
+            r.reward_model = text(v, "reward_model", "a config.json, a folder or a preset id");
           },
           "job"},
 };

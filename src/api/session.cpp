@@ -8,6 +8,7 @@
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/model/lora.hpp"
+#include "trainbudget/model/score_head.hpp"
 #include "trainbudget/plan/advice.hpp"
 #include "trainbudget/plan/fit_search.hpp"
 
@@ -71,6 +72,17 @@ Session::Session(const Sources& sources)
       model_paths_{sources.model_paths},
       catalog_{io::load_catalog(catalog_sources(sources))} {}
 
+// A PPO value or reward model given by the user, with a score head (model/score_head.hpp); none
+// given: the library makes it from the policy.
+ModelSource Session::critic_model(const std::string& given, std::string_view field,
+                                  EstimateResult& out) const {
+  if (given.empty()) return {};
+  ModelSource m = io::load_model(given, models_dir_,
+                                 model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);
+  for (const std::string& w : m.warnings) out.warnings.push_back({std::string{field}, w, ""});
+  return with_score_head(std::move(m));
+}
+
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
   if (r.has("epochs") && !r.dataset_tokens) {
     out.notes.push_back({"epochs",
@@ -94,6 +106,10 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
   if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);
+  if (r.job.objective == Objective::kPpo) {
+    r.job.value_model = critic_model(r.value_model, "value_model", out);
+    r.job.reward_model = critic_model(r.reward_model, "reward_model", out);
+  }
   const std::int64_t context = r.job.model.architecture->max_positions;
   if (r.has("seq_len") && context > 0 && r.job.setup.seq_len > context) {
     out.warnings.push_back(

@@ -70,7 +70,8 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
        "query/key head dimension"},
       {"d_v", static_cast<double>(at.latent ? at.latent->v_head_dim : at.head_dim),
        "value head dimension"},
-      {"V", static_cast<double>(arch.vocab), "vocabulary"},
+      {"V", static_cast<double>(head_width(arch)),
+       arch.head_outputs > 0 ? "score head outputs" : "vocabulary"},
   };
   if (arch.moe) {
     out.symbols.push_back({"E", static_cast<double>(arch.moe->num_experts), "routed experts"});

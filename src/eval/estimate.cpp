@@ -175,9 +175,17 @@ ScenarioName scenario_name(const TrainingJob& job) {
   return n;
 }
 
+// Whether the LoRA alternative fits the i-th machine: with online RL its peak on that machine
+// (the engine and PPO's critics beside the step), else the scenario's.
+bool lora_fits(const Scenario& lora, std::size_t i, Bytes capacity) {
+  const Bytes peak = i < lora.machines.size() && lora.machines[i].rollout
+                         ? lora.machines[i].numbers.allocated
+                         : lora.memory.total;
+  return peak <= capacity;
+}
+
 Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
-                       const std::vector<MachineChoice>& machines,
-                       const std::optional<Bytes>& lora_total) {
+                       const std::vector<MachineChoice>& machines, const Scenario* lora) {
   Scenario s;
   s.name = scenario_name(job);
   s.method = job.method;
@@ -225,7 +233,9 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     StepCost cost = evaluate(s.profile, s.layout, cluster);
     // Online RL: a generation round per step; its peak and its time are the job's.
     if (online_rl(job.objective) && s.profile.has_architecture && rate != nullptr) {
-      RolloutCost r = rollout_cost(job, s.layout, cluster, choice, cost);
+      std::optional<CriticCost> critics;
+      if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, s.layout, cluster);
+      RolloutCost r = rollout_cost(job, s.layout, cluster, choice, cost, critics);
       if (cost.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
         cost.status = Status::kOutOfMemory;
       }
@@ -318,7 +328,7 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (m.fits) {
       m.fit = Fit::kFits;
-    } else if (lora_total && *lora_total <= cluster.capacity) {
+    } else if (lora != nullptr && lora_fits(*lora, s.machines.size(), cluster.capacity)) {
       m.fit = Fit::kNeedsLora;
     } else {
       m.fit = Fit::kNeedsSharding;
@@ -335,15 +345,14 @@ Estimate estimate(const TrainingJob& job, const std::vector<MachineChoice>& mach
   Estimate out;
   out.job = job;
   out.recipe = find_recipe(job.recipe_id);
-  std::optional<Bytes> lora_total;
   // A fine-tune may switch to adapters; a model trained from scratch has nothing to adapt.
   if (job.method == Method::kFull && job_kind(job) == JobKind::kFineTuning) {
     TrainingJob lora = job;
     lora.method = Method::kLora;
-    out.lora_alternative = make_scenario(lora, out.recipe, machines, std::nullopt);
-    lora_total = out.lora_alternative->memory.total;
+    out.lora_alternative = make_scenario(lora, out.recipe, machines, nullptr);
   }
-  out.primary = make_scenario(job, out.recipe, machines, lora_total);
+  out.primary = make_scenario(job, out.recipe, machines,
+                              out.lora_alternative ? &*out.lora_alternative : nullptr);
   return out;
 }
 

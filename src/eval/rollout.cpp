@@ -57,10 +57,11 @@ Bytes generate_workspace(const ModelArchitecture& a, double rows, double prompt,
 
 RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                          const ClusterProfile& cluster, const MachineChoice& machine,
-                         const StepCost& step) {
+                         const StepCost& step, const std::optional<CriticCost>& critics) {
   const RolloutSpec& rl = job.rollout;
   RolloutCost out;
   out.engine = rl.engine;
+  out.critics = critics;
   const ModelArchitecture& arch = *job.model.architecture;
   const int tp = rl.engine == RolloutEngine::kGenerate ? 1 : rl.vllm_tensor_parallel_size;
   if (arch.attention.num_heads % tp != 0) {
@@ -92,6 +93,13 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t prompt = rl.max_prompt_length;
   const std::int64_t completion = rl.max_completion_length;
   out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
+  // PPO generates its batch in chunks (local_rollout_forward_batch_size): one chunk's cache at a
+  // time, the chunks decoded one after another.
+  std::int64_t batch = out.completions;
+  if (critics) {
+    out.chunks = (out.completions + kPpoRolloutChunk - 1) / kPpoRolloutChunk;
+    batch = std::min(out.completions, kPpoRolloutChunk);
+  }
 
   // The cache every completion fills by its last token, per engine device: vLLM's in bf16 (the
   // engine's dtype), generate()'s in the policy's activation dtype (transformers' DynamicCache
@@ -101,25 +109,34 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     per_token = per_token * (activation_bytes(layout.activation_dtype) / 2.0);
   }
   const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
-  out.kv_needed = one_sequence * static_cast<double>(out.completions) / static_cast<double>(tp);
+  out.kv_needed = one_sequence * static_cast<double>(batch) / static_cast<double>(tp);
   out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
 
-  // Training states while generating: no gradients (zero_grad(set_to_none) after each step).
-  const Bytes resident = step.states - step.gradients;
+  // Training states while generating: no gradients (zero_grad(set_to_none) after each step);
+  // PPO's value model's states beside the policy's and the reward model's weights.
+  Bytes resident = step.states - step.gradients;
+  Bytes beside_step{0.0};  // what PPO adds to the policy's training step
+  double gathered_params = job.params;
+  if (critics) {
+    resident += critics->value_states - critics->value_gradients + critics->reward_weights;
+    beside_step = critics->value_states + critics->value_activations + critics->reward_weights;
+    // unwrap_model_for_generation gathers the whole PolicyAndValueWrapper under ZeRO-3.
+    gathered_params += critics->value_params;
+  }
   switch (rl.engine) {
     case RolloutEngine::kGenerate: {
       // model.generate(): the cache in the training process, and under ZeRO-3 the whole
       // weights gathered for it (TRL's ds3_gather_for_generation, default True).
       Bytes gathered{0.0};
       if (layout.zero_stage >= 3 && layout.dp() > 1) {
-        gathered = Bytes{job.params * kEngineWeightBytes} * (1.0 - 1.0 / dp);
+        gathered = Bytes{gathered_params * kEngineWeightBytes} * (1.0 - 1.0 / dp);
       }
       out.generation_peak =
           resident + gathered + out.kv_needed +
-          generate_workspace(arch, static_cast<double>(out.completions),
-                             static_cast<double>(prompt), activation_bytes(layout.activation_dtype),
+          generate_workspace(arch, static_cast<double>(batch), static_cast<double>(prompt),
+                             activation_bytes(layout.activation_dtype),
                              layout.attention == AttentionImpl::kEager);
-      out.update_peak = step.memory;
+      out.update_peak = step.memory + beside_step;
       break;
     }
     case RolloutEngine::kColocate:
@@ -153,7 +170,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
 
   // Generation: each prompt prefilled once (vLLM's prefix cache shares it among its G
   // completions; generate() prefills every row), then completion-length decode steps.
-  const ServingMachine serve = serve_one(job, machine, out.completions, prompt, completion, tp);
+  const ServingMachine serve = serve_one(job, machine, batch, prompt, completion, tp);
   const std::int64_t prefills =
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
@@ -167,7 +184,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                 cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
     step_time = std::max(step_time, out.decode_host);
   }
-  out.decode = step_time * static_cast<double>(completion);
+  out.decode = step_time * static_cast<double>(completion * out.chunks);
   // A cache that holds only part of the batch runs it in waves of what fits.
   if (!out.kv_fits && out.kv_capacity.value() > 0.0) {
     const double waves = std::ceil(out.kv_needed / out.kv_capacity);
@@ -187,6 +204,15 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   out.logprobs = step.time.forward * static_cast<double>(layout.grad_accum) *
                  static_cast<double>(out.logprob_passes);
   out.update = step.time.step * static_cast<double>(rl.num_iterations);
+  if (critics) {
+    // PPO: the old policy's log-probs come from generate()'s scores; the reference, the value
+    // model and the reward model each run a forward over every row, and each update trains the
+    // value model beside the policy.
+    out.logprob_passes = 3;
+    out.logprobs = (step.time.forward + critics->value_forward + critics->reward_forward) *
+                   static_cast<double>(layout.grad_accum);
+    out.update = (step.time.step + critics->value_step) * static_cast<double>(rl.num_iterations);
+  }
   // The new weights into the engine: an in-device copy (colocate), or a broadcast from the
   // trainer to the server over the network between them.
   if (rl.engine == RolloutEngine::kColocate && cluster.memory_bandwidth.value() > 0.0) {

@@ -193,8 +193,8 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.kind = LinearKind::kLmHead;
   head.place = LinearPlace::kHead;
   head.in_features = arch.hidden;
-  head.out_features = arch.vocab;
-  head.tied = arch.tie_embeddings;
+  head.out_features = head_width(arch);
+  head.tied = arch.tie_embeddings && arch.head_outputs == 0;
   all.push_back(head);
 
   if (arch.vision) {

@@ -73,8 +73,10 @@ std::int64_t input_embedding_params(const ModelArchitecture& arch) {
 }
 
 // The LM head (hidden -> vocab, no bias in any family here); none of its own when tied
-// (Press & Wolf 2017; config.tie_word_embeddings).
+// (Press & Wolf 2017; config.tie_word_embeddings). A score head is hidden -> num_labels, never
+// tied.
 std::int64_t lm_head_params(const ModelArchitecture& arch) {
+  if (arch.head_outputs > 0) return checked_mul(arch.head_outputs, arch.hidden);
   return arch.tie_embeddings ? 0 : checked_mul(arch.vocab, arch.hidden);
 }
 

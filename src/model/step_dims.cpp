@@ -24,7 +24,7 @@ StepDims shape_dims(const ModelArchitecture& arch) {
     d.qk_norm = at.qk_norm;
   }
   d.i = static_cast<double>(arch.mlp.intermediate);
-  d.V = static_cast<double>(arch.vocab);
+  d.V = static_cast<double>(head_width(arch));
   d.L = static_cast<double>(arch.num_layers);
   if (arch.moe) {
     d.E = static_cast<double>(arch.moe->num_experts);

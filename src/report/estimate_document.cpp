@@ -67,7 +67,8 @@ TextTable machines_table(const Scenario& s, const std::optional<double>& utiliza
                has_rate ? (m.rate->kind == RateKind::kMeasured ? "measured" : "spec, dense") : "-",
                has_rate ? hours_text(m.at_peak) : "-", at_util,
                has_rate ? percent(m.utilization) : "-",
-               fmt::format("{} / {}", gb(s.memory.total), gb(m.device.memory_capacity)),
+               fmt::format("{} / {}", gb(m.rollout ? m.numbers.allocated : s.memory.total),
+                           gb(m.device.memory_capacity)),
                verdict_words(m.verdict)});
   }
   return t;
@@ -149,6 +150,17 @@ std::string machine_label(const MachineEstimate& m) {
   return label;
 }
 
+// The LoRA alternative's peak on the same machine: with online RL each machine's own (the engine
+// and the critics beside the step), else the scenario's.
+Bytes lora_peak(const Scenario& lora, const MachineEstimate& m) {
+  for (const MachineEstimate& l : lora.machines) {
+    if (l.rollout && l.device.id == m.device.id && l.wanted == m.wanted) {
+      return l.numbers.allocated;
+    }
+  }
+  return lora.memory.total;
+}
+
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
   // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
@@ -200,7 +212,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
           "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
           "devices (ZeRO-3/FSDP, model states only).",
           scenario_label(s.name), gb(peak), room, lora ? scenario_label(lora->name) : "LoRA",
-          lora ? gb(lora->memory.total) : "?", m.devices_to_fit);
+          lora ? gb(lora_peak(*lora, m)) : "?", m.devices_to_fit);
     case Fit::kNeedsSharding:
       return fmt::format(
           "{} does not fit ({} > {}){}; shard over >= {} devices (ZeRO-3/FSDP, model states "

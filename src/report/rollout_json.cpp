@@ -5,6 +5,23 @@ namespace tb::report {
 
 using nlohmann::ordered_json;
 
+namespace {
+
+// PPO's value and reward models on one training device.
+ordered_json critics_json(const std::optional<CriticCost>& c) {
+  if (!c) return nullptr;
+  return ordered_json{{"value_model_params", c->value_params},
+                      {"reward_model_params", c->reward_params},
+                      {"value_states_bytes", c->value_states.value()},
+                      {"value_activations_bytes", c->value_activations.value()},
+                      {"reward_weights_bytes", c->reward_weights.value()},
+                      {"value_forward_seconds", c->value_forward.count()},
+                      {"reward_forward_seconds", c->reward_forward.count()},
+                      {"value_step_seconds", c->value_step.count()}};
+}
+
+}  // namespace
+
 ordered_json rollout_json(const MachineEstimate& m) {
   if (!m.rollout) return nullptr;
   const RolloutCost& r = *m.rollout;
@@ -14,6 +31,8 @@ ordered_json rollout_json(const MachineEstimate& m) {
       {"prompts_per_engine", r.prompts},
       {"engine_tensor_parallel", r.engine_tp},
       {"engines", r.engines},
+      {"generation_chunks", r.chunks},
+      {"critics", critics_json(r.critics)},
       {"memory",
        {{"kv_needed_bytes", r.kv_needed.value()},
         {"pool_bytes", r.pool.value()},

@@ -77,6 +77,18 @@ std::optional<Section> rollout_section(const Estimate& e) {
           gb(r.engine_weights), gb(r.kv_capacity), gb(r.kv_needed));
     }
     out.text(memory);
+    if (r.critics) {
+      const CriticCost& c = *r.critics;
+      out.text(fmt::format(
+          "{}: PPO's value model ({} parameters, a score head) trained beside the policy holds "
+          "{} of states and saves {} of activations a micro-batch; the reward model's frozen "
+          "weights {}. Each batch's forwards: the reference, the value model ({}) and the "
+          "reward model ({}) a micro-batch{}",
+          m.device.id, count(c.value_params), gb(c.value_states), gb(c.value_activations),
+          gb(c.reward_weights), secs(c.value_forward), secs(c.reward_forward),
+          r.chunks > 1 ? fmt::format("; generation in {} chunks of {}", r.chunks, kPpoRolloutChunk)
+                       : std::string{}));
+    }
   }
   return out;
 }

@@ -35,6 +35,7 @@ int rows_per_example(Objective objective) noexcept {
     case Objective::kKto:
     case Objective::kGrpo:
     case Objective::kRloo:
+    case Objective::kPpo:
       return 1;
   }
   return 1;
@@ -43,6 +44,10 @@ int rows_per_example(Objective objective) noexcept {
 bool reference_forward(const TrainingJob& job) noexcept {
   // GRPO and RLOO load a reference only for a KL term (TRL: "If 0.0, the reference model is not
   // loaded").
+  // PPO always does: TRL's PPOTrainer computes the reference's log-probs every batch, whatever
+  // kl_coef (trl/experimental/ppo/ppo_trainer.py at f2cd577: ref_model, or the policy with its
+  // adapters disabled under PEFT).
+  if (job.objective == Objective::kPpo) return true;
   if (online_rl(job.objective)) return job.rollout.beta > 0.0;
   return job.objective == Objective::kDpo || job.objective == Objective::kIpo ||
          job.objective == Objective::kKto;

@@ -37,7 +37,10 @@ struct CompareOptions {
 
 struct EstimateRequest {
   TrainingJob job;
-  std::string model;     // config.json, model folder or preset id; empty: job.params is the model
+  std::string model;  // config.json, model folder or preset id; empty: job.params is the model
+  // PPO's value and reward models, the same kinds of reference; empty: the policy's model.
+  std::string value_model;
+  std::string reward_model;
   std::string machines;  // ID[:dtype][,...] or all
   bool fit{false};       // what fits each machine (a plan query)
   bool explain{false};   // every term's formula and value

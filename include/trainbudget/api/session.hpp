@@ -101,6 +101,8 @@ class Session {
                                      const plan::Progress& progress, const plan::Stop& stop) const;
   // Loads request.model into the job (counts, warnings, the rank a fraction asks for).
   void resolve_model(EstimateRequest& request, EstimateResult& out) const;
+  [[nodiscard]] ModelSource critic_model(const std::string& given, std::string_view field,
+                                         EstimateResult& out) const;
   // The serving job of an infer or compare request, its model loaded.
   [[nodiscard]] ServingJob serving_job(const EstimateRequest& request,
                                        std::vector<Problem>& warnings) const;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "trainbudget/eval/note.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/machine_choice.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
 
@@ -23,6 +25,21 @@ template <>
 struct EnumNames<RolloutPhase> {
   static constexpr std::array<std::pair<RolloutPhase, std::string_view>, 2> kNames{
       {{RolloutPhase::kGeneration, "generation"}, {RolloutPhase::kUpdate, "update"}}};
+};
+
+// PPO's two other models on one training device (docs/rl.md, "PPO"; TRL's PPOTrainer): the
+// value model trained beside the policy in the same forward and backward (PolicyAndValueWrapper,
+// one optimizer), and the reward model's frozen weights and no-grad forward.
+struct CriticCost {
+  double value_params{0.0};
+  double reward_params{0.0};
+  Bytes value_states;       // weights, gradients and optimizer states, sharded as the policy's
+  Bytes value_gradients;    // of which its gradients
+  Bytes value_activations;  // what its forward saves for the shared backward, one micro-batch
+  Bytes reward_weights;     // frozen in the compute dtype, ZeRO-3 sharded (stage 0 otherwise)
+  Seconds value_forward;    // one micro-batch without gradients
+  Seconds value_step;       // its forwards and backwards over the step's micro-batches, its update
+  Seconds reward_forward;   // one micro-batch
 };
 
 struct RolloutCost {
@@ -58,14 +75,24 @@ struct RolloutCost {
   Seconds update{0.0};  // num_iterations x the training step
   Seconds sync{0.0};    // the new weights into the engine
   Seconds round{0.0};
-  double decode_tokens_per_s{0.0};  // per engine, all its completions together
+  double decode_tokens_per_s{0.0};    // per engine, all its completions together
+  std::int64_t chunks{1};             // PPO: the generation batch in chunks, one after another
+  std::optional<CriticCost> critics;  // PPO
   std::vector<Note> assumptions;
 };
 
-// The rollout of `job` on one machine, beside the training step `step` its layout costs there.
-// Throws InvalidRequest naming vllm_tensor_parallel_size when it does not divide the heads.
+// The rollout of `job` on one machine, beside the training step `step` its layout costs there
+// (and, for PPO, its value and reward models' `critics`). Throws InvalidRequest naming
+// vllm_tensor_parallel_size when it does not divide the heads.
 [[nodiscard]] RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                                        const ClusterProfile& cluster, const MachineChoice& machine,
-                                       const StepCost& step);
+                                       const StepCost& step,
+                                       const std::optional<CriticCost>& critics = std::nullopt);
+
+// PPO's value and reward models priced on the policy's layout and cluster: each a full model of
+// its own architecture (a score head of one output), the value model trained with the job's
+// recipe, the reward model frozen.
+[[nodiscard]] CriticCost ppo_critics(const TrainingJob& job, const Recipe& recipe,
+                                     const Layout& layout, const ClusterProfile& cluster);
 
 }  // namespace tb

@@ -105,6 +105,10 @@ struct ModelArchitecture {
   std::int64_t max_positions{0};  // context length the model was built for
   bool learned_positions{false};  // a max_positions x hidden position table (GPT-2 wpe)
   bool tie_embeddings{false};     // LM head shares the input embedding matrix
+  // 0: the LM head over the vocabulary. n > 0: a score head of n outputs instead, as a reward or
+  // value model has (transformers' AutoModelForSequenceClassification: `score`, a Linear(hidden,
+  // num_labels, bias=False) over every position; TRL's PPO reads one value per token from it).
+  std::int64_t head_outputs{0};
   NormSpec norm;
   int norms_per_layer{2};  // 2 (pre-attention, pre-MLP); Gemma 2/3: 4 (+ post-attn, post-MLP)
   AttentionSpec attention;
@@ -116,6 +120,11 @@ struct ModelArchitecture {
   std::int64_t mtp_layers{0};
   std::optional<VisionTowerSpec> vision;  // multimodal checkpoints (Gemma 3 4B and up)
 };
+
+// The head's output width: the vocabulary for an LM head, num_labels for a score head.
+[[nodiscard]] constexpr std::int64_t head_width(const ModelArchitecture& arch) noexcept {
+  return arch.head_outputs > 0 ? arch.head_outputs : arch.vocab;
+}
 
 // Everything wrong with an architecture, one message per problem ("hidden: 0 must be > 0").
 // Empty when it is consistent. Field names are the struct's; io maps them to config keys.

@@ -45,11 +45,11 @@ struct EnumNames<JobKind> {
 // The training objective, beside the method (the parameter-efficiency axis): supervised
 // fine-tuning, a preference objective, or online RL with generated completions, as TRL names
 // them (docs/rl.md). PPO (a value and a reward model) is not modelled yet.
-enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo, kGrpo, kRloo };
+enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo, kGrpo, kRloo, kPpo };
 
 template <>
 struct EnumNames<Objective> {
-  static constexpr std::array<std::pair<Objective, std::string_view>, 9> kNames{
+  static constexpr std::array<std::pair<Objective, std::string_view>, 10> kNames{
       {{Objective::kSft, "sft"},
        {Objective::kDpo, "dpo"},
        {Objective::kIpo, "ipo"},
@@ -58,7 +58,8 @@ struct EnumNames<Objective> {
        {Objective::kSimpo, "simpo"},
        {Objective::kCpo, "cpo"},
        {Objective::kGrpo, "grpo"},
-       {Objective::kRloo, "rloo"}}};
+       {Objective::kRloo, "rloo"},
+       {Objective::kPpo, "ppo"}}};
 };
 
 // "pretraining" | "fine-tuning"; throws InvalidRequest naming the job_kind field otherwise.
@@ -121,11 +122,16 @@ struct TrainingJob {
   // Online RL (GRPO, RLOO): the micro-batch counts completions, each a prompt and its completion
   // (seq_len = max_prompt_length + max_completion_length), `tokens` all of theirs.
   RolloutSpec rollout;
+  // PPO (TRL's PPOTrainer): the value model trained beside the policy and the reward model's
+  // forward, each an AutoModelForSequenceClassification (a score head of one output); without
+  // an architecture of their own they are the policy's (docs/rl.md, "PPO").
+  ModelSource value_model;
+  ModelSource reward_model;
 };
 
-// GRPO or RLOO: completions generated every step (eval/rollout.hpp).
+// GRPO, RLOO or PPO: completions generated every step (eval/rollout.hpp).
 [[nodiscard]] constexpr bool online_rl(Objective o) noexcept {
-  return o == Objective::kGrpo || o == Objective::kRloo;
+  return o == Objective::kGrpo || o == Objective::kRloo || o == Objective::kPpo;
 }
 
 // Rows one example puts through the model: 2 where chosen and rejected are concatenated into one

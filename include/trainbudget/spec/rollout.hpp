@@ -37,6 +37,14 @@ struct RolloutSpec {
   int vllm_server_devices{1};          // devices the server runs on (server mode)
 };
 
+// PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
+// updates over each batch of rollouts.
+inline constexpr std::int64_t kPpoEpochs = 4;
+// PPOTrainer generates and scores its rollouts in chunks of local_rollout_forward_batch_size
+// (default 64, the same file): the KV cache holds one chunk, and the chunks decode one after
+// another.
+inline constexpr std::int64_t kPpoRolloutChunk = 64;
+
 // The sequence online RL trains on: each prompt and its completion.
 [[nodiscard]] constexpr std::int64_t trained_seq_len(const RolloutSpec& r) noexcept {
   return r.max_prompt_length + r.max_completion_length;
