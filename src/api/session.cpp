@@ -130,9 +130,9 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   // The verdict's advice comes from the planner: the smallest change that fits each machine.
   for (std::size_t i = 0; i < machines.size(); ++i) {
     MachineEstimate& m = out.estimate.primary.machines[i];
-    // The planner searches supervised steps: no advice for online RL yet (docs/rl.md).
-    if (!m.fits && m.rate && !online_rl(r.job.objective)) {
-      m.advice = plan::advise(r.job, machines[i]);
+    if (!m.fits && m.rate) {
+      m.advice = online_rl(r.job.objective) ? plan::advise_rollout(r.job, machines[i])
+                                            : plan::advise(r.job, machines[i]);
     }
   }
   if (r.fit) add_fits(out.estimate);

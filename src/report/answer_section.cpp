@@ -37,7 +37,8 @@ Section answer_section(const Estimate& e) {
       const Advice& a = m.advice.front();
       std::vector<std::string> flags;
       for (const auto& [key, value] : a.changes) {
-        flags.push_back(fmt::format("{{{}}} {}", key, value));
+        flags.push_back(value == "true" ? fmt::format("{{{}}}", key)
+                                        : fmt::format("{{{}}} {}", key, value));
       }
       changes.push_back(fmt::format(
           "{}: to fit, add {} ({} per device, {}{})", id,

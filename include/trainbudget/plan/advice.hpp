@@ -16,4 +16,11 @@ namespace tb::plan {
 // same); empty when the job fits or nothing in the search does.
 [[nodiscard]] std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine);
 
+// Online RL (GRPO, RLOO, PPO): the smallest change that fits, each candidate priced with its
+// generation round: recompute, a chunked loss, a smaller micro-batch with more accumulation,
+// the engine asleep or its pool narrowed or on a server of its own, ZeRO-3, LoRA (docs/rl.md,
+// "What to change"); and the fastest fitting one when it is clearly faster.
+[[nodiscard]] std::vector<Advice> advise_rollout(const TrainingJob& job,
+                                                 const MachineChoice& machine);
+
 }  // namespace tb::plan

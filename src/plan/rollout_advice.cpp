@@ -1,0 +1,211 @@
+// The smallest change that makes an online RL job fit its machine (docs/rl.md, "What to
+// change"): the changes practitioners reach for, tried in every combination on the job's own
+// devices, each priced with its generation round (the engine's pool or cache, PPO's critics).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "trainbudget/eval/layout_rules.hpp"
+#include "trainbudget/eval/rollout.hpp"
+#include "trainbudget/model/profile.hpp"
+#include "trainbudget/plan/advice.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::plan {
+namespace {
+
+// One change: what it does to the job, the flags that say it, its words, and how much of the job
+// it changes (the scale of advice.cpp: kernel choices 1-2, sharding 1 a stage, the engine's
+// placement 4, the method 11).
+struct Change {
+  std::function<void(TrainingJob&)> apply;
+  std::vector<std::pair<std::string, std::string>> flags;
+  std::string words;
+  int distance{0};
+};
+
+// The options of one knob; the first is always "as given".
+using Axis = std::vector<Change>;
+
+struct Point {
+  bool fits{false};
+  Bytes peak;
+  double hours{0.0};
+  RolloutCost rollout;
+};
+
+// The job priced as the estimate prices it on one machine: its step, PPO's critics, the round.
+Point price(const TrainingJob& job, const MachineChoice& machine) {
+  Point p;
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  const ComputeRate* rate =
+      select_rate(*machine.device, machine.dtype.value_or(recipe.compute_dtype));
+  if (rate == nullptr) return p;
+  const ModelProfile profile = make_profile(job, recipe);
+  const Layout layout = layout_of(job, recipe);
+  if (!layout_problems(profile, layout).empty()) return p;
+  const ClusterProfile cluster = cluster_of(job, machine, rate);
+  const StepCost cost = evaluate(profile, layout, cluster);
+  std::optional<CriticCost> critics;
+  if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, layout, cluster);
+  try {
+    p.rollout = rollout_cost(job, layout, cluster, machine, cost, critics);
+  } catch (const InvalidRequest&) {
+    return p;
+  }
+  p.peak = p.rollout.peak;
+  p.fits =
+      cost.status == Status::kFits && p.rollout.peak <= cluster.capacity && p.rollout.engine_fits;
+  p.hours = hours(p.rollout.round * cost.time.steps);
+  return p;
+}
+
+std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
+  std::vector<Axis> out;
+  const TrainingSetup s = resolved_setup(job.setup, 0);
+  if (s.recompute != Recompute::kFull) {
+    out.push_back({{},
+                   {[](TrainingJob& j) { j.setup.recompute = Recompute::kFull; },
+                    {{"recompute", "full"}},
+                    "recompute full (gradient checkpointing)",
+                    2}});
+  }
+  if (s.loss && s.loss->impl == LossImpl::kFull) {
+    out.push_back({{},
+                   {[](TrainingJob& j) {
+                      j.setup.loss = LossSpec{LossImpl::kChunked, 8};
+                    },
+                    {{"loss", "chunked:8"}},
+                    "a chunked cross-entropy",
+                    1}});
+  }
+  // A smaller micro-batch and more accumulation: the same completions a step.
+  Axis micro{{}};
+  for (std::int64_t b = s.micro_batch / 2; b >= 1; b /= 2) {
+    if (s.micro_batch % b != 0) continue;
+    const std::int64_t accum = s.grad_accumulation * (s.micro_batch / b);
+    micro.push_back({[b, accum](TrainingJob& j) {
+                       j.setup.micro_batch = b;
+                       j.setup.grad_accumulation = accum;
+                     },
+                     {{"micro_batch", std::to_string(b)}, {"grad_accum", std::to_string(accum)}},
+                     fmt::format("micro-batch {} x grad-accum {}", b, accum),
+                     1});
+  }
+  if (micro.size() > 1) out.push_back(std::move(micro));
+  // Where the engine sits: asleep while training, a pool that leaves the trainer room, or a
+  // server on a device of its own.
+  const RolloutSpec& rl = job.rollout;
+  Axis engine{{}};
+  if (rl.engine == RolloutEngine::kColocate) {
+    if (!rl.vllm_enable_sleep_mode) {
+      engine.push_back({[](TrainingJob& j) { j.rollout.vllm_enable_sleep_mode = true; },
+                        {{"vllm_enable_sleep_mode", "true"}},
+                        "vLLM sleep mode while training",
+                        1});
+    }
+    const RolloutCost& r = given.rollout;
+    // The range's low end, rounded up to a hundredth, when it lies below the given share.
+    const double share = std::ceil(r.utilization_min * 100.0) / 100.0;
+    if (r.utilization_min <= r.utilization_max && share <= r.utilization_max &&
+        share < rl.vllm_gpu_memory_utilization) {
+      engine.push_back({[share](TrainingJob& j) { j.rollout.vllm_gpu_memory_utilization = share; },
+                        {{"vllm_gpu_memory_utilization", fmt::format("{:g}", share)}},
+                        fmt::format("a vLLM pool of {:g} of the device", share),
+                        1});
+    }
+  }
+  if (job.objective != Objective::kPpo && rl.engine != RolloutEngine::kServer) {
+    engine.push_back({[](TrainingJob& j) {
+                        j.rollout.engine = RolloutEngine::kServer;
+                        j.rollout.vllm_server_devices = 1;
+                        j.rollout.vllm_enable_sleep_mode = false;
+                      },
+                      {{"rollout_engine", "server"}, {"vllm_server_devices", "1"}},
+                      "generation on a vLLM server of one device of its own",
+                      4});
+  }
+  if (engine.size() > 1) out.push_back(std::move(engine));
+  if (job.devices > 1 && job.zero_stage < 3) {
+    const int from = job.zero_stage;
+    out.push_back({{},
+                   {[](TrainingJob& j) { j.zero_stage = 3; },
+                    {{"zero", "3"}},
+                    "ZeRO-3 (weights, gradients and states sharded)",
+                    3 - from}});
+  }
+  if (job.method == Method::kFull || job.method == Method::kFreeze) {
+    out.push_back({{},
+                   {[](TrainingJob& j) { j.method = Method::kLora; },
+                    {{"method", "lora"}},
+                    !reference_weights(job) ? "LoRA"
+                    : job.objective == Objective::kPpo
+                        ? "LoRA on the policy (no reference copy; the value model stays full)"
+                        : "LoRA (no reference copy: the base with its adapters off)",
+                    11}});
+  }
+  return out;
+}
+
+Advice advice_of(const char* kind, const std::vector<const Change*>& picked, const Point& p,
+                 int devices) {
+  Advice a;
+  a.kind = kind;
+  a.memory = p.peak;
+  a.hours = p.hours;
+  a.devices = devices;
+  std::vector<std::string> words;
+  for (const Change* c : picked) {
+    words.push_back(c->words);
+    a.changes.insert(a.changes.end(), c->flags.begin(), c->flags.end());
+  }
+  a.summary = fmt::format("{}", fmt::join(words, ", "));
+  return a;
+}
+
+}  // namespace
+
+std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& machine) {
+  const Point given = price(job, machine);
+  if (given.fits) return {};
+  const std::vector<Axis> knobs = axes(job, given);
+  struct Found {
+    std::vector<const Change*> picked;
+    Point point;
+    int distance{0};
+  };
+  std::vector<Found> fitting;
+  // Every combination, one option an axis (the first: as given).
+  std::vector<std::size_t> at(knobs.size(), 0);
+  while (true) {
+    std::size_t k = 0;
+    while (k < knobs.size() && ++at[k] == knobs[k].size()) at[k++] = 0;
+    if (k == knobs.size()) break;
+    TrainingJob changed = job;
+    Found f;
+    for (std::size_t i = 0; i < knobs.size(); ++i) {
+      if (at[i] == 0) continue;
+      knobs[i][at[i]].apply(changed);
+      f.picked.push_back(&knobs[i][at[i]]);
+      f.distance += knobs[i][at[i]].distance;
+    }
+    f.point = price(changed, machine);
+    if (f.point.fits) fitting.push_back(std::move(f));
+  }
+  if (fitting.empty()) return {};
+  const auto smaller = [](const Found& a, const Found& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.point.hours < b.point.hours;
+  };
+  const Found& smallest = *std::min_element(fitting.begin(), fitting.end(), smaller);
+  std::vector<Advice> out{advice_of("smallest", smallest.picked, smallest.point, job.devices)};
+  const Found& fastest = *std::min_element(
+      fitting.begin(), fitting.end(),
+      [](const Found& a, const Found& b) { return a.point.hours < b.point.hours; });
+  if (&fastest != &smallest && fastest.point.hours < smallest.point.hours * 0.95) {
+    out.push_back(advice_of("fastest", fastest.picked, fastest.point, job.devices));
+  }
+  return out;
+}
+
+}  // namespace tb::plan

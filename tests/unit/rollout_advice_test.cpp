@@ -1,0 +1,93 @@
+// Online RL's advice (docs/rl.md, "What to change"): the smallest change that fits is found with
+// each candidate's generation round priced, and applying it gives the memory it names.
+#include <gtest/gtest.h>
+
+#include "test_models.hpp"
+#include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/plan/advice.hpp"
+
+namespace tb {
+namespace {
+
+using testing_models::builtin_machine;
+using testing_models::job_for;
+
+// The job with an advice's changes applied, as the flags would set them.
+TrainingJob with(TrainingJob job, const Advice& a) {
+  for (const auto& [key, value] : a.changes) {
+    if (key == "micro_batch") job.setup.micro_batch = std::stoll(value);
+    if (key == "grad_accum") job.setup.grad_accumulation = std::stoll(value);
+    if (key == "vllm_enable_sleep_mode") job.rollout.vllm_enable_sleep_mode = value == "true";
+    if (key == "vllm_gpu_memory_utilization")
+      job.rollout.vllm_gpu_memory_utilization = std::stod(value);
+    if (key == "method") job.method = *enum_from_name<Method>(value);
+    if (key == "zero") job.zero_stage = std::stoi(value);
+    if (key == "recompute") job.setup.recompute = *enum_from_name<Recompute>(value);
+  }
+  return job;
+}
+
+const MachineEstimate& first(const Estimate& e) { return e.primary.machines.front(); }
+
+TEST(RolloutAdvice, AColocatedPoolThatCrowdsTheTrainerSleeps) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
+  job.objective = Objective::kGrpo;
+  job.rollout.engine = RolloutEngine::kColocate;
+  job.rollout.vllm_gpu_memory_utilization = 0.7;
+  job.setup.micro_batch = 8;
+  const MachineChoice h100 = builtin_machine("h100-sxm");
+  const Estimate e = estimate(job, {h100});
+  ASSERT_FALSE(first(e).fits);
+  const std::vector<Advice> advice = plan::advise_rollout(job, h100);
+  ASSERT_FALSE(advice.empty());
+  // One knob of distance 1: sleep mode or the pool narrowed to the trainer's room.
+  ASSERT_EQ(advice.front().changes.size(), 1U);
+  const std::string key = advice.front().changes.front().first;
+  EXPECT_TRUE(key == "vllm_enable_sleep_mode" || key == "vllm_gpu_memory_utilization") << key;
+  const Estimate after = estimate(with(job, advice.front()), {h100});
+  EXPECT_TRUE(first(after).fits);
+  EXPECT_DOUBLE_EQ(first(after).numbers.allocated.value(), advice.front().memory.value());
+  // Sleep mode takes exactly the pool off the update's peak.
+  if (key == "vllm_enable_sleep_mode") {
+    EXPECT_DOUBLE_EQ(advice.front().memory.value(),
+                     std::max(first(e).rollout->generation_peak,
+                              first(e).rollout->update_peak - first(e).rollout->pool)
+                         .value());
+  }
+}
+
+TEST(RolloutAdvice, PpoSplitsTheMicroBatchBeforeChangingTheMethod) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.objective = Objective::kPpo;
+  job.rollout.num_generations = 1;
+  job.rollout.num_iterations = 4;
+  job.devices = 8;
+  job.zero_stage = 3;
+  job.setup.micro_batch = 16;
+  const MachineChoice h100 = builtin_machine("h100-sxm");
+  ASSERT_FALSE(first(estimate(job, {h100})).fits);
+  const std::vector<Advice> advice = plan::advise_rollout(job, h100);
+  ASSERT_FALSE(advice.empty());
+  const Advice& a = advice.front();
+  EXPECT_EQ(a.kind, "smallest");
+  // Kernel and batch choices (distance 1-2) come before LoRA (11).
+  for (const auto& [key, value] : a.changes) EXPECT_NE(key, "method");
+  const Estimate after = estimate(with(job, a), {h100});
+  EXPECT_TRUE(first(after).fits);
+  EXPECT_DOUBLE_EQ(first(after).numbers.allocated.value(), a.memory.value());
+  // The generation batch is kept: micro-batch x grad-accum is still 16.
+  const TrainingJob changed = with(job, a);
+  EXPECT_EQ(changed.setup.micro_batch * changed.setup.grad_accumulation, 16);
+}
+
+TEST(RolloutAdvice, AJobThatFitsHasNone) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
+  job.objective = Objective::kGrpo;
+  job.setup.micro_batch = 8;
+  const MachineChoice h100 = builtin_machine("h100-sxm");
+  ASSERT_TRUE(first(estimate(job, {h100})).fits);
+  EXPECT_TRUE(plan::advise_rollout(job, h100).empty());
+}
+
+}  // namespace
+}  // namespace tb
