@@ -134,6 +134,7 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
       m.advice = online_rl(r.job.objective) ? plan::advise_rollout(r.job, machines[i])
                                             : plan::advise(r.job, machines[i]);
     }
+    if (m.rollout && m.rate) m.rollout_limits = plan::rollout_limits(r.job, machines[i]);
   }
   if (r.fit) add_fits(out.estimate);
   const auto words = [&](Scenario& s) {

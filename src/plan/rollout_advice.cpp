@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 
 #include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/eval/rollout.hpp"
@@ -14,6 +15,11 @@
 
 namespace tb::plan {
 namespace {
+
+// The searches' upper ends: the longest completion the field takes, and a micro-batch past any
+// device's memory.
+constexpr std::int64_t kMaxRolloutLength = 1048576;
+constexpr std::int64_t kMaxRolloutMicroBatch = 65536;
 
 // One change: what it does to the job, the flags that say it, its words, and how much of the job
 // it changes (the scale of advice.cpp: kernel choices 1-2, sharding 1 a stage, the engine's
@@ -205,6 +211,47 @@ std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& 
   if (&fastest != &smallest && fastest.point.hours < smallest.point.hours * 0.95) {
     out.push_back(advice_of("fastest", fastest.picked, fastest.point, job.devices));
   }
+  return out;
+}
+
+RolloutLimits rollout_limits(const TrainingJob& job, const MachineChoice& machine) {
+  RolloutLimits out;
+  // The largest n in [1, hi] for which `fits(n)` holds, memory growing with n; 0 when none.
+  const auto largest = [](std::int64_t hi, const std::function<bool(std::int64_t)>& fits) {
+    if (!fits(1)) return std::int64_t{0};
+    std::int64_t lo = 1;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  };
+  // No longer than the model's positions leave after the prompt.
+  std::int64_t longest = kMaxRolloutLength;
+  if (job.model.architecture && job.model.architecture->max_positions > 0) {
+    longest = std::min(longest, std::max<std::int64_t>(1, job.model.architecture->max_positions -
+                                                              job.rollout.max_prompt_length));
+  }
+  out.max_completion_length = largest(longest, [&](std::int64_t n) {
+    TrainingJob j = job;
+    j.rollout.max_completion_length = n;
+    j.setup.seq_len = trained_seq_len(j.rollout);
+    return price(j, machine).fits;
+  });
+  // Whole groups: micro_batch x grad_accum x devices a multiple of num_generations.
+  const std::int64_t others = job.setup.grad_accumulation * job.devices;
+  const std::int64_t g = job.rollout.num_generations;
+  const std::int64_t step = g / std::gcd(g, others);
+  const std::int64_t most = largest(kMaxRolloutMicroBatch / step, [&](std::int64_t k) {
+    TrainingJob j = job;
+    j.setup.micro_batch = k * step;
+    return price(j, machine).fits;
+  });
+  out.micro_batch = most * step;
   return out;
 }
 

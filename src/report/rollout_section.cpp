@@ -77,6 +77,16 @@ std::optional<Section> rollout_section(const Estimate& e) {
           gb(r.engine_weights), gb(r.kv_capacity), gb(r.kv_needed));
     }
     out.text(memory);
+    const RolloutLimits& limits = m.rollout_limits;
+    if (limits.max_completion_length > 0 || limits.micro_batch > 0) {
+      out.text(fmt::format(
+          "{}: what fits with the rest as given: completions up to {} tokens "
+          "(max_completion_length), or {} completions a micro-batch at {} tokens",
+          m.device.id, limits.max_completion_length, limits.micro_batch, rl.max_completion_length));
+    } else {
+      out.text(fmt::format("{}: no completion length or micro-batch fits with the rest as given",
+                           m.device.id));
+    }
     if (r.critics) {
       const CriticCost& c = *r.critics;
       out.text(fmt::format(

@@ -89,5 +89,28 @@ TEST(RolloutAdvice, AJobThatFitsHasNone) {
   EXPECT_TRUE(plan::advise_rollout(job, h100).empty());
 }
 
+// The limits are the edges of what fits: at them the estimate fits, one past them it does not.
+TEST(RolloutAdvice, LimitsAreTheEdgesOfWhatFits) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
+  job.objective = Objective::kGrpo;
+  job.rollout.engine = RolloutEngine::kColocate;
+  job.setup.micro_batch = 8;
+  const MachineChoice h100 = builtin_machine("h100-sxm");
+  const RolloutLimits limits = plan::rollout_limits(job, h100);
+  ASSERT_GT(limits.max_completion_length, 256);
+  ASSERT_GE(limits.micro_batch, 8);
+  const auto fits_at = [&](std::int64_t length, std::int64_t micro) {
+    TrainingJob j = job;
+    j.rollout.max_completion_length = length;
+    j.setup.micro_batch = micro;
+    return first(estimate(j, {h100})).fits;
+  };
+  EXPECT_TRUE(fits_at(limits.max_completion_length, 8));
+  EXPECT_FALSE(fits_at(limits.max_completion_length + 1, 8));
+  EXPECT_TRUE(fits_at(256, limits.micro_batch));
+  // The next micro-batch that keeps whole groups of 8 completions.
+  EXPECT_FALSE(fits_at(256, limits.micro_batch + 8));
+}
+
 }  // namespace
 }  // namespace tb

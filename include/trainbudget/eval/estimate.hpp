@@ -158,6 +158,7 @@ struct MachineEstimate {
   // Online RL: the generation round beside the step; its peak and round time replace the
   // step's in `numbers`, `fits` and the hours (eval/rollout.hpp).
   std::optional<RolloutCost> rollout;
+  RolloutLimits rollout_limits;  // online RL: the longest completion and largest micro-batch
 
   [[nodiscard]] bool dtype_fell_back() const { return dtype != wanted; }
 };

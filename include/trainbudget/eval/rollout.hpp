@@ -42,6 +42,14 @@ struct CriticCost {
   Seconds reward_forward;   // one micro-batch
 };
 
+// What fits an online RL job on one machine with everything else as given (0: nothing does):
+// the longest max_completion_length, and the most completions a micro-batch (a multiple that
+// keeps whole groups of num_generations in the generation batch).
+struct RolloutLimits {
+  std::int64_t max_completion_length{0};
+  std::int64_t micro_batch{0};
+};
+
 struct RolloutCost {
   RolloutEngine engine{RolloutEngine::kGenerate};
   // Per engine: the completions it decodes together, their prompts, and its devices.

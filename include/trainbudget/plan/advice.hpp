@@ -23,4 +23,8 @@ namespace tb::plan {
 [[nodiscard]] std::vector<Advice> advise_rollout(const TrainingJob& job,
                                                  const MachineChoice& machine);
 
+// Online RL: the longest completion and the largest micro-batch that fit on `machine` with the
+// rest of the job as given (bisection over each; memory grows with both).
+[[nodiscard]] RolloutLimits rollout_limits(const TrainingJob& job, const MachineChoice& machine);
+
 }  // namespace tb::plan
