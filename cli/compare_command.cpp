@@ -13,9 +13,9 @@ namespace tb::cli {
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Lay a model against machines task by task: serve (fits? tokens/s), QLoRA, LoRA and full "
-      "fine-tunes (fits? hours), pretraining at 20 tokens per parameter (days or years), and "
-      "which machine wins each (docs/inference.md)");
+      "Lay a model against machines task by task: serve (fits? tokens/s), QLoRA, LoRA, DPO and "
+      "GRPO under LoRA, and full fine-tunes (fits? hours), pretraining at 20 tokens per "
+      "parameter (days or years), and which machine wins each (docs/inference.md)");
   add_field_options(*cmd, api::compare_fields(), o.fields);
   cmd->add_option("--request", o.request_file,
                   "A JSON request file with the flags' names as keys, or - for standard input")

@@ -111,11 +111,21 @@ TaskComparison compare_tasks(const CompareInputs& in, const std::vector<MachineC
   out.serving = in.serving.setup;
   out.lora_rank = in.training.model.architecture ? in.training.lora.rank : 0;
   out.trainable_fraction = in.training.trainable_fraction;
+  out.rollout = in.training.rollout;
   out.tasks.push_back(serve_task(in.serving, machines));
-  const auto train = [&](Task task, Method method, double tokens, std::optional<int> devices) {
+  const auto train = [&](Task task, Method method, double tokens, std::optional<int> devices,
+                         Objective objective = Objective::kSft) {
     TrainingJob job = in.training;
     job.method = method;
     job.tokens = tokens;
+    job.objective = objective;
+    if (objective == Objective::kGrpo) {
+      // One prompt's group of completions a micro-batch, on the policy's own generate() (TRL's
+      // defaults: num_generations 8, use_vllm False); the sequence is prompt + completion.
+      job.setup.micro_batch = job.rollout.num_generations;
+      job.setup.grad_accumulation = 1;
+      job.setup.seq_len = trained_seq_len(job.rollout);
+    }
     // Each task is what it says: the pretraining task pretrains, the fine-tunes fine-tune.
     job.kind = task == Task::kPretrain ? JobKind::kPretraining : JobKind::kFineTuning;
     TaskResult t;
@@ -128,6 +138,12 @@ TaskComparison compare_tasks(const CompareInputs& in, const std::vector<MachineC
   const double ft = in.training.tokens;
   train(Task::kQlora, Method::kQlora, ft, std::nullopt);
   train(Task::kLora, Method::kLora, ft, std::nullopt);
+  // Preference and online RL fine-tunes under LoRA (docs/rl.md): DPO's pairs beside the
+  // adapter-free reference, GRPO's generation round (an architecture sizes its KV cache).
+  train(Task::kDpo, Method::kLora, ft, std::nullopt, Objective::kDpo);
+  if (in.training.model.architecture) {
+    train(Task::kGrpo, Method::kLora, ft, std::nullopt, Objective::kGrpo);
+  }
   train(Task::kFull, Method::kFull, ft, std::nullopt);
   const double pt = in.pretrain_tokens.value_or(kChinchillaTokensPerParam * in.training.params);
   train(Task::kPretrain, Method::kFull, pt, in.pretrain_devices);

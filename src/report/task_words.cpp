@@ -45,6 +45,14 @@ std::string task_label(const TaskResult& t, const TaskComparison& c) {
       return fmt::format("QLoRA fine-tune ({}, {})", rank, Tokens{t.tokens});
     case Task::kLora:
       return fmt::format("LoRA fine-tune ({}, {})", rank, Tokens{t.tokens});
+    case Task::kDpo:
+      return fmt::format("DPO, LoRA ({}, {}, chosen and rejected)", rank, Tokens{t.tokens});
+    case Task::kGrpo:
+      return fmt::format(
+          "GRPO, LoRA ({}, {}, {} completions of {} + {} tokens a prompt, the "
+          "policy's generate())",
+          rank, Tokens{t.tokens}, c.rollout.num_generations, c.rollout.max_prompt_length,
+          c.rollout.max_completion_length);
     case Task::kFull:
       return fmt::format("full fine-tune ({})", Tokens{t.tokens});
     case Task::kPretrain:

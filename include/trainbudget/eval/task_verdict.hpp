@@ -16,14 +16,16 @@
 
 namespace tb {
 
-enum class Task : std::uint8_t { kServe, kQlora, kLora, kFull, kPretrain };
+enum class Task : std::uint8_t { kServe, kQlora, kLora, kDpo, kGrpo, kFull, kPretrain };
 
 template <>
 struct EnumNames<Task> {
-  static constexpr std::array<std::pair<Task, std::string_view>, 5> kNames{
+  static constexpr std::array<std::pair<Task, std::string_view>, 7> kNames{
       {{Task::kServe, "serve"},
        {Task::kQlora, "qlora"},
        {Task::kLora, "lora"},
+       {Task::kDpo, "dpo"},
+       {Task::kGrpo, "grpo"},
        {Task::kFull, "full"},
        {Task::kPretrain, "pretrain"}}};
 };
@@ -67,6 +69,7 @@ struct TaskComparison {
   ServingSetup serving;       // what serve was asked (weights, context, concurrency)
   std::int64_t lora_rank{0};  // with an architecture; 0: the fraction below
   double trainable_fraction{0.0};
+  RolloutSpec rollout;  // the GRPO task's generation (TRL's defaults)
   std::vector<TaskResult> tasks;
 };
 
