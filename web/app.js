@@ -354,6 +354,20 @@ const render = {
         s(i, 'logprob_seconds', m.rollout.time.logprob_seconds),
         s(i, 'update_seconds', m.rollout.time.update_seconds), s(i, 'sync_seconds', m.rollout.time.sync_seconds),
         GB(m.rollout.memory.phases[0].peak_bytes), GB(m.rollout.memory.phases[1].peak_bytes)])));
+      // What fits with the rest as given: the longest completion, the most completions a micro-batch.
+      const lim = (i, k, v, unit) => num(`machines.${i}.rollout.limits.${k}`, v, v > 0 ? `${v} ${unit}` : 'none');
+      tables.append(table(['Machine', 'Longest completion that fits', 'Most completions a micro-batch'],
+        rl.map(([m, i]) => [m.name, lim(i, 'max_completion_length', m.rollout.limits.max_completion_length, 'tokens'),
+          lim(i, 'micro_batch', m.rollout.limits.micro_batch, 'completions')])));
+      // PPO: the value model trained beside the policy and the frozen reward model.
+      const ppo = rl.filter(([m]) => m.rollout.critics);
+      if (ppo.length) {
+        const c = (i, k, v) => num(`machines.${i}.rollout.critics.${k}`, v, GB(v));
+        tables.append(table(['Machine', 'Value model states', 'Value activations', 'Reward model weights'],
+          ppo.map(([m, i]) => [m.name, c(i, 'value_states_bytes', m.rollout.critics.value_states_bytes),
+            c(i, 'value_activations_bytes', m.rollout.critics.value_activations_bytes),
+            c(i, 'reward_weights_bytes', m.rollout.critics.reward_weights_bytes)])));
+      }
     }
   },
   infer(j) {

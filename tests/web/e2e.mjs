@@ -66,6 +66,17 @@ try {
     await sameNumber(`machines.${i}.rollout.time.round_seconds`, m.rollout.time.round_seconds);
     await sameNumber(`machines.${i}.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes);
     await sameNumber(`machines.${i}.hours`, m.hours, hoursText(m.hours));
+    await sameNumber(`machines.${i}.rollout.limits.max_completion_length`, m.rollout.limits.max_completion_length);
+  }
+  // 2c. PPO: the value and reward models beside the policy, as the CLI prices them.
+  await page.selectOption('#f-trainer', 'ppo');
+  await settled();
+  j = cli(['estimate', '--model', 'llama-3.1-8b', '--method', 'lora', '--machine', 'h100-sxm,rtx-4090',
+    '--micro-batch', '8', '--trainer', 'ppo']);
+  for (const [i, m] of j.machines.entries()) {
+    await sameNumber(`machines.${i}.rollout.critics.value_states_bytes`, m.rollout.critics.value_states_bytes);
+    await sameNumber(`machines.${i}.rollout.critics.reward_weights_bytes`, m.rollout.critics.reward_weights_bytes);
+    await sameNumber(`machines.${i}.rollout.time.round_seconds`, m.rollout.time.round_seconds);
   }
   await page.selectOption('#f-trainer', 'sft');
   await page.fill('#f-micro_batch', '');
