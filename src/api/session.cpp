@@ -135,6 +135,10 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
                                             : plan::advise(r.job, machines[i]);
     }
     if (m.rollout && m.rate) m.rollout_limits = plan::rollout_limits(r.job, machines[i]);
+    if (m.rollout && m.rate && !m.fits) {
+      m.devices_to_fit = plan::rollout_devices_to_fit(r.job, machines[i]);
+      m.devices_with_rollout = true;
+    }
   }
   if (r.fit) add_fits(out.estimate);
   const auto words = [&](Scenario& s) {

@@ -20,6 +20,8 @@ namespace {
 // device's memory.
 constexpr std::int64_t kMaxRolloutLength = 1048576;
 constexpr std::int64_t kMaxRolloutMicroBatch = 65536;
+// The most devices the fewest-devices search tries (as the supervised advice's).
+constexpr int kMaxRolloutDevices = 4096;
 
 // One change: what it does to the job, the flags that say it, its words, and how much of the job
 // it changes (the scale of advice.cpp: kernel choices 1-2, sharding 1 a stage, the engine's
@@ -154,14 +156,18 @@ std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
   return out;
 }
 
-Advice advice_of(const char* kind, const std::vector<const Change*>& picked, const Point& p,
-                 int devices) {
+Advice advice_of(const char* kind, const Change* first, const std::vector<const Change*>& picked,
+                 const Point& p, int devices) {
   Advice a;
   a.kind = kind;
   a.memory = p.peak;
   a.hours = p.hours;
   a.devices = devices;
   std::vector<std::string> words;
+  if (first != nullptr) {
+    words.push_back(first->words);
+    a.changes = first->flags;
+  }
   for (const Change* c : picked) {
     words.push_back(c->words);
     a.changes.insert(a.changes.end(), c->flags.begin(), c->flags.end());
@@ -170,19 +176,22 @@ Advice advice_of(const char* kind, const std::vector<const Change*>& picked, con
   return a;
 }
 
-}  // namespace
+struct Found {
+  std::vector<const Change*> picked;
+  Point point;
+  int distance{0};
+};
 
-std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& machine) {
-  const Point given = price(job, machine);
-  if (given.fits) return {};
-  const std::vector<Axis> knobs = axes(job, given);
-  struct Found {
-    std::vector<const Change*> picked;
-    Point point;
-    int distance{0};
-  };
+// Every combination of the knobs, one option an axis (the first: as given; the all-given one
+// only with `with_given`), that fits.
+std::vector<Found> combinations(const TrainingJob& job, const MachineChoice& machine,
+                                const std::vector<Axis>& knobs, bool with_given) {
   std::vector<Found> fitting;
-  // Every combination, one option an axis (the first: as given).
+  if (with_given) {
+    Found f;
+    f.point = price(job, machine);
+    if (f.point.fits) fitting.push_back(std::move(f));
+  }
   std::vector<std::size_t> at(knobs.size(), 0);
   while (true) {
     std::size_t k = 0;
@@ -199,19 +208,58 @@ std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& 
     f.point = price(changed, machine);
     if (f.point.fits) fitting.push_back(std::move(f));
   }
+  return fitting;
+}
+
+}  // namespace
+
+std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& machine) {
+  const Point given = price(job, machine);
+  if (given.fits) return {};
+  std::vector<Axis> knobs = axes(job, given);
+  std::vector<Found> fitting = combinations(job, machine, knobs, false);
+  Change wider;  // more devices, when nothing on the job's own fits
+  int devices = job.devices;
+  for (int n = std::max(2, job.devices * 2); fitting.empty() && n <= kMaxRolloutDevices; n *= 2) {
+    // The fewest devices (doubling, ZeRO-3) on which some combination fits; a count where even
+    // every change at once does not is skipped unsearched.
+    TrainingJob wide = job;
+    wide.devices = n;
+    wide.zero_stage = 3;
+    std::vector<Axis> more = axes(wide, price(wide, machine));
+    TrainingJob lean = wide;
+    for (const Axis& a : more) a.back().apply(lean);
+    if (!price(lean, machine).fits) continue;
+    knobs = std::move(more);
+    fitting = combinations(wide, machine, knobs, true);
+    devices = n;
+    wider.flags = {{"devices", std::to_string(n)}, {"zero", "3"}};
+    wider.words = fmt::format("{} devices with ZeRO-3", n);
+  }
   if (fitting.empty()) return {};
+  const Change* first = devices != job.devices ? &wider : nullptr;
   const auto smaller = [](const Found& a, const Found& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.point.hours < b.point.hours;
   };
   const Found& smallest = *std::min_element(fitting.begin(), fitting.end(), smaller);
-  std::vector<Advice> out{advice_of("smallest", smallest.picked, smallest.point, job.devices)};
+  std::vector<Advice> out{advice_of("smallest", first, smallest.picked, smallest.point, devices)};
   const Found& fastest = *std::min_element(
       fitting.begin(), fitting.end(),
       [](const Found& a, const Found& b) { return a.point.hours < b.point.hours; });
   if (&fastest != &smallest && fastest.point.hours < smallest.point.hours * 0.95) {
-    out.push_back(advice_of("fastest", fastest.picked, fastest.point, job.devices));
+    out.push_back(advice_of("fastest", first, fastest.picked, fastest.point, devices));
   }
   return out;
+}
+
+int rollout_devices_to_fit(const TrainingJob& job, const MachineChoice& machine) {
+  for (int n = std::max(2, job.devices * 2); n <= kMaxRolloutDevices; n *= 2) {
+    TrainingJob more = job;
+    more.devices = n;
+    more.zero_stage = 3;
+    if (price(more, machine).fits) return n;
+  }
+  return 0;
 }
 
 RolloutLimits rollout_limits(const TrainingJob& job, const MachineChoice& machine) {

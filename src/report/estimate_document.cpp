@@ -209,16 +209,13 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                          time);
     case Fit::kNeedsLora:
       return fmt::format(
-          "{} does not fit ({} > {}); {} fits in {} -- or shard the full fine-tune over >= {} "
-          "devices (ZeRO-3/FSDP, model states only).",
-          scenario_label(s.name), gb(peak), room, lora ? scenario_label(lora->name) : "LoRA",
-          lora ? gb(lora_peak(*lora, m)) : "?", m.devices_to_fit);
+          "{} does not fit ({} > {}); {} fits in {} -- or {}.", scenario_label(s.name), gb(peak),
+          room, lora ? scenario_label(lora->name) : "LoRA", lora ? gb(lora_peak(*lora, m)) : "?",
+          shard_clause(m, "the full fine-tune "));
     case Fit::kNeedsSharding:
-      return fmt::format(
-          "{} does not fit ({} > {}){}; shard over >= {} devices (ZeRO-3/FSDP, model states "
-          "only) or use a card with >= {}.",
-          scenario_label(s.name), gb(peak), room, lora ? ", nor does LoRA" : "", m.devices_to_fit,
-          gb(peak));
+      return fmt::format("{} does not fit ({} > {}){}; {} or use a card with >= {}.",
+                         scenario_label(s.name), gb(peak), room, lora ? ", nor does LoRA" : "",
+                         shard_clause(m, ""), gb(peak));
   }
   return {};
 }

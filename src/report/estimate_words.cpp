@@ -185,4 +185,19 @@ std::string component_label(const Scenario& s, const MemoryComponent& c) {
                      recompute);
 }
 
+std::string shard_clause(const MachineEstimate& m, std::string_view what) {
+  if (!m.devices_with_rollout) {
+    return fmt::format("shard {}over >= {} devices (ZeRO-3/FSDP, model states only)", what,
+                       m.devices_to_fit);
+  }
+  if (m.devices_to_fit == 0) {
+    return fmt::format(
+        "no device count up to 4096 holds {} with its generation round (ZeRO-3); "
+        "change the job",
+        what.empty() ? std::string_view{"it"} : what.substr(0, what.size() - 1));
+  }
+  return fmt::format("shard {}over >= {} devices (ZeRO-3, with the generation round)", what,
+                     m.devices_to_fit);
+}
+
 }  // namespace tb::report

@@ -23,6 +23,7 @@ TrainingJob with(TrainingJob job, const Advice& a) {
     if (key == "method") job.method = *enum_from_name<Method>(value);
     if (key == "zero") job.zero_stage = std::stoi(value);
     if (key == "recompute") job.setup.recompute = *enum_from_name<Recompute>(value);
+    if (key == "devices") job.devices = std::stoi(value);
   }
   return job;
 }
@@ -87,6 +88,36 @@ TEST(RolloutAdvice, AJobThatFitsHasNone) {
   const MachineChoice h100 = builtin_machine("h100-sxm");
   ASSERT_TRUE(first(estimate(job, {h100})).fits);
   EXPECT_TRUE(plan::advise_rollout(job, h100).empty());
+}
+
+// Nothing on one device holds a 70B GRPO: the advice adds devices (ZeRO-3) and the changes that
+// fit there, and the estimate with all of them fits at the memory it names. PPO's 70B, whose
+// generate() gathers policy and value under ZeRO-3 (282 GB of bf16), fits on no count of them.
+TEST(RolloutAdvice, MoreDevicesWhenNothingOnTheJobsOwnFits) {
+  TrainingJob job = job_for("llama-3.1-70b.json", Method::kFull);
+  job.objective = Objective::kGrpo;
+  job.rollout.engine = RolloutEngine::kServer;
+  job.rollout.vllm_tensor_parallel_size = 4;
+  job.rollout.vllm_server_devices = 4;
+  job.setup.micro_batch = 8;
+  const MachineChoice h100 = builtin_machine("h100-sxm");
+  const std::vector<Advice> advice = plan::advise_rollout(job, h100);
+  ASSERT_FALSE(advice.empty());
+  const Advice& a = advice.front();
+  ASSERT_GT(a.devices, 1);
+  EXPECT_EQ(a.changes.front().first, "devices");
+  const Estimate after = estimate(with(job, a), {h100});
+  EXPECT_TRUE(first(after).fits);
+  EXPECT_DOUBLE_EQ(first(after).numbers.allocated.value(), a.memory.value());
+  // One device holds nothing of the search (the 70B's bf16 base alone is 141 GB); two do.
+  EXPECT_EQ(a.devices, 2);
+
+  TrainingJob ppo = job_for("llama-3.1-70b.json", Method::kLora);
+  ppo.objective = Objective::kPpo;
+  ppo.rollout.num_generations = 1;
+  ppo.setup.micro_batch = 8;
+  EXPECT_TRUE(plan::advise_rollout(ppo, h100).empty());
+  EXPECT_EQ(plan::rollout_devices_to_fit(ppo, h100), 0);
 }
 
 // The limits are the edges of what fits: at them the estimate fits, one past them it does not.

@@ -137,6 +137,7 @@ struct MachineEstimate {
   Fit fit{Fit::kFits};  // the rule of thumb without advice: which way a miss could be fixed
   Verdict verdict{Verdict::kDoesNotFit};
   int devices_to_fit{1};             // devices needed if model states are fully sharded (ZeRO-3)
+  bool devices_with_rollout{false};  // online RL: devices_to_fit counts the round's peak
   std::optional<Dollars> cost_usd;   // at_utilization x devices x price, where a price is known
   bool price_given{false};           // --price replaced the catalog's
   std::optional<double> energy_kwh;  // devices x TDP x at_utilization x PUE, where a TDP is known

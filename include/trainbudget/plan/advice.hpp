@@ -23,6 +23,10 @@ namespace tb::plan {
 [[nodiscard]] std::vector<Advice> advise_rollout(const TrainingJob& job,
                                                  const MachineChoice& machine);
 
+// Online RL: the fewest devices (doubling from twice the job's, ZeRO-3) on which the job with
+// its generation round fits; 0 when none up to 4096 does.
+[[nodiscard]] int rollout_devices_to_fit(const TrainingJob& job, const MachineChoice& machine);
+
 // Online RL: the longest completion and the largest micro-batch that fit on `machine` with the
 // rest of the job as given (bisection over each; memory grows with both).
 [[nodiscard]] RolloutLimits rollout_limits(const TrainingJob& job, const MachineChoice& machine);

@@ -20,6 +20,9 @@ namespace tb::report {
 [[nodiscard]] std::string gemm_source_text(const GemmEfficiency& gemm);
 // "full fine-tune", "pretraining", "DPO, LoRA (rank 16, q_proj,v_proj)", "QLoRA (2 % trainable)".
 [[nodiscard]] std::string scenario_label(const ScenarioName& name);
+// "shard {what}over >= N devices (...)": what a machine's devices_to_fit counts, the model
+// states fully sharded, or (online RL) the round's peak under ZeRO-3, or that no count does.
+[[nodiscard]] std::string shard_clause(const MachineEstimate& m, std::string_view what);
 // "6 x N per token (forward 2N + backward 4N)", "from the architecture: GEMMs + attention at
 // s=4096, causal, x 3 (forward + backward)".
 [[nodiscard]] std::string flops_formula_text(const Scenario& scenario);
