@@ -175,13 +175,11 @@ ScenarioName scenario_name(const TrainingJob& job) {
   return n;
 }
 
-// Whether the LoRA alternative fits the i-th machine: with online RL its peak on that machine
-// (the engine and PPO's critics beside the step), else the scenario's.
-bool lora_fits(const Scenario& lora, std::size_t i, Bytes capacity) {
-  const Bytes peak = i < lora.machines.size() && lora.machines[i].rollout
-                         ? lora.machines[i].numbers.allocated
-                         : lora.memory.total;
-  return peak <= capacity;
+// The LoRA alternative's peak on the i-th machine: with online RL its own there (the engine and
+// PPO's critics beside the step), else the scenario's.
+Bytes lora_peak_on(const Scenario& lora, std::size_t i) {
+  return i < lora.machines.size() && lora.machines[i].rollout ? lora.machines[i].numbers.allocated
+                                                              : lora.memory.total;
 }
 
 Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
@@ -233,15 +231,7 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     StepCost cost = evaluate(s.profile, s.layout, cluster);
     // Online RL: a generation round per step; its peak and its time are the job's.
     if (online_rl(job.objective) && s.profile.has_architecture && rate != nullptr) {
-      std::optional<CriticCost> critics;
-      if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, s.layout, cluster);
-      RolloutCost r = rollout_cost(job, s.layout, cluster, choice, cost, critics);
-      if (cost.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
-        cost.status = Status::kOutOfMemory;
-      }
-      cost.memory = r.peak;
-      cost.at_utilization = r.round * cost.time.steps;
-      cost.at_peak = cost.at_utilization;
+      RolloutCost r = apply_rollout(job, recipe, s.layout, cluster, choice, cost);
       m.assumptions.insert(m.assumptions.end(), r.assumptions.begin(), r.assumptions.end());
       m.rollout = std::move(r);
     }
@@ -326,9 +316,10 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
                 : !m.fits_device_total           ? Verdict::kFitsTightly
                                                  : Verdict::kFits;
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
+    if (lora != nullptr) m.lora_peak = lora_peak_on(*lora, s.machines.size());
     if (m.fits) {
       m.fit = Fit::kFits;
-    } else if (lora != nullptr && lora_fits(*lora, s.machines.size(), cluster.capacity)) {
+    } else if (m.lora_peak && *m.lora_peak <= cluster.capacity) {
       m.fit = Fit::kNeedsLora;
     } else {
       m.fit = Fit::kNeedsSharding;

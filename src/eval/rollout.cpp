@@ -230,4 +230,19 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   return out;
 }
 
+RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Layout& layout,
+                          const ClusterProfile& cluster, const MachineChoice& machine,
+                          StepCost& step) {
+  std::optional<CriticCost> critics;
+  if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, layout, cluster);
+  RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics);
+  if (step.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
+    step.status = Status::kOutOfMemory;
+  }
+  step.memory = r.peak;
+  step.at_utilization = r.round * step.time.steps;
+  step.at_peak = step.at_utilization;
+  return r;
+}
+
 }  // namespace tb

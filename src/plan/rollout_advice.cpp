@@ -54,19 +54,23 @@ Point price(const TrainingJob& job, const MachineChoice& machine) {
   const Layout layout = layout_of(job, recipe);
   if (!layout_problems(profile, layout).empty()) return p;
   const ClusterProfile cluster = cluster_of(job, machine, rate);
-  const StepCost cost = evaluate(profile, layout, cluster);
-  std::optional<CriticCost> critics;
-  if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, layout, cluster);
+  StepCost cost = evaluate(profile, layout, cluster);
   try {
-    p.rollout = rollout_cost(job, layout, cluster, machine, cost, critics);
+    p.rollout = apply_rollout(job, recipe, layout, cluster, machine, cost);
   } catch (const InvalidRequest&) {
     return p;
   }
-  p.peak = p.rollout.peak;
-  p.fits =
-      cost.status == Status::kFits && p.rollout.peak <= cluster.capacity && p.rollout.engine_fits;
-  p.hours = hours(p.rollout.round * cost.time.steps);
+  p.peak = cost.memory;
+  p.fits = cost.status == Status::kFits;
+  p.hours = hours(cost.at_utilization);
   return p;
+}
+
+// The job spread over n devices with its weights, gradients and states sharded.
+TrainingJob on_devices(TrainingJob job, int n) {
+  job.devices = n;
+  job.zero_stage = 3;
+  return job;
 }
 
 std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
@@ -223,9 +227,7 @@ std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& 
   for (int n = std::max(2, job.devices * 2); fitting.empty() && n <= kMaxRolloutDevices; n *= 2) {
     // The fewest devices (doubling, ZeRO-3) on which some combination fits; a count where even
     // every change at once does not is skipped unsearched.
-    TrainingJob wide = job;
-    wide.devices = n;
-    wide.zero_stage = 3;
+    const TrainingJob wide = on_devices(job, n);
     std::vector<Axis> more = axes(wide, price(wide, machine));
     TrainingJob lean = wide;
     for (const Axis& a : more) a.back().apply(lean);
@@ -254,10 +256,7 @@ std::vector<Advice> advise_rollout(const TrainingJob& job, const MachineChoice& 
 
 int rollout_devices_to_fit(const TrainingJob& job, const MachineChoice& machine) {
   for (int n = std::max(2, job.devices * 2); n <= kMaxRolloutDevices; n *= 2) {
-    TrainingJob more = job;
-    more.devices = n;
-    more.zero_stage = 3;
-    if (price(more, machine).fits) return n;
+    if (price(on_devices(job, n), machine).fits) return n;
   }
   return 0;
 }

@@ -150,17 +150,6 @@ std::string machine_label(const MachineEstimate& m) {
   return label;
 }
 
-// The LoRA alternative's peak on the same machine: with online RL each machine's own (the engine
-// and the critics beside the step), else the scenario's.
-Bytes lora_peak(const Scenario& lora, const MachineEstimate& m) {
-  for (const MachineEstimate& l : lora.machines) {
-    if (l.rollout && l.device.id == m.device.id && l.wanted == m.wanted) {
-      return l.numbers.allocated;
-    }
-  }
-  return lora.memory.total;
-}
-
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
   // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
@@ -210,7 +199,7 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
     case Fit::kNeedsLora:
       return fmt::format(
           "{} does not fit ({} > {}); {} fits in {} -- or {}.", scenario_label(s.name), gb(peak),
-          room, lora ? scenario_label(lora->name) : "LoRA", lora ? gb(lora_peak(*lora, m)) : "?",
+          room, lora ? scenario_label(lora->name) : "LoRA", m.lora_peak ? gb(*m.lora_peak) : "?",
           shard_clause(m, "the full fine-tune "));
     case Fit::kNeedsSharding:
       return fmt::format("{} does not fit ({} > {}){}; {} or use a card with >= {}.",

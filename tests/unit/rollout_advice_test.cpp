@@ -30,12 +30,18 @@ TrainingJob with(TrainingJob job, const Advice& a) {
 
 const MachineEstimate& first(const Estimate& e) { return e.primary.machines.front(); }
 
-TEST(RolloutAdvice, AColocatedPoolThatCrowdsTheTrainerSleeps) {
+// Llama 3 8B under LoRA, GRPO on a colocated vLLM engine, 8 completions a micro-batch.
+TrainingJob colocated_grpo() {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
   job.objective = Objective::kGrpo;
   job.rollout.engine = RolloutEngine::kColocate;
-  job.rollout.vllm_gpu_memory_utilization = 0.7;
   job.setup.micro_batch = 8;
+  return job;
+}
+
+TEST(RolloutAdvice, AColocatedPoolThatCrowdsTheTrainerSleeps) {
+  TrainingJob job = colocated_grpo();
+  job.rollout.vllm_gpu_memory_utilization = 0.7;
   const MachineChoice h100 = builtin_machine("h100-sxm");
   const Estimate e = estimate(job, {h100});
   ASSERT_FALSE(first(e).fits);
@@ -122,10 +128,7 @@ TEST(RolloutAdvice, MoreDevicesWhenNothingOnTheJobsOwnFits) {
 
 // The limits are the edges of what fits: at them the estimate fits, one past them it does not.
 TEST(RolloutAdvice, LimitsAreTheEdgesOfWhatFits) {
-  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kLora);
-  job.objective = Objective::kGrpo;
-  job.rollout.engine = RolloutEngine::kColocate;
-  job.setup.micro_batch = 8;
+  const TrainingJob job = colocated_grpo();
   const MachineChoice h100 = builtin_machine("h100-sxm");
   const RolloutLimits limits = plan::rollout_limits(job, h100);
   ASSERT_GT(limits.max_completion_length, 256);

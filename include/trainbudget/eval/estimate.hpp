@@ -138,6 +138,8 @@ struct MachineEstimate {
   Verdict verdict{Verdict::kDoesNotFit};
   int devices_to_fit{1};             // devices needed if model states are fully sharded (ZeRO-3)
   bool devices_with_rollout{false};  // online RL: devices_to_fit counts the round's peak
+  // The LoRA alternative's allocated peak on this machine (online RL: with its own round).
+  std::optional<Bytes> lora_peak;
   std::optional<Dollars> cost_usd;   // at_utilization x devices x price, where a price is known
   bool price_given{false};           // --price replaced the catalog's
   std::optional<double> energy_kwh;  // devices x TDP x at_utilization x PUE, where a TDP is known

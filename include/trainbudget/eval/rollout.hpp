@@ -97,6 +97,14 @@ struct RolloutCost {
                                        const StepCost& step,
                                        const std::optional<CriticCost>& critics = std::nullopt);
 
+// The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
+// memory becomes the round's peak, its time the rounds, and it no longer fits when the peak
+// passes the device or the engine cannot hold a sequence. What the estimate and the advice both
+// price an online RL job with.
+[[nodiscard]] RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe,
+                                        const Layout& layout, const ClusterProfile& cluster,
+                                        const MachineChoice& machine, StepCost& step);
+
 // PPO's value and reward models priced on the policy's layout and cluster: each a full model of
 // its own architecture (a score head of one output), the value model trained with the job's
 // recipe, the reward model frozen.
