@@ -47,6 +47,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
     }
   }
   if (d.memory_bandwidth) c.memory_bandwidth = *d.memory_bandwidth;
+  if (d.first_touch_bandwidth) c.first_touch_bandwidth = *d.first_touch_bandwidth;
   c.kernels = choice.kernels;
   if (!d.gemm_table.empty()) c.gemm_table = &d.gemm_table;
   c.utilization = job.utilization.value_or(0.0);

@@ -130,6 +130,13 @@ Seconds MeasuredKernelCost::memory(Bytes bytes, const ClusterProfile& c) const n
   return AnalyticKernelCost{}.memory(bytes, c);
 }
 
+Seconds fresh_tensor_time(double bytes, double count, const ClusterProfile& c) noexcept {
+  const double threshold = c.kernels.fresh_tensor_bytes;
+  const double rate = c.first_touch_bandwidth.value();
+  if (threshold <= 0.0 || rate <= 0.0 || bytes < threshold || count <= 0.0) return Seconds{0.0};
+  return Seconds{bytes * count / (rate * c.knobs.kernel)};
+}
+
 const KernelCostModel& default_kernel_cost_model() noexcept {
   static const AnalyticKernelCost model;
   return model;

@@ -105,6 +105,21 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   return m;
 }
 
+// Eager attention's score-sized tensors (`scores` elements) that one layer allocates, priced by
+// fresh_tensor_time() (nothing unless the allocator maps them afresh). Forward: QK^T's output,
+// the scaled and the masked copies and the probabilities (with an fp32 softmax, the upcast, the
+// fp32 probabilities and the cast back), dropout's output and its byte mask. Backward: the
+// probabilities' gradient from AV's backward, softmax's backward (with the casts in fp32),
+// dropout's and the scale's; the mask's add passes its gradient through.
+Seconds eager_scores_fresh(const StepDims& d, double scores, bool backward,
+                           const ClusterProfile& c) {
+  const double wide = d.softmax_fp32 && d.e != 4.0 ? 2.0 : 0.0;  // fp32 copies
+  const double narrow = (backward ? 3.0 : 4.0) + (d.dropout ? 1.0 : 0.0);
+  Seconds t = fresh_tensor_time(scores * d.e, narrow, c) + fresh_tensor_time(scores * 4.0, wide, c);
+  if (d.dropout && !backward) t += fresh_tensor_time(scores, 1.0, c);
+  return t;
+}
+
 // The GEMMs of one linear layer for `tokens` tokens on this device: forward, and backward's
 // activation gradient and (trained) weight gradient.
 struct GemmPasses {
@@ -209,13 +224,14 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
       bytes += scores * (2.0 * e + 1.0);
       kernels += 1.0;
     }
-    core_forward.memory = cost.memory(Bytes{bytes}, c);
+    core_forward.memory = cost.memory(Bytes{bytes}, c) + eager_scores_fresh(d, scores, false, c);
     core_forward.kernels = kernels;
     out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false, true}, c) +
                          cost.gemm({d.s, d.d_v, queries, heads, false, true}, c) +
                          cost.gemm({queries, d.d, d.s, heads, false, true}, c) +
                          cost.gemm({d.s, d.d, queries, heads, false, true}, c);
-    out.backward.memory += cost.memory(Bytes{bytes * kBackwardTraffic}, c);
+    out.backward.memory +=
+        cost.memory(Bytes{bytes * kBackwardTraffic}, c) + eager_scores_fresh(d, scores, true, c);
     out.backward.kernels += 4.0 + kernels;
   }
   out.forward += core_forward;
@@ -279,6 +295,19 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
   out.forward.memory = cost.memory(Bytes{fwd.bytes * tokens}, c);
   out.forward.kernels += fwd.kernels;
   out.backward.memory = cost.memory(Bytes{(backward_bytes + 4.0 * d.h / tp * e) * tokens}, c);
+  // Logit-sized tensors F.cross_entropy allocates (priced only where the allocator maps them
+  // afresh, fresh_tensor_time): forward, the head's output, the fp32 upcast and log_softmax's
+  // output; backward, nll's zeroed gradient buffer, log_softmax's backward and the cast back;
+  // and the head's weight gradient, a new tensor each micro-batch (autograd accumulates it into
+  // .grad afterwards).
+  if (d.loss == LossImpl::kFull) {
+    const double upcast = d.logits_fp32 && e != 4.0 ? 1.0 : 0.0;
+    out.forward.memory += fresh_tensor_time(tokens * v * e, 1.0, c) +
+                          fresh_tensor_time(tokens * v * loss, 1.0 + upcast, c);
+    out.backward.memory +=
+        fresh_tensor_time(tokens * v * loss, 2.0, c) + fresh_tensor_time(tokens * v * e, upcast, c);
+  }
+  if (!p.adapters_only) out.backward.memory += fresh_tensor_time(d.h * v * e, 1.0, c);
   out.backward.kernels += fwd.kernels * kBackwardTraffic;
   return out;
 }
@@ -316,7 +345,10 @@ MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
   out.embedding.forward.memory = cost.memory(Bytes{2.0 * rows}, c);
   out.embedding.forward.kernels = 1.0;
   if (!p.adapters_only) {
-    out.embedding.backward.memory = cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c);
+    // The table's dense gradient (embedding_dense_backward: zeros, then the rows added) is a
+    // new V x h tensor each micro-batch.
+    out.embedding.backward.memory = cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c) +
+                                    fresh_tensor_time(d.V / l.parallel.tp * d.h * d.e, 1.0, c);
     out.embedding.backward.kernels = 2.0;
   }
   return out;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "trainbudget/eval/kernel_cost.hpp"
+
 namespace tb {
 namespace {
 
@@ -71,7 +73,18 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
   const double share = c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
                            ? c.kernels.elementwise_efficiency
                            : 1.0;
-  return traffic / (c.memory_bandwidth * share) + launches;
+  // Unfused Adam's two temporaries per tensor (sqrt's output and the division's) are new
+  // tensors: where the allocator maps them afresh (fresh_tensor_time: tensors this large only
+  // arise as the vocabulary tables), the embedding's and an untied head's are written at the
+  // first-touch rate.
+  Seconds fresh{0.0};
+  if (unfused_adam && p.has_architecture && !p.adapters_only) {
+    const double shards = l.zero_stage >= 1 ? static_cast<double>(l.zero_shards()) : 1.0;
+    const double table = p.shape.V / l.parallel.tp * p.shape.h * p.moment_bytes / shards;
+    const double tables = (st.embedding ? 1.0 : 0.0) + (st.head && !p.tied_embeddings ? 1.0 : 0.0);
+    fresh = fresh_tensor_time(table, 2.0 * tables, c);
+  }
+  return traffic / (c.memory_bandwidth * share) + launches + fresh;
 }
 
 }  // namespace tb

@@ -42,6 +42,7 @@ constexpr std::string_view kCapacityGb = "capacity_gb";
 constexpr std::string_view kCapacityGib = "capacity_gib";
 constexpr std::string_view kBandwidthGbPerS = "bandwidth_gb_per_s";
 constexpr std::string_view kBandwidthKind = "bandwidth_kind";
+constexpr std::string_view kFirstTouchGbPerS = "first_touch_gb_per_s";
 constexpr std::string_view kSource = "source";
 constexpr std::string_view kDenseTflops = "dense_tflops";
 constexpr std::string_view kSparseTflops = "sparse_tflops";
@@ -160,7 +161,7 @@ Device build_device(const TomlTable& root, const std::string& origin) {
   if (const TomlTable* mem = top.object(key::kMemory, true)) {
     Reader r(*mem, "memory", problems);
     r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kBandwidthKind,
-                  key::kSource});
+                  key::kFirstTouchGbPerS, key::kSource});
     // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
     const bool decimal = mem->contains("capacity_gb");
     const bool binary = mem->contains("capacity_gib");
@@ -182,6 +183,9 @@ Device build_device(const TomlTable& root, const std::string& origin) {
     }
     if (auto bw = r.positive(key::kBandwidthGbPerS, false, kBandwidthRange)) {
       d.memory_bandwidth = BytesPerSecond{*bw * kGiga};
+    }
+    if (auto touch = r.positive(key::kFirstTouchGbPerS, false, kBandwidthRange)) {
+      d.first_touch_bandwidth = BytesPerSecond{*touch * kGiga};
     }
     // "measured": a STREAM-style run saved by the measure command; "spec" or absent: the peak.
     const std::string bw_kind = r.string(key::kBandwidthKind, false);
@@ -328,6 +332,9 @@ std::string device_toml(const Device& d) {
     put(out, key::kBandwidthGbPerS, number(d.memory_bandwidth->value() / kGiga));
     if (d.memory_bandwidth_kind == RateKind::kMeasured)
       put_string(out, key::kBandwidthKind, kMeasured, true);
+  }
+  if (d.first_touch_bandwidth) {
+    put(out, key::kFirstTouchGbPerS, number(d.first_touch_bandwidth->value() / kGiga));
   }
   put_string(out, key::kSource, d.memory_source, true);
 

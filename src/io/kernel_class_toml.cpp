@@ -21,6 +21,7 @@ constexpr Range kShareRange{1e-3, 1.0};
 constexpr Range kMicrosecondsRange{1e-3, 1e4};
 constexpr Range kTileRange{8, 1024};
 constexpr Range kUnitsRange{1, 1e5};
+constexpr Range kFreshMibRange{1e-3, 1e6};
 
 // A list of kAttentionSeqPoints.size() achieved TFLOP/s, one per sequence point, as shares of
 // `peak`.
@@ -72,7 +73,8 @@ KernelClass build_class(const TomlTable& root, const std::string& origin) {
   top.allow_only({"id", "name", "tile_m", "tile_n", "tile_source", "elementwise_efficiency",
                   "elementwise_source", "launch_gap_us", "dispatch_eager_us",
                   "dispatch_compiled_us", "dispatch_fused_us", "launch_source", "devices",
-                  "categories", "collective_channels", "collective_source", "attention"});
+                  "categories", "collective_channels", "collective_source", "attention",
+                  "fresh_tensor_mib", "fresh_tensor_source"});
   k.id = top.string("id", true);
   k.name = top.string("name", true);
   const fs::path stem = fs::path(origin).stem();
@@ -95,11 +97,16 @@ KernelClass build_class(const TomlTable& root, const std::string& origin) {
   c.collective_units =
       static_cast<int>(top.positive("collective_channels", false, kUnitsRange).value_or(0.0));
   if (c.collective_units > 0) top.string("collective_source", true);
+  c.fresh_tensor_bytes =
+      top.positive("fresh_tensor_mib", false, kFreshMibRange).value_or(0.0) * 1024.0 * 1024.0;
+  std::string fresh_source;
+  if (c.fresh_tensor_bytes > 0.0) fresh_source = top.string("fresh_tensor_source", true);
   const std::string sources[] = {top.string("tile_source", true),
                                  top.string("elementwise_source", true),
                                  top.string("launch_source", true)};
   k.source =
       fmt::format("tile: {}\nelement-wise: {}\nlaunch: {}", sources[0], sources[1], sources[2]);
+  if (!fresh_source.empty()) k.source += fmt::format("\nfresh tensors: {}", fresh_source);
   if (const std::vector<TomlValue>* categories = root.array("categories")) {
     for (const TomlValue& n : *categories) {
       if (const auto v = n.value<std::string>()) {

@@ -3,6 +3,7 @@
 #include "trainbudget/measure/bandwidth.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -111,6 +112,33 @@ std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options) {
     runs.push_back(std::move(run));
   }
   return runs;
+}
+
+BandwidthRun measure_first_touch(std::size_t array_bytes, int repetitions) {
+  const std::size_t n = std::max<std::size_t>(array_bytes / sizeof(double), 1024);
+  const std::size_t bytes = n * sizeof(double);
+  BandwidthRun run;
+  run.kernel = "first touch";
+  run.threads = 1;
+  run.array_bytes = Bytes{static_cast<double>(bytes)};
+  run.bytes_per_pass = run.array_bytes;
+  for (int i = 0; i < std::max(1, repetitions) + 1; ++i) {
+    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED)
+      throw Error(fmt::format("first touch: mmap of {} bytes failed", bytes));
+    auto* x = static_cast<double*>(mapped);
+    const auto start = std::chrono::steady_clock::now();
+    detail::stream_init(x, 1.0, 0, n);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    const bool written = x[0] == 1.0 && x[n - 1] == 1.0;
+    munmap(mapped, bytes);
+    if (!written) throw Error("first touch: the array does not hold what was written");
+    if (i > 0) run.samples_seconds.push_back(took.count());  // the first one warms the path
+  }
+  run.stats = summarize(run.samples_seconds);
+  run.median_rate = BytesPerSecond{run.bytes_per_pass.value() / run.stats.median};
+  run.best_rate = BytesPerSecond{run.bytes_per_pass.value() / run.stats.min};
+  return run;
 }
 
 }  // namespace tb::measure

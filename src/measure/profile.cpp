@@ -149,6 +149,14 @@ Device profile_device(const Measurement& m, std::string_view id) {
     d.memory_source += fmt::format("; bandwidth: {}, {} median of {}, {}", by, bw->kernel,
                                    bw->samples_seconds.size(), day);
   }
+  if (const BandwidthRun* touch = m.first_touch(); touch != nullptr && gpu == nullptr) {
+    d.first_touch_bandwidth =
+        BytesPerSecond{significant(touch->median_rate.value() / kGiga) * kGiga};
+    d.memory_source += fmt::format(
+        "; first touch: one thread writing a fresh {:.0f} MiB mapping, "
+        "median of {}",
+        touch->array_bytes.value() / 1048576.0, touch->samples_seconds.size());
+  }
 
   for (const DType dtype : all_dtypes()) {
     const GemmRun* run = best_on(m, dtype, gpu != nullptr);

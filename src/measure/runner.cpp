@@ -360,7 +360,7 @@ Measurement run_measurement(const MeasureOptions& options) {
       }
     }
   }
-  std::size_t total = options.bandwidth ? 2 : 0;
+  std::size_t total = options.bandwidth ? 3 : 0;  // copy, triad, first touch
   for (const Step& step : plan) {
     if (step.unsupported) continue;
     for (const ShapeSpec& spec : *step.shapes) {
@@ -462,7 +462,13 @@ Measurement run_measurement(const MeasureOptions& options) {
     }
     BandwidthOptions bw;
     bw.array_bytes = default_stream_array_bytes(m.context.memory_capacity.value());
+    // As many threads as the job's framework will run: OMP_NUM_THREADS where set (PyTorch's
+    // intra-op threads follow it), else one per physical core.
     bw.threads = std::max(1, m.context.cpu.physical_cores);
+    if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp != nullptr) {
+      const int wanted = std::atoi(omp);
+      if (wanted > 0) bw.threads = wanted;
+    }
     bw.warmups = 1;
     bw.repetitions = options.quick ? 3 : 10;
     for (BandwidthRun& run : measure_stream(bw)) {
@@ -471,6 +477,10 @@ Measurement run_measurement(const MeasureOptions& options) {
                          run.median_rate.value() / 1e9));
       m.bandwidth.push_back(std::move(run));
     }
+    BandwidthRun touch = measure_first_touch(bw.array_bytes, options.quick ? 3 : 5);
+    report(fmt::format("first touch ({:.0f} MiB fresh mapping, 1 thread): {:.2f} GB/s",
+                       touch.array_bytes.value() / 1048576.0, touch.median_rate.value() / 1e9));
+    m.bandwidth.push_back(std::move(touch));
   }
   return m;
 }

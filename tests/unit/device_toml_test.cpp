@@ -23,6 +23,10 @@ void expect_same(const Device& a, const Device& b) {
     EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), b.memory_bandwidth->value());
   }
   EXPECT_EQ(a.memory_bandwidth_kind, b.memory_bandwidth_kind) << a.id;
+  ASSERT_EQ(a.first_touch_bandwidth.has_value(), b.first_touch_bandwidth.has_value()) << a.id;
+  if (a.first_touch_bandwidth) {
+    EXPECT_DOUBLE_EQ(a.first_touch_bandwidth->value(), b.first_touch_bandwidth->value());
+  }
   EXPECT_EQ(a.memory_source, b.memory_source);
   ASSERT_EQ(a.rates.size(), b.rates.size()) << a.id;
   for (std::size_t i = 0; i < a.rates.size(); ++i) {
@@ -136,6 +140,7 @@ TEST(DeviceToml, MeasuredBandwidthKeepsItsKind) {
   d.memory_capacity = Bytes{64e9};
   d.memory_bandwidth = BytesPerSecond{85e9};
   d.memory_bandwidth_kind = RateKind::kMeasured;
+  d.first_touch_bandwidth = BytesPerSecond{1.87e9};
   d.memory_source = "triad";
   ComputeRate r;
   r.dense = FlopsPerSecond{1e12};
@@ -143,6 +148,7 @@ TEST(DeviceToml, MeasuredBandwidthKeepsItsKind) {
   d.rates.push_back(r);
   const std::string text = device_toml(d);
   EXPECT_NE(text.find("\nbandwidth_kind = \"measured\"\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nfirst_touch_gb_per_s = 1.87\n"), std::string::npos) << text;
   expect_same(d, parse_device_toml(text, "box.toml"));
   const std::string bad = std::string{text}.replace(text.find("\"measured\"\n"), 11, "\"guess\"\n");
   EXPECT_THROW((void)parse_device_toml(bad, "box.toml"), DataError);

@@ -223,6 +223,52 @@ TEST(KernelCost, TheMeasuredBackendPricesAGemmAtItsNearestTimedShape) {
   EXPECT_EQ(&kernel_cost_model_for(c), &default_kernel_cost_model());
 }
 
+// glibc maps a tensor of 32 MiB or more afresh at each allocation (data/kernels/cpu.toml), so
+// its first write pays the measured first-touch rate; below that size, or on a device with a
+// caching allocator (no threshold), nothing.
+TEST(KernelCost, FreshTensorsPayTheFirstTouchRateFromTheThreshold) {
+  ClusterProfile c;
+  c.first_touch_bandwidth = BytesPerSecond{2e9};
+  EXPECT_EQ(fresh_tensor_time(64.0 * 1048576.0, 3.0, c).count(), 0.0);  // no threshold
+  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;
+  EXPECT_EQ(fresh_tensor_time(32.0 * 1048576.0 - 1.0, 3.0, c).count(), 0.0);
+  EXPECT_DOUBLE_EQ(fresh_tensor_time(32.0 * 1048576.0, 3.0, c).count(), 3.0 * 33554432.0 / 2e9);
+  c.first_touch_bandwidth = BytesPerSecond{0.0};  // not measured
+  EXPECT_EQ(fresh_tensor_time(64.0 * 1048576.0, 1.0, c).count(), 0.0);
+}
+
+// Llama 3 8B through eager PyTorch in fp32 at b 1, s 1024 on a CPU profile: every tensor of
+// 32 MiB or more is written at the first-touch rate. By hand, per micro-batch: each layer's
+// scores (32 heads x 1024 x 1024 x 4 B = 128 MiB) four times forward (QK^T, scaled, masked,
+// probabilities) and three times backward (their gradient, softmax's, the scale's): 32 x 7; the
+// logits (1024 x 128256 x 4 B) from the head and log_softmax forward, nll's zeroed buffer and
+// log_softmax's gradient backward: 4; the head's and the embedding's weight gradients (4096 x
+// 128256 x 4 B): 2. The unfused AdamW step adds sqrt's and the division's temporaries for both
+// tables: 4.
+TEST(KernelTime, EagerCpuStepsPayFirstTouchForTensorsFromTheMmapThreshold) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.recipe_id = "fp32-adam";
+  job.setup.framework = Framework::kPytorch;
+  job.setup.micro_batch = 1;
+  job.setup.seq_len = 1024;
+  job.setup.seq_len_given = true;
+  job.setup.attention = AttentionImpl::kEager;
+  job.setup.attention_given = true;
+  const Recipe& r = find_recipe(job.recipe_id);
+  const MachineChoice m = machine("h100-sxm");
+  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;  // the cpu class's, on this device's rates
+  const StepCost cached = evaluate(make_profile(job, r), layout_of(job, r), c);
+  c.first_touch_bandwidth = BytesPerSecond{2e9};
+  const StepCost fresh = evaluate(make_profile(job, r), layout_of(job, r), c);
+  const double scores = 32.0 * 1024.0 * 1024.0 * 4.0;
+  const double logits = 1024.0 * 128256.0 * 4.0;
+  const double table = 4096.0 * 128256.0 * 4.0;
+  EXPECT_NEAR((fresh.time.micro_batch - cached.time.micro_batch).count(),
+              (32.0 * 7.0 * scores + 4.0 * logits + 2.0 * table) / 2e9, 1e-9);
+  EXPECT_NEAR((fresh.time.optimizer - cached.time.optimizer).count(), 4.0 * table / 2e9, 1e-9);
+}
+
 TEST(TimeBand, BracketsTheStepAndNamesWhatMovesIt) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
   job.devices = 64;

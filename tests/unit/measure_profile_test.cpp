@@ -73,6 +73,12 @@ Measurement sample_measurement() {
   triad.samples_seconds = {0.0122};
   triad.median_rate = BytesPerSecond{33.1e9};
   m.bandwidth.push_back(triad);
+  BandwidthRun touch;
+  touch.kernel = "first touch";
+  touch.array_bytes = Bytes{134217728.0};
+  touch.samples_seconds = {0.0716};
+  touch.median_rate = BytesPerSecond{1.874e9};
+  m.bandwidth.push_back(touch);
   return m;
 }
 
@@ -85,6 +91,10 @@ TEST(Profile, RoundTripsThroughTheCatalogLoaderWithTheSameRates) {
   EXPECT_NEAR(d.memory_capacity.value(), 25.275e9, 1e3);
   ASSERT_TRUE(d.memory_bandwidth.has_value());
   EXPECT_NEAR(d.memory_bandwidth->value(), 33.1e9, 33.1e9 * 1e-5);
+  // The first-touch rate (fresh pages written by one thread) is the triad's companion: the
+  // rate eager PyTorch writes tensors of 32 MiB or more at (docs/time.md, "Measured").
+  ASSERT_TRUE(d.first_touch_bandwidth.has_value());
+  EXPECT_NEAR(d.first_touch_bandwidth->value(), 1.874e9, 1.874e9 * 1e-5);
   ASSERT_EQ(d.rates.size(), 3U);
   for (const DType dtype : {DType::kFp64, DType::kFp32, DType::kBf16}) {
     const ComputeRate* rate = d.rate(dtype);

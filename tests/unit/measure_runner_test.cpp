@@ -149,6 +149,19 @@ TEST(Stream, TriadMovesThreeArraysCopyTwo) {
   EXPECT_EQ(copy.samples_seconds.size(), 2U);
 }
 
+// One thread writing a fresh mapping: the bytes of one array a pass, a sample per repetition
+// (the warm-up dropped). How much slower than streaming it runs is the machine's (no timing is
+// asserted here).
+TEST(Stream, FirstTouchWritesOneFreshArrayAPass) {
+  const BandwidthRun touch = measure_first_touch(32 << 20, 3);
+  EXPECT_EQ(touch.kernel, "first touch");
+  EXPECT_EQ(touch.threads, 1);
+  EXPECT_DOUBLE_EQ(touch.bytes_per_pass.value(), 32 << 20);
+  EXPECT_EQ(touch.samples_seconds.size(), 3U);
+  EXPECT_DOUBLE_EQ(touch.median_rate.value(), touch.bytes_per_pass.value() / touch.stats.median);
+  EXPECT_GT(touch.median_rate.value(), 0.0);
+}
+
 TEST(Stream, DefaultArraysAreFarBeyondTheCacheButBoundedByMemory) {
   EXPECT_GE(default_stream_array_bytes(64e9), 128U << 20);
   EXPECT_LE(default_stream_array_bytes(1e9), static_cast<std::size_t>(1e9 / 16));

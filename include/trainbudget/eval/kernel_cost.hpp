@@ -66,6 +66,14 @@ class MeasuredKernelCost final : public KernelCostModel {
   [[nodiscard]] Seconds memory(Bytes bytes, const ClusterProfile& c) const noexcept override;
 };
 
+// The first writes into `count` tensors of `bytes` each when the device's allocator maps
+// tensors that large afresh (kernels.fresh_tensor_bytes and up: glibc's malloc under eager
+// PyTorch on a CPU): every page faults and is zeroed, at the measured first-touch rate, on the
+// thread that runs the kernel. 0 below that size, without a measured rate, or on a device whose
+// allocator caches its memory (a GPU). docs/time.md, "Measured".
+[[nodiscard]] Seconds fresh_tensor_time(double bytes, double count,
+                                        const ClusterProfile& c) noexcept;
+
 [[nodiscard]] const KernelCostModel& default_kernel_cost_model() noexcept;
 // The backend a cluster is priced with: measured when its device has a GEMM table, else
 // analytic.

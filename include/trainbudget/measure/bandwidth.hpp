@@ -26,4 +26,11 @@ struct BandwidthOptions {
 // same arrays, counted as STREAM counts them (no write-allocate traffic).
 [[nodiscard]] std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options);
 
+// The rate at which one thread writes memory the OS has just handed out (kernel "first touch"):
+// an anonymous mapping of `array_bytes`, written once and unmapped, `repetitions` times. Each
+// page faults on its first write and the kernel zeroes it, so this runs far below the streaming
+// rate (1.7 GB/s against 25 GB/s for one thread on the 2-core VM of December 2026). It is what
+// an eager CPU step pays for every tensor its allocator maps afresh (docs/time.md, "Measured").
+[[nodiscard]] BandwidthRun measure_first_touch(std::size_t array_bytes, int repetitions);
+
 }  // namespace tb::measure

@@ -96,7 +96,7 @@ struct GemmRun {
 
 // STREAM-style kernels (McCalpin): copy c = a; triad a = b + s * c.
 struct BandwidthRun {
-  std::string kernel;    // "copy", "triad" or "device copy" (GPU)
+  std::string kernel;    // "copy", "triad", "first touch" or "device copy" (GPU)
   std::string backend;   // empty for the CPU's STREAM, else the GPU backend
   Bytes array_bytes;     // one array
   Bytes bytes_per_pass;  // STREAM counting: copy 2 arrays, triad 3 (no write-allocate)
@@ -192,6 +192,13 @@ struct Measurement {
   [[nodiscard]] const BandwidthRun* memory_bandwidth() const {
     for (const BandwidthRun& r : bandwidth) {
       if (r.kernel == "triad") return &r;
+    }
+    return nullptr;
+  }
+  // The first-touch run (fresh pages written by one thread), if measured.
+  [[nodiscard]] const BandwidthRun* first_touch() const {
+    for (const BandwidthRun& r : bandwidth) {
+      if (r.kernel == "first touch") return &r;
     }
     return nullptr;
   }

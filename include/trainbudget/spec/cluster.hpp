@@ -81,6 +81,9 @@ struct ClusterProfile {
   // The device memory's bandwidth: what the memory-bound kernels (norms, activations, softmax,
   // dropout, the optimizer step) run at. 0: unknown, those kernels are not timed.
   BytesPerSecond memory_bandwidth;
+  // One thread writing pages the OS has just mapped (a measured CPU profile; 0: not measured):
+  // what tensors of at least kernels.fresh_tensor_bytes are written at.
+  BytesPerSecond first_touch_bandwidth;
   // > 0: the user's model-FLOPs utilization, which replaces the step-time model (hours = model
   // FLOPs / (devices x rate x utilization)); 0: model the step.
   double utilization{0.0};

@@ -69,6 +69,9 @@ struct Device {
   // kMeasured: a STREAM-style triad on this machine (measure --save), used as it is for the
   // achievable bandwidth; kSpec: the vendor's peak.
   RateKind memory_bandwidth_kind{RateKind::kSpec};
+  // A measured CPU profile: one thread's write rate into freshly mapped pages (measure's "first
+  // touch"), what a tensor the allocator maps afresh is written at. Absent: not measured.
+  std::optional<BytesPerSecond> first_touch_bandwidth;
   std::string memory_source;
   std::vector<ComputeRate> rates;
   std::optional<Interconnect> interconnect;

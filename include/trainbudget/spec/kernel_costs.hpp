@@ -56,6 +56,11 @@ struct KernelCosts {
   // Share of the memory bandwidth that element-wise and reduction kernels (norms, activations,
   // residual adds, casts, the loss) reach; 1 (the datasheet's peak) for a device no class lists.
   double elementwise_efficiency{1.0};
+  // Tensors of at least this many bytes get new pages from the OS at every allocation (the
+  // allocator maps them afresh and unmaps them when freed), so their first write runs at the
+  // device's first-touch rate; 0: the allocator keeps and reuses its memory (CUDA's caching
+  // allocator).
+  double fresh_tensor_bytes{0.0};
   // Streaming multiprocessors a collective occupies while it runs (NCCL's channels, one thread
   // block each): the compute it overlaps with runs on the rest (0: not modeled).
   int collective_units{0};
