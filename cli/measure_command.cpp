@@ -141,6 +141,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
       spec.shape = {static_cast<std::int64_t>(g.m), static_cast<std::int64_t>(g.n),
                     static_cast<std::int64_t>(g.k)};
       spec.label = "step";
+      spec.cold = true;
       options.shapes.push_back(spec);
     }
   }

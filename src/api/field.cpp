@@ -307,6 +307,15 @@ const std::array kEstimateFields{
           "default) | fused (none); default the framework's",
           optimizer_kernels,
           [](V v, R r) { r.job.setup.optimizer_kernel = parse_optimizer_kernel(v); }, "step"},
+    Field{
+        "grad_accumulation_kernel", FieldType::kChoice, "KERNEL", "", "",
+        "How each micro-batch's weight gradients join the buffer under {grad_accum}: fused "
+        "(the weight-gradient GEMM accumulates, Megatron-LM's gradient_accumulation_fusion) | "
+        "add (a new gradient added in place after the first micro-batch, autograd's "
+        "AccumulateGrad: a pass over the gradients each time); default the framework's",
+        grad_accumulation_kernels,
+        [](V v, R r) { r.job.setup.grad_accumulation_kernel = parse_grad_accumulation_kernel(v); },
+        "step"},
     Field{"recompute", FieldType::kChoice, "MODE", "", "none",
           "Activation recomputation: none | selective (attention core) | full (keep layer "
           "inputs only) | selective-op (torchtitan's per-op AC: every second matmul's output "

@@ -87,4 +87,28 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
   return traffic / (c.memory_bandwidth * share) + launches + fresh;
 }
 
+// Gradient accumulation through autograd (grad_accumulation_kernel add): each micro-batch's
+// weight gradients are a new tensor added in place into the buffer, `variable.grad +=
+// new_grad` (torch/csrc/autograd/functions/accumulate_grad.h; 2021 Megatron-LM's local DDP the
+// same, megatron/model/distributed.py at de7dc40): the buffer read, the new gradient read and
+// the sum written, 3 passes over the device's gradient bytes for every micro-batch after the
+// first (the first's tensor becomes the buffer). Fused accumulation (the weight-gradient GEMM
+// writes into the buffer with beta = 1) adds nothing.
+Seconds grad_accumulation_time(const ModelProfile& p, const Layout& l, const StageSpan& st,
+                               const ClusterProfile& c) {
+  if (p.grad_accumulation != GradAccumulationKernel::kAdd || l.grad_accum <= 1 ||
+      c.memory_bandwidth.value() <= 0.0) {
+    return Seconds{0.0};
+  }
+  Bytes gradients{0.0};
+  for (const StateTerm& t : p.states) {
+    if (t.key == StateKey::kGradients) gradients += state_on_device(p, l, t, st).device;
+  }
+  const double share = c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
+                           ? c.kernels.elementwise_efficiency
+                           : 1.0;
+  return gradients * (3.0 * static_cast<double>(l.grad_accum - 1)) /
+         (c.memory_bandwidth * share * c.knobs.kernel);
+}
+
 }  // namespace tb

@@ -425,13 +425,16 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   } else {
     t.modeled = true;
     t.optimizer = optimizer_time(p, l, first, c);
-    t.step = t.compute + t.bubble + t.exposed_comm + host + t.optimizer + t.interference;
+    t.accumulation = grad_accumulation_time(p, l, first, c);
+    t.step = t.compute + t.accumulation + t.bubble + t.exposed_comm + host + t.optimizer +
+             t.interference;
   }
   t.mfu = (model_step / peak).count() / t.step.count();
   t.hfu = (hardware_step / peak).count() / t.step.count();
   t.tokens_per_second = t.tokens_per_step / t.step.count();
   t.bound = Bound::kCompute;
-  Seconds largest = t.compute + t.optimizer;  // the optimizer step is the device's work too
+  // The optimizer step and the accumulation's adds are the device's work too.
+  Seconds largest = t.compute + t.accumulation + t.optimizer;
   if (t.exposed_comm > largest) {
     largest = t.exposed_comm;
     t.bound = Bound::kCommunication;

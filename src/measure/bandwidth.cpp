@@ -114,6 +114,20 @@ std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options) {
   return runs;
 }
 
+void flush_cache() {
+  static std::vector<char> buffer;
+  if (buffer.empty()) {
+    const std::size_t llc = llc_bytes();
+    buffer.resize(2 * (llc > 0 ? llc : 32 * kMiB));
+  }
+  static char round = 0;
+  ++round;
+  std::fill(buffer.begin(), buffer.end(), round);
+  // Read back so the writes cannot be dropped.
+  volatile char sink = buffer[buffer.size() / 2];
+  (void)sink;
+}
+
 BandwidthRun measure_first_touch(std::size_t array_bytes, int repetitions) {
   const std::size_t n = std::max<std::size_t>(array_bytes / sizeof(double), 1024);
   const std::size_t bytes = n * sizeof(double);

@@ -105,6 +105,20 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
     ++run.warmups;
     if (single > kLongCallSeconds) break;  // a call this long is warm after one
   }
+  if (spec.cold && !backend.on_gpu()) {
+    run.calls_per_sample = 1;
+    for (int r = 0; r < std::max(repetitions, kColdSamples); ++r) {
+      flush_cache();
+      const auto start = Clock::now();
+      kernel->run();
+      run.samples_seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    run.stats = summarize(run.samples_seconds);
+    run.median_rate = FlopsPerSecond{spec.shape.flops().value() / run.stats.median};
+    run.best_rate = FlopsPerSecond{spec.shape.flops().value() / run.stats.min};
+    run.status = Status::kOk;
+    return run;
+  }
   const int calls = single >= kMinSampleSeconds
                         ? 1
                         : static_cast<int>(std::min(

@@ -252,6 +252,8 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   p.reference_forward = reference_forward(job) && !online_rl(job.objective);
   p.optimizer_kernel =
       resolved_setup(job.setup, 0).optimizer_kernel.value_or(OptimizerKernel::kPerTensor);
+  p.grad_accumulation = resolved_setup(job.setup, 0)
+                            .grad_accumulation_kernel.value_or(GradAccumulationKernel::kFused);
   p.moment_bytes = adam_moment_bytes(recipe);
   if (job.model.architecture) add_architecture(job, p);
   return p;

@@ -101,6 +101,7 @@ ordered_json time_json(const MachineEstimate& m) {
           {"layer_backward_seconds", t.layer_backward.count()},
           {"micro_batch_kernels", t.kernels},
           {"optimizer_seconds", t.optimizer.count()},
+          {"accumulation_seconds", t.accumulation.count()},
           {"bubble_seconds", t.bubble.count()},
           {"comm_seconds", t.comm_total.count()},
           {"exposed_comm_seconds", t.exposed_comm.count()},

@@ -28,6 +28,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kFused,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kFused,
         "fused kernels: flash attention, fused norms, a fused cross-entropy over held logits",
         "Korthikanti et al. 2022, sec. 4.3 (the output layer and cross entropy, 4sbv) with "
         "FlashAttention (Dao et al. 2022): no framework's extras"},
@@ -43,6 +44,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
         "a hand-written eager decoder: RMSNorm op by op, repeated K/V, masked softmax, "
         "F.cross_entropy on the full logits held by the loop",
         "tests/realstep/realstep.py, measured on this CPU with torch 1.13: pow/mean/rsqrt/mul "
@@ -61,6 +63,7 @@ constexpr std::array kProfiles{
         true,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
         "transformers' Trainer: SDPA attention (the default attn_implementation), LlamaRMSNorm "
         "in fp32, logits upcast to fp32 for F.cross_entropy, outputs dropped before backward",
         "transformers models/llama/modeling_llama.py: LlamaRMSNorm "
@@ -82,6 +85,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
         "torchtune recipes: SDPA, the output in 8 chunks with CEWithChunkedOutputLoss compiled, "
         "logits deleted before backward",
         "torchtune modules/loss/ce_chunked_output_loss.py (num_output_chunks = 8, each chunk "
@@ -99,6 +103,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
         "torchtitan: SDPA, RMSNorm in fp32 op by op, F.cross_entropy on fp32 logits",
         "torchtitan models/norms.py RMSNorm (norm_type = \"rmsnorm\" in train_configs and "
         "config_manager.py: self._norm(x.float()).type_as(x) * self.weight, at 9dec370); "
@@ -117,6 +122,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kFused,
         AttentionKernel::kVendor,
+        GradAccumulationKernel::kFused,
         "Megatron-LM: flash attention, Transformer Engine norms, vocab-parallel cross entropy",
         "Megatron-LM core/tensor_parallel/cross_entropy.py _VocabParallelCrossEntropy (fp32 "
         "softmax saved, gradient computed in place of it); core/optimizer: Transformer Engine's or "
@@ -133,6 +139,7 @@ constexpr std::array kProfiles{
         false,
         Dispatch::kEager,
         AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
         "Lit-GPT: SDPA, RMSNorm upcast to fp32, cross-entropy on the bf16 logits the loop holds",
         "Lightning-AI lit-gpt lit_gpt/model.py RMSNorm (x = x.float(), torch.mean(x * x), "
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "
@@ -192,6 +199,10 @@ LogitsDtype parse_logits_dtype(std::string_view text) {
 
 OptimizerKernel parse_optimizer_kernel(std::string_view text) {
   return parse_named<OptimizerKernel>("optimizer_kernel", text);
+}
+
+GradAccumulationKernel parse_grad_accumulation_kernel(std::string_view text) {
+  return parse_named<GradAccumulationKernel>("grad_accumulation_kernel", text);
 }
 
 NormImpl parse_norm(std::string_view text) { return parse_named<NormImpl>("norm", text); }

@@ -106,6 +106,7 @@ TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positi
   if (!out.logits_dtype) out.logits_dtype = f.logits;
   if (!out.norm) out.norm = f.norm;
   if (!out.optimizer_kernel) out.optimizer_kernel = f.optimizer;
+  if (!out.grad_accumulation_kernel) out.grad_accumulation_kernel = f.grad_accumulation;
   return out;
 }
 

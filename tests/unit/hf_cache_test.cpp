@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
 
@@ -18,9 +19,9 @@ const fs::path kTiny = fs::path{TB_TEST_DIR} / "cli" / "models" / "tiny";
 
 // models--acme--tiny with two snapshots: main -> "c0ffee" (the tiny model), and "old" with
 // only a config.json; each file a symlink into blobs/, as huggingface_hub stores them.
-fs::path make_cache() {
-  const fs::path hub = fs::temp_directory_path() / "tb_hf_cache_test" / "hub";
-  fs::remove_all(hub.parent_path());
+// In a folder of its own: ctest runs this suite's tests as parallel processes.
+fs::path make_cache(const fs::path& root) {
+  const fs::path hub = root / "hub";
   const fs::path repo = hub / "models--acme--tiny";
   fs::create_directories(repo / "blobs");
   fs::create_directories(repo / "refs");
@@ -39,13 +40,11 @@ fs::path make_cache() {
 class HfCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    hub_ = make_cache();
+    hub_ = make_cache(scratch_.path());
     setenv("HF_HUB_CACHE", hub_.c_str(), 1);
   }
-  void TearDown() override {
-    unsetenv("HF_HUB_CACHE");
-    fs::remove_all(hub_.parent_path());
-  }
+  void TearDown() override { unsetenv("HF_HUB_CACHE"); }
+  test_support::ScratchDir scratch_;
   fs::path hub_;
 };
 

@@ -269,6 +269,36 @@ TEST(KernelTime, EagerCpuStepsPayFirstTouchForTensorsFromTheMmapThreshold) {
   EXPECT_NEAR((fresh.time.optimizer - cached.time.optimizer).count(), 4.0 * table / 2e9, 1e-9);
 }
 
+// Autograd's gradient accumulation (grad_accumulation_kernel add: `variable.grad += new_grad`)
+// reads the buffer and the new gradient and writes the sum for every micro-batch after the
+// first; Megatron-LM's fused accumulation (the weight-gradient GEMM writes into the buffer)
+// costs nothing. By hand: Llama 3 8B under amp-adam keeps 2-byte gradients, so 4 micro-batches
+// add 3 x 3 x 2 bytes per parameter at the achievable bandwidth.
+TEST(KernelTime, UnfusedGradientAccumulationAddsThreePassesPerExtraMicroBatch) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.setup.grad_accumulation = 4;
+  job.setup.grad_accumulation_kernel = GradAccumulationKernel::kAdd;
+  const MachineChoice m = machine("h100-sxm");
+  const ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  const StepCost add = run(job, "h100-sxm", DType::kBf16);
+  const double bandwidth = c.memory_bandwidth.value() * c.kernels.elementwise_efficiency;
+  EXPECT_NEAR(add.time.accumulation.count(), 3.0 * 3.0 * 2.0 * job.params / bandwidth, 1e-12);
+  EXPECT_NEAR((add.time.step - add.time.accumulation).count(),
+              (add.time.compute + add.time.bubble + add.time.exposed_comm + add.time.optimizer +
+               add.time.interference)
+                  .count(),
+              1e-12);
+  job.setup.grad_accumulation_kernel = GradAccumulationKernel::kFused;
+  EXPECT_EQ(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+  job.setup.grad_accumulation_kernel.reset();
+  job.setup.framework = Framework::kMegatron;  // the profile's default: fused
+  EXPECT_EQ(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+  job.setup.framework = Framework::kHf;  // the Trainer accumulates through autograd
+  EXPECT_GT(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+  job.setup.grad_accumulation = 1;
+  EXPECT_EQ(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+}
+
 TEST(TimeBand, BracketsTheStepAndNamesWhatMovesIt) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
   job.devices = 64;

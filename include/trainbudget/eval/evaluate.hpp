@@ -81,7 +81,10 @@ struct StepTime {
   Seconds layer_backward{0.0};
   Seconds compute{0.0};    // grad_accum micro-batches
   Seconds optimizer{0.0};  // the optimizer step: its states read and written once
-  Seconds bubble{0.0};     // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
+  // Gradient accumulation's in-place adds (grad_accumulation_kernel add): every micro-batch
+  // after the first adds its new gradients into the buffer.
+  Seconds accumulation{0.0};
+  Seconds bubble{0.0};  // (pp - 1) / v micro-batch times (Narayanan et al. 2021, eq. 1)
   std::array<CommTerm, kCommKinds> comm{};
   Seconds comm_total{0.0};
   Seconds exposed_comm{0.0};  // without offload's host transfers

@@ -7,6 +7,9 @@
 
 namespace tb {
 
+// The in-place adds of gradient accumulation (grad_accumulation_kernel add) per step.
+[[nodiscard]] Seconds grad_accumulation_time(const ModelProfile& profile, const Layout& layout,
+                                             const StageSpan& stage, const ClusterProfile& c);
 [[nodiscard]] Seconds optimizer_time(const ModelProfile& profile, const Layout& layout,
                                      const StageSpan& stage, const ClusterProfile& cluster);
 

@@ -22,6 +22,11 @@ struct BandwidthOptions {
 // more than 1/16 of `memory_total` bytes.
 [[nodiscard]] std::size_t default_stream_array_bytes(double memory_total);
 
+// Writes a buffer of twice the last-level cache (64 MiB when sysfs does not say) so that what
+// ran before is evicted: triton.testing.do_bench's practice (it zeroes a 256 MB buffer before
+// each timed call). Not thread-safe; the buffer is kept for the next call.
+void flush_cache();
+
 // STREAM's copy (c = a: 2 x 8 bytes moved per element), then triad (a = b + s * c: 3 x 8) on the
 // same arrays, counted as STREAM counts them (no write-allocate traffic).
 [[nodiscard]] std::vector<BandwidthRun> measure_stream(const BandwidthOptions& options);

@@ -16,7 +16,13 @@ struct ShapeSpec {
   GemmShape shape;
   std::string label;
   std::vector<DType> dtypes;  // the dtypes timed at this shape; empty: all of them
+  // A training step's shape (measure --step): each call timed alone with the caches flushed
+  // before it (flush_cache), as a step's GEMMs read weights last touched a layer ago, at least
+  // kColdSamples calls; otherwise calls run back to back, batched when short.
+  bool cold{false};
 };
+
+inline constexpr int kColdSamples = 15;
 
 struct MeasureOptions {
   bool quick{false};

@@ -70,7 +70,8 @@ struct ModelProfile {
   double head_gradient_share{0.0};
   double embedding_gradient_share{0.0};
   double largest_trainable_tensor{0.0};  // parameters; sizes the per-tensor optimizer temporary
-  OptimizerKernel optimizer_kernel{OptimizerKernel::kPerTensor};  // the resolved setup's
+  OptimizerKernel optimizer_kernel{OptimizerKernel::kPerTensor};             // the resolved setup's
+  GradAccumulationKernel grad_accumulation{GradAccumulationKernel::kFused};  // likewise
   double trainable_tensors{0.0};  // with an architecture: the tensors the optimizer loops over
   double moment_bytes{4.0};       // bytes of one Adam second-moment value (adam_moment_bytes)
   // Where the base model's parameters sit, for pipeline stages, expert parallelism and ZeRO-3's

@@ -90,6 +90,23 @@ struct EnumNames<OptimizerKernel> {
        {OptimizerKernel::kFused, "fused"}}};
 };
 
+// How each micro-batch's weight gradients join the gradient buffer under gradient
+// accumulation (docs/time.md, "Gradient accumulation").
+enum class GradAccumulationKernel : std::uint8_t {
+  // The weight-gradient GEMM accumulates into the buffer (Megatron-LM's
+  // gradient_accumulation_fusion, on by default since 83b1e42, 2022-02-13): no extra pass.
+  kFused,
+  // A new gradient per micro-batch, added in place into the buffer after the first (autograd's
+  // AccumulateGrad, `variable.grad += new_grad`; 2021 Megatron-LM's local DDP the same way).
+  kAdd,
+};
+
+template <>
+struct EnumNames<GradAccumulationKernel> {
+  static constexpr std::array<std::pair<GradAccumulationKernel, std::string_view>, 2> kNames{
+      {{GradAccumulationKernel::kFused, "fused"}, {GradAccumulationKernel::kAdd, "add"}}};
+};
+
 // The dtype the loss computes in: the logits' own, or fp32 after an upcast.
 enum class LogitsDtype : std::uint8_t { kActivation, kFp32 };
 
@@ -122,6 +139,7 @@ struct FrameworkProfile {
   // hand-fused kernels; and the fused attention it calls.
   Dispatch dispatch{Dispatch::kEager};
   AttentionKernel attention_kernel{AttentionKernel::kFlash2};
+  GradAccumulationKernel grad_accumulation{GradAccumulationKernel::kAdd};
   std::string_view summary;  // one line for --help and the views
   std::string_view source;   // where in the framework's code each default comes from
 };
@@ -140,6 +158,7 @@ struct FrameworkProfile {
 [[nodiscard]] LogitsDtype parse_logits_dtype(std::string_view text);
 [[nodiscard]] NormImpl parse_norm(std::string_view text);
 [[nodiscard]] OptimizerKernel parse_optimizer_kernel(std::string_view text);
+[[nodiscard]] GradAccumulationKernel parse_grad_accumulation_kernel(std::string_view text);
 
 // "fused", "full", "chunked:8".
 [[nodiscard]] std::string loss_name(const LossSpec& loss);

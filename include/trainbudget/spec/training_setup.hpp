@@ -61,6 +61,7 @@ struct TrainingSetup {
   std::optional<LogitsDtype> logits_dtype;
   std::optional<NormImpl> norm;
   std::optional<OptimizerKernel> optimizer_kernel;
+  std::optional<GradAccumulationKernel> grad_accumulation_kernel;
   // nullopt: the recipe's (activation_dtype()).
   std::optional<DType> activation_dtype;
   double dropout{0.0};  // 0: no dropout, no masks stored
