@@ -3,7 +3,7 @@
 
 Measures this machine for the job's own GEMM shapes (`trainbudget measure --step`, OpenBLAS
 fp32 on one thread, saved as a profile in a scratch XDG_CONFIG_HOME), times the steady step with
-realstep.py --time (one thread, the median of the steps after the first two), runs
+realstep.py --time (one thread, the median of the steps after the first two; 12 by default), runs
 `trainbudget estimate --machine <that profile> --framework pytorch` on the same job, and compares
 machines.0.time.step_seconds with the measured step. Prints one line with both and the error;
 exits 1 when the error is outside the case's tolerance.
@@ -35,7 +35,7 @@ def parse():
     p.add_argument("--optimizer", default="adamw")
     p.add_argument("--recompute", default="none")
     p.add_argument("--grad-accum", default="1")
-    p.add_argument("--steps", default="7")
+    p.add_argument("--steps", default="12")
     return p.parse_args()
 
 
