@@ -13,7 +13,8 @@ TrainingJob job_of(const TrainingJob& workload, const Layout& l) {
   j.devices = l.devices;
   j.parallel = l.parallel;
   j.zero_stage = l.zero_stage;
-  j.setup.micro_batch = l.micro_batch;
+  // The layout counts rows; the job, examples (a preference objective's pairs).
+  j.setup.micro_batch = l.micro_batch / rows_per_example(workload.objective);
   j.setup.grad_accumulation = l.grad_accum;
   j.setup.recompute = l.recompute;
   j.setup.recompute_layers = l.recompute_layers;
@@ -65,7 +66,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   if (x.offload != Offload::kNone) out["offload"] = std::string{enum_name(x.offload)};
   if (x.shard_group > 0) out["shard_group"] = std::to_string(x.shard_group);
   if (j.model.architecture) {
-    out["micro_batch"] = std::to_string(l.micro_batch);
+    out["micro_batch"] = std::to_string(j.setup.micro_batch);
     out["seq_len"] = std::to_string(l.seq_len);
     if (l.recompute != Recompute::kNone) out["recompute"] = std::string{enum_name(l.recompute)};
     if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {

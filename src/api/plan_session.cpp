@@ -268,12 +268,13 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
       throw InvalidRequest(key, "needs an architecture ({model}) to count adapters", "");
     }
   }
-  if (r.job.objective != tb::Objective::kSft) {
+  if (online_rl(r.job.objective)) {
     throw InvalidRequest("trainer",
-                         fmt::format("a plan searches supervised jobs only so far; estimate a {} "
-                                     "job with trainbudget estimate (docs/rl.md)",
+                         fmt::format("a plan searches supervised and preference jobs so far; "
+                                     "estimate a {} job with trainbudget estimate, whose advice "
+                                     "searches its rollout's changes (docs/rl.md)",
                                      enum_name(r.job.objective)),
-                         "sft");
+                         "sft, or a preference objective (dpo, kto, orpo, simpo, cpo, ipo)");
   }
   if (r.has("grad_accum")) {
     throw InvalidRequest("grad_accum",
@@ -319,6 +320,9 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   rep.deadline_days = r.plan.deadline_days;
   rep.budget_usd = r.plan.budget_usd;
   rep.seq_len = base.seq_len;
+  // A preference objective's micro-batches and global batch count pairs; the layouts, rows.
+  const int rows = rows_per_example(r.job.objective);
+  rep.rows_per_example = rows;
   for (const plan::Workload& w : workloads) rep.workloads.push_back(w.label);
 
   const bool search_counts = !r.has("devices") && (r.plan.deadline_days || r.plan.budget_usd);
@@ -363,6 +367,9 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   const auto search_count = [&](int devices) {
     plan::PlanSpace space = plan::default_space(workloads.front().profile, devices, cluster.fabric);
     pin(r, base, space);
+    if (rows > 1 && !r.has("micro_batch")) {
+      for (std::int64_t& b : space.micro_batch) b *= rows;
+    }
     const std::int64_t global =
         r.plan.global_batch.value_or(default_global_batch(base.seq_len, job_kind(r.job)));
     space.batch_tolerance = r.plan.global_batch ? 0.0 : plan::kDefaultBatchTolerance;
@@ -375,7 +382,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                                       }}
                                     : plan::Progress{};
     const plan::SearchResult found =
-        plan::search(workloads, base, space, devices, global, cluster, options, each);
+        plan::search(workloads, base, space, devices, global * rows, cluster, options, each);
     done_before += found.stats.layouts;
     add_stats(rep.stats, found.stats);
     if (rep.mode != PlanMode::kFewest) {

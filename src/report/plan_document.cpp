@@ -2,6 +2,8 @@
 // nearest misses and what the search did.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "trainbudget/build_info.hpp"
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/report/plan_output.hpp"
@@ -18,8 +20,10 @@ std::string layout_cell(const Layout& l) {
   return s;
 }
 
-std::string knobs_cell(const Layout& l) {
-  std::string s = fmt::format("Z{} mb{}x{}", l.zero_stage, l.micro_batch, l.grad_accum);
+// `rows`: per example (2 for preference pairs); the micro-batch is shown in examples.
+std::string knobs_cell(const Layout& l, int rows) {
+  std::string s =
+      fmt::format("Z{} mb{}x{}", l.zero_stage, l.micro_batch / std::max(rows, 1), l.grad_accum);
   if (l.recompute != Recompute::kNone) s += fmt::format(" rc:{}", enum_name(l.recompute));
   // Block recomputation: the layers per stage that recompute.
   if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
@@ -80,8 +84,10 @@ Document plan_document(const plan::PlanReport& p) {
   doc.title = fmt::format("trainbudget {} -- plan (GB = 1e9 bytes)", build_info::kVersion);
   Section query;
   query.title = "Query";
-  query.text(fmt::format("model     {}, {} tokens, {} sequences of {} tokens per step", p.model,
-                         count(p.tokens), p.global_batch, p.seq_len));
+  query.text(fmt::format(
+      "model     {}, {} tokens, {} {} of {} tokens per step", p.model, count(p.tokens),
+      p.global_batch,
+      p.rows_per_example > 1 ? "pairs (chosen and rejected sequences)" : "sequences", p.seq_len));
   query.text(fmt::format("machine   {} ({}){}", p.machine_name, p.machine_id,
                          p.system_id.empty() ? std::string{} : fmt::format(" in {}", p.system_id)));
   std::string goal = fmt::format("objective {}", enum_name(p.objective));
@@ -143,7 +149,7 @@ Document plan_document(const plan::PlanReport& p) {
                c.workload, std::to_string(s.layout.devices),
                layout_cell(s.layout) +
                    (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
-               knobs_cell(s.layout), gb(s.memory.total),
+               knobs_cell(s.layout, p.rows_per_example), gb(s.memory.total),
                fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
                m.cost_usd ? dollars(c.usd) : "-", m.energy_kwh ? kwh(c.kwh) : "-",
                std::string{enum_name(m.time.bound)}}) {
@@ -168,7 +174,7 @@ Document plan_document(const plan::PlanReport& p) {
     TextTable t({{"workload"}, {"devices", Align::kRight}, {"layout"}, {"knobs"}, {"why not"}});
     for (const plan::PlanMiss& m : p.misses) {
       t.add_row({m.workload, std::to_string(m.layout.devices), layout_cell(m.layout),
-                 knobs_cell(m.layout), miss_words(m, p)});
+                 knobs_cell(m.layout, p.rows_per_example), miss_words(m, p)});
     }
     miss.table(std::move(t));
     doc.sections.push_back(std::move(miss));

@@ -97,6 +97,7 @@ std::string plan_json(const plan::PlanReport& p) {
         {"devices", p.devices},
         {"global_batch", p.global_batch},
         {"seq_len", p.seq_len},
+        {"rows_per_example", p.rows_per_example},
         {"workloads", p.workloads}}},
       {"stats",
        {{"layouts", p.stats.layouts},

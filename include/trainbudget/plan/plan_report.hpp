@@ -51,8 +51,11 @@ struct PlanReport {
   std::optional<double> deadline_days, budget_usd;
   std::vector<int> device_counts;  // tried, in order
   int devices{1};                  // of the best candidate (or the last tried)
-  std::int64_t global_batch{0};
+  std::int64_t global_batch{0};    // examples (a preference objective's pairs) per step
   std::int64_t seq_len{0};
+  // Rows one example puts through the model (2 for DPO-style pairs): the layouts count rows,
+  // the text and the flags to paste count examples.
+  int rows_per_example{1};
   std::vector<std::string> workloads;
   std::vector<PlanCandidate> candidates;
   std::vector<PlanMiss> misses;
