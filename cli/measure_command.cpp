@@ -79,8 +79,8 @@ CLI::App* setup_measure(CLI::App& app, MeasureCommandOptions& o) {
                   "bytes with K, M or G (default 8,64,...,1G; --quick to 16M)");
   cmd->add_option("--step", o.step,
                   "A JSON request file (the keys of `estimate --request`): time the GEMM shapes "
-                  "of one micro-batch of that job, so that a saved profile prices its steps by "
-                  "their own shapes (docs/time.md)")
+                  "of one micro-batch of that job, each call alone with the caches flushed, so "
+                  "that a saved profile prices its steps by their own shapes (docs/time.md)")
       ->type_name("FILE");
   cmd->add_option("--repetitions", o.repetitions,
                   "Timed calls per GEMM or collective size (default 3 with --quick, else 5); all "
