@@ -106,6 +106,7 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
     if (single > kLongCallSeconds) break;  // a call this long is warm after one
   }
   if (spec.cold && !backend.on_gpu()) {
+    // Each call alone after the caches are flushed (a step's shapes: ShapeSpec::cold).
     run.calls_per_sample = 1;
     for (int r = 0; r < std::max(repetitions, kColdSamples); ++r) {
       flush_cache();
@@ -113,27 +114,23 @@ GemmRun time_gemm(GemmBackend& backend, DType dtype, const ShapeSpec& spec, int 
       kernel->run();
       run.samples_seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     }
-    run.stats = summarize(run.samples_seconds);
-    run.median_rate = FlopsPerSecond{spec.shape.flops().value() / run.stats.median};
-    run.best_rate = FlopsPerSecond{spec.shape.flops().value() / run.stats.min};
-    run.status = Status::kOk;
-    return run;
-  }
-  const int calls = single >= kMinSampleSeconds
-                        ? 1
-                        : static_cast<int>(std::min(
-                              1000.0, std::ceil(kMinSampleSeconds / std::max(single, 1e-7))));
-  run.calls_per_sample = calls;
-  // A budget (unless --repetitions was given) trims the repetitions of slow runs, keeping two
-  // for a spread.
-  if (budget_seconds > 0.0 && calls == 1 && repetitions > 2) {
-    repetitions = std::clamp(static_cast<int>(budget_seconds / single), 2, repetitions);
-  }
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = Clock::now();
-    kernel->run_many(calls);
-    const double took = std::chrono::duration<double>(Clock::now() - start).count();
-    run.samples_seconds.push_back(took / calls);
+  } else {
+    const int calls = single >= kMinSampleSeconds
+                          ? 1
+                          : static_cast<int>(std::min(
+                                1000.0, std::ceil(kMinSampleSeconds / std::max(single, 1e-7))));
+    run.calls_per_sample = calls;
+    // A budget (unless --repetitions was given) trims the repetitions of slow runs, keeping two
+    // for a spread.
+    if (budget_seconds > 0.0 && calls == 1 && repetitions > 2) {
+      repetitions = std::clamp(static_cast<int>(budget_seconds / single), 2, repetitions);
+    }
+    for (int r = 0; r < repetitions; ++r) {
+      const auto start = Clock::now();
+      kernel->run_many(calls);
+      const double took = std::chrono::duration<double>(Clock::now() - start).count();
+      run.samples_seconds.push_back(took / calls);
+    }
   }
   run.stats = summarize(run.samples_seconds);
   run.median_rate = FlopsPerSecond{spec.shape.flops().value() / run.stats.median};
