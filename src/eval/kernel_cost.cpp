@@ -130,8 +130,10 @@ Seconds MeasuredKernelCost::memory(Bytes bytes, const ClusterProfile& c) const n
   return AnalyticKernelCost{}.memory(bytes, c);
 }
 
-Seconds fresh_tensor_time(double bytes, double count, const ClusterProfile& c) noexcept {
-  const double threshold = c.kernels.fresh_tensor_bytes;
+Seconds fresh_tensor_time(double bytes, double count, const ClusterProfile& c,
+                          double largest) noexcept {
+  double threshold = c.kernels.fresh_tensor_bytes;
+  if (threshold > 0.0 && largest > 0.0) threshold = std::min(threshold, largest);
   const double rate = c.first_touch_bandwidth.value();
   if (threshold <= 0.0 || rate <= 0.0 || bytes < threshold || count <= 0.0) return Seconds{0.0};
   return Seconds{bytes * count / (rate * c.knobs.kernel)};

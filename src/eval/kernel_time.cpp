@@ -105,18 +105,34 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   return m;
 }
 
+// The largest tensor one micro-batch's forward and backward allocate and free on this device:
+// the logits (in the loss's dtype, per chunk when chunked) or, with eager attention, one layer's
+// scores (fp32 where the softmax upcasts). fresh_tensor_time() takes it as `largest`.
+double largest_transient(const ModelProfile& p, const Layout& l) {
+  const StepDims d = step_dims(p, l, false);
+  const double tokens = d.b * d.s / l.parallel.cp;
+  const double chunks = d.loss == LossImpl::kChunked ? std::max(d.loss_chunks, 1.0) : 1.0;
+  const double loss = d.loss == LossImpl::kFull && d.logits_fp32 ? 4.0 : d.e;
+  const double logits = tokens / chunks * (d.V / l.parallel.tp) * std::max(loss, d.e);
+  if (l.attention == AttentionImpl::kFlash) return logits;
+  const double scores =
+      d.b * d.a / l.parallel.tp * (d.s / l.parallel.cp) * d.s * (d.softmax_fp32 ? 4.0 : d.e);
+  return std::max(logits, scores);
+}
+
 // Eager attention's score-sized tensors (`scores` elements) that one layer allocates, priced by
 // fresh_tensor_time() (nothing unless the allocator maps them afresh). Forward: QK^T's output,
 // the scaled and the masked copies and the probabilities (with an fp32 softmax, the upcast, the
 // fp32 probabilities and the cast back), dropout's output and its byte mask. Backward: the
 // probabilities' gradient from AV's backward, softmax's backward (with the casts in fp32),
 // dropout's and the scale's; the mask's add passes its gradient through.
-Seconds eager_scores_fresh(const StepDims& d, double scores, bool backward,
-                           const ClusterProfile& c) {
+Seconds eager_scores_fresh(const StepDims& d, double scores, bool backward, const ClusterProfile& c,
+                           double largest) {
   const double wide = d.softmax_fp32 && d.e != 4.0 ? 2.0 : 0.0;  // fp32 copies
   const double narrow = (backward ? 3.0 : 4.0) + (d.dropout ? 1.0 : 0.0);
-  Seconds t = fresh_tensor_time(scores * d.e, narrow, c) + fresh_tensor_time(scores * 4.0, wide, c);
-  if (d.dropout && !backward) t += fresh_tensor_time(scores, 1.0, c);
+  Seconds t = fresh_tensor_time(scores * d.e, narrow, c, largest) +
+              fresh_tensor_time(scores * 4.0, wide, c, largest);
+  if (d.dropout && !backward) t += fresh_tensor_time(scores, 1.0, c, largest);
   return t;
 }
 
@@ -209,6 +225,7 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     // softmax's gradient.
     const double scores = heads * queries * d.s;
     const double e = d.e;
+    const double largest = largest_transient(p, l);
     // Megatron's fused scale-mask-softmax and a compiled graph read the scores and write the
     // probabilities once; eager runs the scale, the mask add and the softmax apart (and the
     // upcast and cast back when the softmax is in fp32).
@@ -224,14 +241,15 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
       bytes += scores * (2.0 * e + 1.0);
       kernels += 1.0;
     }
-    core_forward.memory = cost.memory(Bytes{bytes}, c) + eager_scores_fresh(d, scores, false, c);
+    core_forward.memory =
+        cost.memory(Bytes{bytes}, c) + eager_scores_fresh(d, scores, false, c, largest);
     core_forward.kernels = kernels;
     out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false, true}, c) +
                          cost.gemm({d.s, d.d_v, queries, heads, false, true}, c) +
                          cost.gemm({queries, d.d, d.s, heads, false, true}, c) +
                          cost.gemm({d.s, d.d, queries, heads, false, true}, c);
-    out.backward.memory +=
-        cost.memory(Bytes{bytes * kBackwardTraffic}, c) + eager_scores_fresh(d, scores, true, c);
+    out.backward.memory += cost.memory(Bytes{bytes * kBackwardTraffic}, c) +
+                           eager_scores_fresh(d, scores, true, c, largest);
     out.backward.kernels += 4.0 + kernels;
   }
   out.forward += core_forward;
@@ -300,14 +318,15 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
   // output; backward, nll's zeroed gradient buffer, log_softmax's backward and the cast back;
   // and the head's weight gradient, a new tensor each micro-batch (autograd accumulates it into
   // .grad afterwards).
+  const double largest = largest_transient(p, l);
   if (d.loss == LossImpl::kFull) {
     const double upcast = d.logits_fp32 && e != 4.0 ? 1.0 : 0.0;
-    out.forward.memory += fresh_tensor_time(tokens * v * e, 1.0, c) +
-                          fresh_tensor_time(tokens * v * loss, 1.0 + upcast, c);
-    out.backward.memory +=
-        fresh_tensor_time(tokens * v * loss, 2.0, c) + fresh_tensor_time(tokens * v * e, upcast, c);
+    out.forward.memory += fresh_tensor_time(tokens * v * e, 1.0, c, largest) +
+                          fresh_tensor_time(tokens * v * loss, 1.0 + upcast, c, largest);
+    out.backward.memory += fresh_tensor_time(tokens * v * loss, 2.0, c, largest) +
+                           fresh_tensor_time(tokens * v * e, upcast, c, largest);
   }
-  if (!p.adapters_only) out.backward.memory += fresh_tensor_time(d.h * v * e, 1.0, c);
+  if (!p.adapters_only) out.backward.memory += fresh_tensor_time(d.h * v * e, 1.0, c, largest);
   out.backward.kernels += fwd.kernels * kBackwardTraffic;
   return out;
 }
@@ -347,8 +366,9 @@ MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
   if (!p.adapters_only) {
     // The table's dense gradient (embedding_dense_backward: zeros, then the rows added) is a
     // new V x h tensor each micro-batch.
-    out.embedding.backward.memory = cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c) +
-                                    fresh_tensor_time(d.V / l.parallel.tp * d.h * d.e, 1.0, c);
+    out.embedding.backward.memory =
+        cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c) +
+        fresh_tensor_time(d.V / l.parallel.tp * d.h * d.e, 1.0, c, largest_transient(p, l));
     out.embedding.backward.kernels = 2.0;
   }
   return out;

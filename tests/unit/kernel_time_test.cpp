@@ -233,6 +233,13 @@ TEST(KernelCost, FreshTensorsPayTheFirstTouchRateFromTheThreshold) {
   c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;
   EXPECT_EQ(fresh_tensor_time(32.0 * 1048576.0 - 1.0, 3.0, c).count(), 0.0);
   EXPECT_DOUBLE_EQ(fresh_tensor_time(32.0 * 1048576.0, 3.0, c).count(), 3.0 * 33554432.0 / 2e9);
+  // A pass whose largest tensor is 16 MiB: glibc's thresholds settle there, so 16 MiB comes
+  // back fresh and 16 MiB less a byte does not.
+  EXPECT_DOUBLE_EQ(fresh_tensor_time(16.0 * 1048576.0, 2.0, c, 16.0 * 1048576.0).count(),
+                   2.0 * 16777216.0 / 2e9);
+  EXPECT_EQ(fresh_tensor_time(16.0 * 1048576.0 - 1.0, 2.0, c, 16.0 * 1048576.0).count(), 0.0);
+  // A pass with a larger tensor keeps the class's 32 MiB.
+  EXPECT_EQ(fresh_tensor_time(20.0 * 1048576.0, 1.0, c, 64.0 * 1048576.0).count(), 0.0);
   c.first_touch_bandwidth = BytesPerSecond{0.0};  // not measured
   EXPECT_EQ(fresh_tensor_time(64.0 * 1048576.0, 1.0, c).count(), 0.0);
 }
@@ -267,6 +274,41 @@ TEST(KernelTime, EagerCpuStepsPayFirstTouchForTensorsFromTheMmapThreshold) {
   EXPECT_NEAR((fresh.time.micro_batch - cached.time.micro_batch).count(),
               (32.0 * 7.0 * scores + 4.0 * logits + 2.0 * table) / 2e9, 1e-9);
   EXPECT_NEAR((fresh.time.optimizer - cached.time.optimizer).count(), 4.0 * table / 2e9, 1e-9);
+}
+
+// The real-step harness's llama-mha (h 256, 8 heads, 4 layers, vocabulary 8,192) in fp32 at b 2,
+// s 256 through eager PyTorch on a CPU profile: the largest tensor of the pass is the logits,
+// 512 x 8,192 x 4 B = 16 MiB, below glibc's 32 MiB ceiling, so the thresholds settle at 16 MiB
+// and only logit-sized tensors come back fresh. By hand, per micro-batch: the head's output and
+// log_softmax's forward, nll's zeroed buffer and log_softmax's gradient backward, 4 x 16 MiB;
+// the scores (2 x 8 x 256 x 256 x 4 B = 4 MiB) and the vocabulary tables' gradients (8 MiB)
+// stay below it, and so do the optimizer's temporaries.
+TEST(KernelTime, EagerCpuStepsPayFirstTouchFromTheirLargestTensorBelowTheCeiling) {
+  TrainingJob job;
+  job.model.kind = "config";
+  job.model.architecture = io::load_hf_config(std::filesystem::path{TB_TEST_DIR} / "realstep" /
+                                              "configs" / "llama-mha.json");
+  job.model.counts = count_params(*job.model.architecture);
+  job.params = static_cast<double>(job.model.counts->total);
+  job.method = Method::kFull;
+  job.recipe_id = "fp32-adam";
+  job.setup.framework = Framework::kPytorch;
+  job.setup.micro_batch = 2;
+  job.setup.seq_len = 256;
+  job.setup.seq_len_given = true;
+  job.setup.attention = AttentionImpl::kEager;
+  job.setup.attention_given = true;
+  const Recipe& r = find_recipe(job.recipe_id);
+  const MachineChoice m = machine("h100-sxm");
+  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;
+  c.kernels.dispatch_s.fill(0.0);  // as on a CPU: the work is the thread's own (the cpu class)
+  const StepCost cached = evaluate(make_profile(job, r), layout_of(job, r), c);
+  c.first_touch_bandwidth = BytesPerSecond{2e9};
+  const StepCost fresh = evaluate(make_profile(job, r), layout_of(job, r), c);
+  EXPECT_NEAR((fresh.time.micro_batch - cached.time.micro_batch).count(), 4.0 * 16777216.0 / 2e9,
+              1e-12);
+  EXPECT_EQ((fresh.time.optimizer - cached.time.optimizer).count(), 0.0);
 }
 
 // Autograd's gradient accumulation (grad_accumulation_kernel add: `variable.grad += new_grad`)

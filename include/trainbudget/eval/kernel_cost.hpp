@@ -67,12 +67,16 @@ class MeasuredKernelCost final : public KernelCostModel {
 };
 
 // The first writes into `count` tensors of `bytes` each when the device's allocator maps
-// tensors that large afresh (kernels.fresh_tensor_bytes and up: glibc's malloc under eager
-// PyTorch on a CPU): every page faults and is zeroed, at the measured first-touch rate, on the
-// thread that runs the kernel. 0 below that size, without a measured rate, or on a device whose
-// allocator caches its memory (a GPU). docs/time.md, "Measured".
-[[nodiscard]] Seconds fresh_tensor_time(double bytes, double count,
-                                        const ClusterProfile& c) noexcept;
+// tensors that large afresh (glibc's malloc under eager PyTorch on a CPU): every page faults and
+// is zeroed, at the measured first-touch rate, on the thread that runs the kernel. The size that
+// comes back fresh is kernels.fresh_tensor_bytes, or `largest` (the largest tensor the pass
+// allocates and frees, 0 when not known) where that is smaller: glibc's dynamic mmap threshold
+// rises to the largest block freed and its trim threshold to twice that, so a pass that frees two
+// of its largest tensors together hands their pages back and faults them in again next time.
+// 0 below that size, without a measured rate, or on a device whose allocator caches its memory
+// (a GPU). docs/time.md, "Measured".
+[[nodiscard]] Seconds fresh_tensor_time(double bytes, double count, const ClusterProfile& c,
+                                        double largest = 0.0) noexcept;
 
 [[nodiscard]] const KernelCostModel& default_kernel_cost_model() noexcept;
 // The backend a cluster is priced with: measured when its device has a GEMM table, else
