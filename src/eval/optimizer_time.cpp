@@ -40,6 +40,14 @@ double optimizer_passes(StateKey key, bool unfused_adam, bool master) {
 // sqrt, the division and the step count).
 constexpr double kPerTensorAdamOps = 8.0;
 
+// The share of the memory bandwidth an element-wise pass reaches: the kernel class's figure on a
+// device with compute units, all of it on a measured CPU profile (its bandwidth is measured).
+double elementwise_share(const ClusterProfile& c) {
+  return c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
+             ? c.kernels.elementwise_efficiency
+             : 1.0;
+}
+
 }  // namespace
 
 // The optimizer step on the device (element-wise over its shard of the states): every state row
@@ -70,9 +78,6 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
     launches = Seconds{kPerTensorAdamOps * p.trainable_tensors * c.kernels.launch_gap_s *
                        c.knobs.overhead};
   }
-  const double share = c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
-                           ? c.kernels.elementwise_efficiency
-                           : 1.0;
   // Unfused Adam's two temporaries per tensor (sqrt's output and the division's) are new
   // tensors: where the allocator maps them afresh (fresh_tensor_time: tensors this large only
   // arise as the vocabulary tables), the embedding's and an untied head's are written at the
@@ -84,7 +89,7 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
     const double tables = (st.embedding ? 1.0 : 0.0) + (st.head && !p.tied_embeddings ? 1.0 : 0.0);
     fresh = fresh_tensor_time(table, 2.0 * tables, c);
   }
-  return traffic / (c.memory_bandwidth * share) + launches + fresh;
+  return traffic / (c.memory_bandwidth * elementwise_share(c)) + launches + fresh;
 }
 
 // Gradient accumulation through autograd (grad_accumulation_kernel add): each micro-batch's
@@ -104,11 +109,8 @@ Seconds grad_accumulation_time(const ModelProfile& p, const Layout& l, const Sta
   for (const StateTerm& t : p.states) {
     if (t.key == StateKey::kGradients) gradients += state_on_device(p, l, t, st).device;
   }
-  const double share = c.kernels.elementwise_efficiency > 0.0 && c.kernels.compute_units > 0
-                           ? c.kernels.elementwise_efficiency
-                           : 1.0;
   return gradients * (3.0 * static_cast<double>(l.grad_accum - 1)) /
-         (c.memory_bandwidth * share * c.knobs.kernel);
+         (c.memory_bandwidth * elementwise_share(c) * c.knobs.kernel);
 }
 
 }  // namespace tb
