@@ -362,6 +362,11 @@ const std::array kEstimateFields{
           "torch.compile: the framework's element-wise ops fused, launched as compiled kernels "
           "(docs/time.md)",
           flags, [](V v, R r) { r.job.setup.compile = flag(v, "compile"); }, "step"},
+    Field{"use_liger_kernel", FieldType::kFlag, "", "", "",
+          "Liger Kernel's patches (transformers' and TRL's use_liger_kernel, LLaMA-Factory's "
+          "enable_liger_kernel): RMSNorm, RoPE and SiLU x up fused, the activation not saved; "
+          "the loss stays the framework's unless the loss field is given (docs/frameworks.md)",
+          flags, [](V v, R r) { r.job.setup.liger = flag(v, "use_liger_kernel"); }, "step"},
     Field{"fit", FieldType::kFlag, "", "", "",
           "Also find the largest micro-batch and the longest sequence that fit each machine", flags,
           [](V v, R r) { r.fit = flag(v, "fit"); }, "step"},

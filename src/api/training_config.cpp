@@ -187,6 +187,8 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
         out.values["recompute"] = v.get<bool>() ? "full" : "none";
         out.mapped.push_back("gradient_checkpointing -> recompute");
       }
+    } else if (key == "use_liger_kernel") {
+      map("use_liger_kernel");
     } else if (key == "optim") {
       const std::string recipe = v.is_string() ? recipe_of(v.get<std::string>()) : "";
       if (recipe.empty()) {

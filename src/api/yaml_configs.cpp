@@ -225,6 +225,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
     } else if (key == "disable_gradient_checkpointing") {
       if (r.flag(v)) out.values["recompute"] = "none";
       out.mapped.push_back("disable_gradient_checkpointing -> recompute");
+    } else if (key == "enable_liger_kernel") {
+      r.set("use_liger_kernel", v, key);
     } else if (key == "flash_attn") {
       const std::string f = text_of(v);
       if (f == "fa2" || f == "sdpa") out.values["attention"] = "flash";

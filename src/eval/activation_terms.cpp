@@ -46,7 +46,7 @@ using namespace rows;
       ActivationRow{                                                                               \
           module,                                                                                  \
           prefix "act_output",                                                                     \
-          when,                                                                                    \
+          [](D n) { return (when)(n) && !n.fused_rope_swiglu; },                                   \
           elements,                                                                                \
           ElementBytes::kActivation,                                                               \
           false,                                                                                   \

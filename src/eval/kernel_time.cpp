@@ -66,7 +66,11 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   // once; eager (transformers' rotate_half: x cos, the halves' slice, negation and cat, x sin,
   // the sum) makes about ten passes in six kernels per tensor.
   const double qk = q + d.a_kv * d.d / tp;
-  if (eager) {
+  if (eager && d.fused_rope_swiglu) {
+    // Liger's RoPE: q and k read and written once in one kernel; the output transpose stays.
+    m.add(2.0 * qk * e, 1.0);
+    m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
+  } else if (eager) {
     m.add(10.0 * qk * e, 12.0);
     // The attention output's transpose back to (b, s, h) before o_proj.
     m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
@@ -86,7 +90,8 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
     m.add(4.0 * d.k * d.h * e + 4.0 * d.E * 4.0, 6.0);
   }
   if (d.gated) {
-    m.add((eager ? 5.0 : 3.0) * inter * e, eager ? 2.0 : 1.0);
+    const bool split = eager && !d.fused_rope_swiglu;  // Liger's SiLU x up is one kernel
+    m.add((split ? 5.0 : 3.0) * inter * e, split ? 2.0 : 1.0);
   } else {
     m.add(2.0 * inter * e, 1.0);
   }

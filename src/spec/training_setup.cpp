@@ -104,7 +104,8 @@ TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positi
   }
   if (!out.loss) out.loss = f.loss;
   if (!out.logits_dtype) out.logits_dtype = f.logits;
-  if (!out.norm) out.norm = f.norm;
+  // Liger's RMSNorm is one kernel that keeps the input and the fp32 rstd (casting_mode llama).
+  if (!out.norm) out.norm = setup.liger ? NormImpl::kFused : f.norm;
   if (!out.optimizer_kernel) out.optimizer_kernel = f.optimizer;
   if (!out.grad_accumulation_kernel) out.grad_accumulation_kernel = f.grad_accumulation;
   return out;

@@ -32,6 +32,9 @@ struct StepDims {
   bool norm_statistics{true};
   bool moe_layer{false};  // the rows of an MoE layer instead of a dense one
   bool shared_experts{false};
+  // RoPE and the gated MLP's act x up as single kernels (Liger Kernel); the product's backward
+  // recomputes the activation, so its output is not saved.
+  bool fused_rope_swiglu{false};
   // The framework's kernels (docs/frameworks.md), set from the resolved setup per job.
   LossImpl loss{LossImpl::kFused};
   double loss_chunks{1};   // kChunked: N
@@ -61,6 +64,7 @@ struct StepDims {
   shape.norm = resolved.norm.value_or(NormImpl::kFused);
   shape.keep_logits = framework_profile(resolved.framework).keeps_logits;
   shape.softmax_fp32 = framework_profile(resolved.framework).softmax_fp32;
+  shape.fused_rope_swiglu = resolved.liger;
   return shape;
 }
 

@@ -72,6 +72,9 @@ struct TrainingSetup {
   // torch.compile: the framework's eager ops fused and issued as compiled kernels
   // (docs/time.md, "Launches").
   bool compile{false};
+  // Liger Kernel's Triton patches (transformers' use_liger_kernel): RMSNorm, RoPE and the
+  // gated MLP's SiLU x up each one fused kernel (docs/frameworks.md, "Liger Kernel").
+  bool liger{false};
 };
 
 template <>
