@@ -244,6 +244,32 @@ TEST(KernelCost, FreshTensorsPayTheFirstTouchRateFromTheThreshold) {
   EXPECT_EQ(fresh_tensor_time(64.0 * 1048576.0, 1.0, c).count(), 0.0);
 }
 
+// An fp32 AdamW job through eager PyTorch with eager attention at b x s, priced on H100's rates
+// with the cpu class's 32 MiB threshold and no host dispatch (on a CPU the thread runs its own
+// work): the step without a first-touch rate (`cached`) and at 2 GB/s (`fresh`).
+struct FreshPair {
+  StepCost cached, fresh;
+};
+FreshPair eager_cpu_steps(TrainingJob job, std::int64_t b, std::int64_t s) {
+  job.recipe_id = "fp32-adam";
+  job.setup.framework = Framework::kPytorch;
+  job.setup.micro_batch = b;
+  job.setup.seq_len = s;
+  job.setup.seq_len_given = true;
+  job.setup.attention = AttentionImpl::kEager;
+  job.setup.attention_given = true;
+  const Recipe& r = find_recipe(job.recipe_id);
+  const MachineChoice m = machine("h100-sxm");
+  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;
+  c.kernels.dispatch_s.fill(0.0);
+  FreshPair out;
+  out.cached = evaluate(make_profile(job, r), layout_of(job, r), c);
+  c.first_touch_bandwidth = BytesPerSecond{2e9};
+  out.fresh = evaluate(make_profile(job, r), layout_of(job, r), c);
+  return out;
+}
+
 // Llama 3 8B through eager PyTorch in fp32 at b 1, s 1024 on a CPU profile: every tensor of
 // 32 MiB or more is written at the first-touch rate. By hand, per micro-batch: each layer's
 // scores (32 heads x 1024 x 1024 x 4 B = 128 MiB) four times forward (QK^T, scaled, masked,
@@ -253,21 +279,8 @@ TEST(KernelCost, FreshTensorsPayTheFirstTouchRateFromTheThreshold) {
 // 128256 x 4 B): 2. The unfused AdamW step adds sqrt's and the division's temporaries for both
 // tables: 4.
 TEST(KernelTime, EagerCpuStepsPayFirstTouchForTensorsFromTheMmapThreshold) {
-  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
-  job.recipe_id = "fp32-adam";
-  job.setup.framework = Framework::kPytorch;
-  job.setup.micro_batch = 1;
-  job.setup.seq_len = 1024;
-  job.setup.seq_len_given = true;
-  job.setup.attention = AttentionImpl::kEager;
-  job.setup.attention_given = true;
-  const Recipe& r = find_recipe(job.recipe_id);
-  const MachineChoice m = machine("h100-sxm");
-  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
-  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;  // the cpu class's, on this device's rates
-  const StepCost cached = evaluate(make_profile(job, r), layout_of(job, r), c);
-  c.first_touch_bandwidth = BytesPerSecond{2e9};
-  const StepCost fresh = evaluate(make_profile(job, r), layout_of(job, r), c);
+  const auto [cached, fresh] =
+      eager_cpu_steps(job_for("meta-llama-3-8b.json", Method::kFull), 1, 1024);
   const double scores = 32.0 * 1024.0 * 1024.0 * 4.0;
   const double logits = 1024.0 * 128256.0 * 4.0;
   const double table = 4096.0 * 128256.0 * 4.0;
@@ -291,21 +304,7 @@ TEST(KernelTime, EagerCpuStepsPayFirstTouchFromTheirLargestTensorBelowTheCeiling
   job.model.counts = count_params(*job.model.architecture);
   job.params = static_cast<double>(job.model.counts->total);
   job.method = Method::kFull;
-  job.recipe_id = "fp32-adam";
-  job.setup.framework = Framework::kPytorch;
-  job.setup.micro_batch = 2;
-  job.setup.seq_len = 256;
-  job.setup.seq_len_given = true;
-  job.setup.attention = AttentionImpl::kEager;
-  job.setup.attention_given = true;
-  const Recipe& r = find_recipe(job.recipe_id);
-  const MachineChoice m = machine("h100-sxm");
-  ClusterProfile c = cluster_of(job, m, select_rate(*m.device, DType::kBf16));
-  c.kernels.fresh_tensor_bytes = 32.0 * 1048576.0;
-  c.kernels.dispatch_s.fill(0.0);  // as on a CPU: the work is the thread's own (the cpu class)
-  const StepCost cached = evaluate(make_profile(job, r), layout_of(job, r), c);
-  c.first_touch_bandwidth = BytesPerSecond{2e9};
-  const StepCost fresh = evaluate(make_profile(job, r), layout_of(job, r), c);
+  const auto [cached, fresh] = eager_cpu_steps(job, 2, 256);
   EXPECT_NEAR((fresh.time.micro_batch - cached.time.micro_batch).count(), 4.0 * 16777216.0 / 2e9,
               1e-12);
   EXPECT_EQ((fresh.time.optimizer - cached.time.optimizer).count(), 0.0);
