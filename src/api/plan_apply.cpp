@@ -67,7 +67,8 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   if (x.shard_group > 0) out["shard_group"] = std::to_string(x.shard_group);
   if (j.model.architecture) {
     out["micro_batch"] = std::to_string(j.setup.micro_batch);
-    out["seq_len"] = std::to_string(l.seq_len);
+    // Online RL trains on max_prompt_length + max_completion_length, which the request carries.
+    if (!online_rl(j.objective)) out["seq_len"] = std::to_string(l.seq_len);
     if (l.recompute != Recompute::kNone) out["recompute"] = std::string{enum_name(l.recompute)};
     if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
       out["recompute_layers"] = std::to_string(l.recompute_layers);

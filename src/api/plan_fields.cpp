@@ -71,7 +71,9 @@ const std::array kPlanFields{
           "plan"},
     Field{"global_batch", FieldType::kInteger, "SEQUENCES", "sequences per step", "",
           "Sequences per optimizer step = dp x micro_batch x grad_accum; default: 2^20 tokens / "
-          "seq_len, at least one per data-parallel replica, a multiple of the device count",
+          "seq_len, at least one per data-parallel replica, a multiple of the device count; "
+          "preference objectives: pairs; grpo, rloo, ppo: completions, a multiple of "
+          "num_generations (default micro_batch x devices)",
           batches, [](V v, R r) { r.plan.global_batch = whole(v, "global_batch", 1073741824.0); },
           "plan"},
     Field{"methods", FieldType::kList, "LIST", "", "",

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "plan_apply.hpp"
+#include "plan_rollout.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/model/lora.hpp"
 
@@ -268,13 +269,14 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
       throw InvalidRequest(key, "needs an architecture ({model}) to count adapters", "");
     }
   }
-  if (online_rl(r.job.objective)) {
-    throw InvalidRequest("trainer",
-                         fmt::format("a plan searches supervised and preference jobs so far; "
-                                     "estimate a {} job with trainbudget estimate, whose advice "
-                                     "searches its rollout's changes (docs/rl.md)",
+  const bool rl = online_rl(r.job.objective);
+  if (rl && (r.plan.deadline_days || r.plan.budget_usd)) {
+    throw InvalidRequest(r.plan.deadline_days ? "deadline_days" : "budget_usd",
+                         fmt::format("a plan of {} ranks the layouts of the devices given by the "
+                                     "whole step; a deadline or budget search counts devices by "
+                                     "the update alone (docs/rl.md, \"Planning\")",
                                      enum_name(r.job.objective)),
-                         "sft, or a preference objective (dpo, kto, orpo, simpo, cpo, ipo)");
+                         "devices, and the ranked hours");
   }
   if (r.has("grad_accum")) {
     throw InvalidRequest("grad_accum",
@@ -309,6 +311,8 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                                                 enum_name(recipe.compute_dtype)));
   }
   const ClusterProfile cluster = cluster_of(r.job, choice, rate);
+  // Online RL: the update beside the colocated engine's pool (the round is checked afterwards).
+  const ClusterProfile searched = rl ? update_cluster(r.job, cluster) : cluster;
 
   plan::PlanReport& rep = out.report;
   rep.model = r.model.empty() ? fmt::format("{:g} parameters", r.job.params) : r.job.model.name;
@@ -371,8 +375,9 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
       for (std::int64_t& b : space.micro_batch) b *= rows;
     }
     const std::int64_t global =
-        r.plan.global_batch.value_or(default_global_batch(base.seq_len, job_kind(r.job)));
-    space.batch_tolerance = r.plan.global_batch ? 0.0 : plan::kDefaultBatchTolerance;
+        rl ? rollout_global_batch(r, base)
+           : r.plan.global_batch.value_or(default_global_batch(base.seq_len, job_kind(r.job)));
+    space.batch_tolerance = r.plan.global_batch || rl ? 0.0 : plan::kDefaultBatchTolerance;
     rep.device_counts.push_back(devices);
     rep.devices = devices;
     rep.global_batch = global;
@@ -382,7 +387,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                                       }}
                                     : plan::Progress{};
     const plan::SearchResult found =
-        plan::search(workloads, base, space, devices, global * rows, cluster, options, each);
+        plan::search(workloads, base, space, devices, global * rows, searched, options, each);
     done_before += found.stats.layouts;
     add_stats(rep.stats, found.stats);
     if (rep.mode != PlanMode::kFewest) {
@@ -451,6 +456,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     pc.apply = apply_fields(r, job, c.layout);
     rep.candidates.push_back(std::move(pc));
   }
+  if (rl) rank_by_round(rep);
   return out;
 }
 

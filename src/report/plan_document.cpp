@@ -149,10 +149,13 @@ Document plan_document(const plan::PlanReport& p) {
                c.workload, std::to_string(s.layout.devices),
                layout_cell(s.layout) +
                    (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
-               knobs_cell(s.layout, p.rows_per_example), gb(s.memory.total),
-               fmt::format("{:.3g} s", m.time.step.count()), percent(m.time.mfu), when(c.hours),
-               m.cost_usd ? dollars(c.usd) : "-", m.energy_kwh ? kwh(c.kwh) : "-",
-               std::string{enum_name(m.time.bound)}}) {
+               knobs_cell(s.layout, p.rows_per_example),
+               // Online RL: the generation round's peak and time (its update's are in them).
+               gb(m.rollout ? m.rollout->peak : s.memory.total),
+               m.rollout ? fmt::format("{:.3g} s round", m.rollout->round.count())
+                         : fmt::format("{:.3g} s", m.time.step.count()),
+               percent(m.time.mfu), when(c.hours), m.cost_usd ? dollars(c.usd) : "-",
+               m.energy_kwh ? kwh(c.kwh) : "-", std::string{enum_name(m.time.bound)}}) {
         row.push_back(std::move(cell));
       }
       t.add_row(std::move(row));
