@@ -154,6 +154,21 @@ std::vector<Recipe> make_recipes() {
         {K::kMaster, "master weights (fp32)", 4.0}},
        "NVIDIA Transformer Engine user guide, 'Performance optimizations: FP8 weight caching' "
        "(an FP8 copy of each weight kept across micro-batches, 1 B/param) on the amp-adam states"},
+      {"fp8-params-bf16-adam",
+       "FP8 primary weights (Transformer Engine fp8_params) with a bf16 optimizer (NeMo)",
+       DType::kFp8,
+       2.0,
+       {{K::kWeights, "weights (FP8)", 1.0},
+        {K::kWeights, "FP8 transposed copy", 1.0},
+        {K::kGradients, "gradients (bf16)", 2.0},
+        {K::kOptimizer, "Adam m, v (bf16)", 4.0},
+        {K::kMaster, "optimizer's weight copy (bf16)", 2.0}},
+       "NeMo 24.07 with fp8_params and distributed_fused_adam at dtype bf16 (NeMo-Framework-"
+       "Launcher 24.07, conf/peft/llama/sft.yaml): Transformer Engine's fp8_model_init keeps only "
+       "FP8 weights (1 B) and caches their FP8 transpose (Float8Tensor._transpose, 1 B); "
+       "megatron_base_model.py forces store_params for fp8_params, so apex DistributedFusedAdam "
+       "keeps a bf16 weight copy (2 B), bf16 gradients (2 B) and bf16 exp_avg, exp_avg_sq (4 B): "
+       "10 B/param"},
       {"sgd-momentum",
        "mixed-precision SGD with momentum",
        DType::kBf16,

@@ -111,6 +111,17 @@ TEST(Recipe, Fp8ComputesInFp8AndCachesFp8Weights) {
   EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 17.0);
 }
 
+// NeMo's fp8_params with a bf16 distributed optimizer: FP8 weights and their cached transpose
+// (1 + 1), bf16 gradients (2), bf16 moments (2 + 2) and the optimizer's bf16 weight copy (2).
+TEST(Recipe, Fp8ParamsKeepTenBytesWithABf16Optimizer) {
+  const Recipe& r = find_recipe("fp8-params-bf16-adam");
+  EXPECT_EQ(r.compute_dtype, DType::kFp8);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kWeights), 2.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kOptimizer), 4.0);
+  EXPECT_DOUBLE_EQ(component(r, StateKind::kMaster), 2.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_trainable_param(), 10.0);
+}
+
 TEST(Recipe, EveryRecipeCitesASource) {
   EXPECT_GE(all_recipes().size(), 14U);
   for (const Recipe& r : all_recipes()) {
@@ -124,10 +135,12 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
     (void)find_recipe("adam");
     FAIL();
   } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(),
-                 "recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
-                 "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
-                 "fp32-adam|fp32-sgd|adam-8bit|paged-adam-8bit|fp8-amp|sgd-momentum|adafactor");
+    EXPECT_STREQ(
+        e.what(),
+        "recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
+        "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
+        "fp32-adam|fp32-sgd|adam-8bit|paged-adam-8bit|fp8-amp|fp8-params-bf16-adam|sgd-momentum|"
+        "adafactor");
   }
 }
 
