@@ -38,6 +38,19 @@ void rank_by_round(plan::PlanReport& rep) {
     return !c.estimate.primary.machines.empty() && c.estimate.primary.machines.front().fits;
   };
   const std::size_t searched = rep.candidates.size();
+  // The best layout whose round does not fit, for the note: its peak, phase and the bound.
+  std::string dropped;
+  for (const plan::PlanCandidate& c : rep.candidates) {
+    if (round_fits(c) || c.estimate.primary.machines.empty()) continue;
+    const MachineEstimate& m = c.estimate.primary.machines.front();
+    if (!m.rollout) continue;
+    dropped = fmt::format(
+        "; the best dropped peaks at {:.1f} GB in its {} phase, over the {:.1f} "
+        "GB a device allows",
+        m.rollout->peak.value() / 1e9, enum_name(m.rollout->peak_phase),
+        m.allocatable.value() / 1e9);
+    break;
+  }
   std::erase_if(rep.candidates, [&](const plan::PlanCandidate& c) { return !round_fits(c); });
   for (plan::PlanCandidate& c : rep.candidates) {
     const MachineEstimate& m = c.estimate.primary.machines.front();
@@ -53,8 +66,8 @@ void rank_by_round(plan::PlanReport& rep) {
   rep.notes.push_back(fmt::format(
       "online RL: layouts searched on the update beside the colocated engine's pool, then ranked "
       "by the whole step (generation, log-prob forwards and updates); {} of {} fit their "
-      "generation round too",
-      rep.candidates.size(), searched));
+      "generation round too{}",
+      rep.candidates.size(), searched, dropped));
 }
 
 }  // namespace tb::api

@@ -154,8 +154,9 @@ Document plan_document(const plan::PlanReport& p) {
                gb(m.rollout ? m.rollout->peak : s.memory.total),
                m.rollout ? fmt::format("{:.3g} s round", m.rollout->round.count())
                          : fmt::format("{:.3g} s", m.time.step.count()),
-               percent(m.time.mfu), when(c.hours), m.cost_usd ? dollars(c.usd) : "-",
-               m.energy_kwh ? kwh(c.kwh) : "-", std::string{enum_name(m.time.bound)}}) {
+               m.rollout ? std::string{"-"} : percent(m.time.mfu), when(c.hours),
+               m.cost_usd ? dollars(c.usd) : "-", m.energy_kwh ? kwh(c.kwh) : "-",
+               std::string{enum_name(m.time.bound)}}) {
         row.push_back(std::move(cell));
       }
       t.add_row(std::move(row));
