@@ -62,21 +62,17 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
     norm(m, d.norm, q, e, compiled);
     norm(m, d.norm, d.a_kv * d.d / tp, e, compiled);
   }
-  // Rotary embedding on q and k: fused (Megatron's, a compiled graph) reads and writes them
-  // once; eager (transformers' rotate_half: x cos, the halves' slice, negation and cat, x sin,
-  // the sum) makes about ten passes in six kernels per tensor.
+  // Rotary embedding on q and k: fused (Megatron's, a compiled graph, Liger's kernel) reads and
+  // writes them once; eager (transformers' rotate_half: x cos, the halves' slice, negation and
+  // cat, x sin, the sum) makes about ten passes in six kernels per tensor.
   const double qk = q + d.a_kv * d.d / tp;
-  if (eager && d.fused_rope_swiglu) {
-    // Liger's RoPE: q and k read and written once in one kernel; the output transpose stays.
-    m.add(2.0 * qk * e, 1.0);
-    m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
-  } else if (eager) {
+  if (eager && !d.fused_rope_swiglu) {
     m.add(10.0 * qk * e, 12.0);
-    // The attention output's transpose back to (b, s, h) before o_proj.
-    m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
   } else {
     m.add(2.0 * qk * e, 1.0);
   }
+  // Eager: the attention output's transpose back to (b, s, h) before o_proj.
+  if (eager) m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
   // Two residual adds: two inputs read, one output written.
   m.add(2.0 * 3.0 * hidden * e, 2.0);
   if (d.dropout) m.add(2.0 * (2.0 * hidden * e + hidden), 2.0);  // hidden dropouts + masks
@@ -112,13 +108,14 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
 
 // The largest tensor one micro-batch's forward and backward allocate and free on this device:
 // the logits (in the loss's dtype, per chunk when chunked) or, with eager attention, one layer's
-// scores (fp32 where the softmax upcasts). fresh_tensor_time() takes it as `largest`.
+// scores (fp32 where the softmax upcasts). fresh_tensor_time() takes it as `largest`; computed
+// once per micro-batch (micro_batch_kernels) and handed to each pass.
 double largest_transient(const ModelProfile& p, const Layout& l) {
   const StepDims d = step_dims(p, l, false);
   const double tokens = d.b * d.s / l.parallel.cp;
   const double chunks = d.loss == LossImpl::kChunked ? std::max(d.loss_chunks, 1.0) : 1.0;
   const double loss = d.loss == LossImpl::kFull && d.logits_fp32 ? 4.0 : d.e;
-  const double logits = tokens / chunks * (d.V / l.parallel.tp) * std::max(loss, d.e);
+  const double logits = tokens / chunks * (d.V / l.parallel.tp) * loss;
   if (l.attention == AttentionImpl::kFlash) return logits;
   const double scores =
       d.b * d.a / l.parallel.tp * (d.s / l.parallel.cp) * d.s * (d.softmax_fp32 ? 4.0 : d.e);
@@ -181,7 +178,7 @@ GemmPasses gemm_passes(const GemmKernel& g, double tokens, const Layout& l, bool
 }
 
 LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
-                         const KernelCostModel& cost, bool moe) {
+                         const KernelCostModel& cost, bool moe, double largest) {
   LayerPasses out;
   const StepDims d = step_dims(p, l, moe);
   const double tokens = d.b * d.s / l.parallel.cp;
@@ -230,7 +227,6 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     // softmax's gradient.
     const double scores = heads * queries * d.s;
     const double e = d.e;
-    const double largest = largest_transient(p, l);
     // Megatron's fused scale-mask-softmax and a compiled graph read the scores and write the
     // probabilities once; eager runs the scale, the mask add and the softmax apart (and the
     // upcast and cast back when the softmax is in fp32).
@@ -286,7 +282,7 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
 }
 
 LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
-                        const KernelCostModel& cost) {
+                        const KernelCostModel& cost, double largest) {
   LayerPasses out;
   const StepDims d = step_dims(p, l, false);
   const double tokens = d.b * d.s / l.parallel.cp;
@@ -323,7 +319,6 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
   // output; backward, nll's zeroed gradient buffer, log_softmax's backward and the cast back;
   // and the head's weight gradient, a new tensor each micro-batch (autograd accumulates it into
   // .grad afterwards).
-  const double largest = largest_transient(p, l);
   if (d.loss == LossImpl::kFull) {
     const double upcast = d.logits_fp32 && e != 4.0 ? 1.0 : 0.0;
     out.forward.memory += fresh_tensor_time(tokens * v * e, 1.0, c, largest) +
@@ -359,9 +354,11 @@ MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
                                       const KernelCostModel& cost) noexcept {
   MicroBatchKernels out;
   if (!p.has_architecture) return out;
-  if (p.dense_layers > 0) out.dense = layer_passes(p, l, c, cost, false);
-  if (p.moe_layers > 0) out.moe = layer_passes(p, l, c, cost, true);
-  out.head = head_passes(p, l, c, cost);
+  // The pass's largest tensor, which sets the size the CPU allocator hands back fresh.
+  const double largest = largest_transient(p, l);
+  if (p.dense_layers > 0) out.dense = layer_passes(p, l, c, cost, false, largest);
+  if (p.moe_layers > 0) out.moe = layer_passes(p, l, c, cost, true, largest);
+  out.head = head_passes(p, l, c, cost, largest);
   // The embedding lookup writes h-wide rows; its backward (when trained) adds them into the
   // table's gradient.
   const StepDims d = step_dims(p, l, false);
@@ -373,7 +370,7 @@ MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
     // new V x h tensor each micro-batch.
     out.embedding.backward.memory =
         cost.memory(Bytes{2.0 * rows + rows / d.e * 4.0}, c) +
-        fresh_tensor_time(d.V / l.parallel.tp * d.h * d.e, 1.0, c, largest_transient(p, l));
+        fresh_tensor_time(d.V / l.parallel.tp * d.h * d.e, 1.0, c, largest);
     out.embedding.backward.kernels = 2.0;
   }
   return out;
