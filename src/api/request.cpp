@@ -52,6 +52,12 @@ void check_ppo(const EstimateRequest& r, std::vector<Problem>& problems) {
   if (r.has("num_generations") && r.job.rollout.num_generations != 1) {
     problems.push_back({"num_generations", "ppo samples one completion per prompt", "1"});
   }
+  if (r.has("steps_per_generation")) {
+    problems.push_back({"steps_per_generation",
+                        "is GRPOConfig's: TRL's PPOTrainer generates one batch per optimizer "
+                        "step and trains on it num_ppo_epochs ({num_iterations}) times",
+                        ""});
+  }
   if (r.has("beta")) {
     problems.push_back({"beta",
                         "changes nothing with ppo: TRL's PPOTrainer loads and runs its reference "
@@ -108,16 +114,21 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   engine_only("vllm_tensor_parallel_size", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
   engine_only("vllm_server_devices", {RolloutEngine::kServer}, "server");
+  engine_only("vllm_importance_sampling_correction",
+              {RolloutEngine::kColocate, RolloutEngine::kServer}, "colocate|server");
   // TRL: the generation batch (per-device batch x processes x steps per generation) must be
   // evenly divisible by num_generations.
-  const std::int64_t batch =
-      r.job.setup.micro_batch * r.job.setup.grad_accumulation * r.job.devices;
+  const std::int64_t spg = generation_steps(rl, r.job.setup.grad_accumulation);
+  const std::int64_t batch = r.job.setup.micro_batch * spg * r.job.devices;
   if (batch % rl.num_generations != 0) {
-    problems.push_back({"num_generations",
-                        fmt::format("{} does not divide the generation batch {{micro_batch}} x "
-                                    "{{grad_accum}} x {{devices}} = {} completions",
-                                    rl.num_generations, batch),
-                        "a divisor of the generation batch"});
+    problems.push_back(
+        {"num_generations",
+         fmt::format("{} does not divide the generation batch {{micro_batch}} x {} x "
+                     "{{devices}} = {} completions",
+                     rl.num_generations,
+                     rl.steps_per_generation > 0 ? "{steps_per_generation}" : "{grad_accum}",
+                     batch),
+         "a divisor of the generation batch"});
   }
 }
 

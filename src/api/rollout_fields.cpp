@@ -27,6 +27,8 @@ std::string generations() { return "1..1024 completions per prompt"; }
 std::string lengths() { return "1..1048576 tokens"; }
 std::string betas() { return "a number >= 0 (0: no reference model)"; }
 std::string iterations() { return "1..64"; }
+std::string generation_steps() { return "1..4096 micro-batches"; }
+std::string booleans() { return "true|false"; }
 std::string engines() { return enum_choices<RolloutEngine>(); }
 std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
@@ -61,11 +63,30 @@ const std::array kRolloutFields{
           betas, [](V v, R r) { r.job.rollout.beta = parse_number_in(v, "beta", 0.0, 1e6, true); },
           "job"},
     Field{"num_iterations", FieldType::kInteger, "MU", "updates per batch", "1",
-          "grpo, rloo: optimizer steps per generation batch (TRL num_iterations); above 1 the "
-          "old policy's log-probs are computed once per batch. ppo: PPOConfig's num_ppo_epochs "
-          "(default 4 there)",
+          "grpo, rloo: times each generation batch is trained on (TRL num_iterations); above 1 "
+          "the old policy's log-probs are computed once per batch. ppo: PPOConfig's "
+          "num_ppo_epochs (default 4 there)",
           iterations,
           [](V v, R r) { r.job.rollout.num_iterations = whole(v, "num_iterations", 64); }, "job"},
+    Field{"steps_per_generation", FieldType::kInteger, "N", "micro-batches", "",
+          "grpo, rloo: micro-batches each generation batch feeds (TRL steps_per_generation); "
+          "default {grad_accum}, one generation batch per optimizer step; more reuses a batch "
+          "over several optimizer steps (and computes the old policy's log-probs)",
+          generation_steps,
+          [](V v, R r) {
+            r.job.rollout.steps_per_generation = whole(v, "steps_per_generation", 4096);
+          },
+          "job"},
+    Field{"vllm_importance_sampling_correction", FieldType::kChoice, "BOOL", "", "true",
+          "colocate, server: TRL's importance-sampling correction between vLLM's and the "
+          "trainer's log-probs (TRL >= 0.23, default true): the old policy's log-probs are "
+          "computed for every generation batch; false for earlier TRL",
+          booleans,
+          [](V v, R r) {
+            r.job.rollout.vllm_importance_sampling_correction =
+                flag(v, "vllm_importance_sampling_correction");
+          },
+          "job"},
     Field{"rollout_engine", FieldType::kChoice, "ENGINE", "", "generate",
           "grpo, rloo (ppo: generate only): generate (the policy's own generate(), TRL's use_vllm "
           "False) | colocate "

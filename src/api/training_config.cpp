@@ -129,20 +129,37 @@ bool local_dataset(const std::string& path, const std::filesystem::path& dir, co
 }
 
 // TRL's GRPOConfig keys (trl/trainer/grpo_config.py), read when the config has
-// num_generations: the online RL fields carry the same names (docs/rl.md).
-bool read_grpo_key(const std::string& key, const json& v, TrainingConfig& out) {
-  constexpr std::array<std::string_view, 8> kSame{"num_generations",
-                                                  "max_prompt_length",
-                                                  "max_completion_length",
-                                                  "beta",
-                                                  "num_iterations",
-                                                  "vllm_gpu_memory_utilization",
-                                                  "vllm_tensor_parallel_size",
-                                                  "vllm_enable_sleep_mode"};
-  if (one_of(key, kSame)) {
+// num_generations: the online RL fields carry the same names (docs/rl.md). A vLLM key read by
+// an engine the config does not run (use_vllm false; the pool's share and sleep mode outside
+// colocate, where `trl vllm-serve` takes its own) has no effect.
+bool read_grpo_key(const std::string& key, const json& v, const std::string& engine,
+                   TrainingConfig& out) {
+  constexpr std::array<std::string_view, 6> kSame{"num_generations",       "max_prompt_length",
+                                                  "max_completion_length", "beta",
+                                                  "num_iterations",        "steps_per_generation"};
+  constexpr std::array<std::string_view, 4> kVllm{
+      "vllm_gpu_memory_utilization", "vllm_tensor_parallel_size", "vllm_enable_sleep_mode",
+      "vllm_importance_sampling_correction"};
+  const bool colocate_only =
+      key == "vllm_gpu_memory_utilization" || key == "vllm_enable_sleep_mode";
+  const bool applies = one_of(key, kSame) || (one_of(key, kVllm) && engine != "generate" &&
+                                              (engine == "colocate" || !colocate_only));
+  if (applies) {
     if (given(v)) {
       out.values[key] = text_of(v);
       out.mapped.push_back(fmt::format("{} -> {}", key, key));
+    }
+    return true;
+  }
+  if (one_of(key, kVllm)) {
+    out.no_effect.push_back(fmt::format("{} (not read by rollout_engine {})", key, engine));
+    return true;
+  }
+  if (key == "generation_batch_size") {
+    if (given(v)) {
+      out.unknown.push_back(
+          "generation_batch_size (give steps_per_generation = generation_batch_size / "
+          "(per_device_train_batch_size x processes))");
     }
     return true;
   }
@@ -154,13 +171,16 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
   bool lora = false;
   bool four_bit = false;
   const bool grpo = cfg.contains("num_generations");
+  std::string engine = "generate";
   if (grpo) {
     out.values["trainer"] = "grpo";
     out.mapped.push_back("num_generations (GRPOConfig) -> trainer");
     // use_vllm False: the policy's generate(); True: vllm_mode, "server" by default.
     const bool vllm = cfg.value("use_vllm", false);
-    out.values["rollout_engine"] =
-        vllm ? cfg.value("vllm_mode", std::string{"server"}) : "generate";
+    engine = vllm && cfg.value("vllm_mode", json{}).is_string()
+                 ? cfg["vllm_mode"].get<std::string>()
+                 : (vllm ? "server" : "generate");
+    out.values["rollout_engine"] = engine;
     out.mapped.push_back("use_vllm, vllm_mode -> rollout_engine");
   }
   for (const auto& item : cfg.items()) {
@@ -172,7 +192,7 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
       out.values[field] = text_of(v);
       out.mapped.push_back(fmt::format("{} -> {}", key, field));
     };
-    if (grpo && read_grpo_key(key, v, out)) continue;
+    if (grpo && read_grpo_key(key, v, engine, out)) continue;
     if (key == "per_device_train_batch_size") {
       map("micro_batch");
     } else if (key == "gradient_accumulation_steps") {

@@ -262,9 +262,8 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
       if (m.rollout && m.time_band.present) {
         // The band moves the update's steps; generation, log-probs and sync stay as priced.
         const Seconds rest = m.rollout->round - m.rollout->update;
-        const auto mu = static_cast<double>(job.rollout.num_iterations);
-        m.time_band.low = rest + m.time_band.low * mu;
-        m.time_band.high = rest + m.time_band.high * mu;
+        m.time_band.low = rest + m.time_band.low * m.rollout->updates;
+        m.time_band.high = rest + m.time_band.high * m.rollout->updates;
       }
       if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.

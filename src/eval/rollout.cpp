@@ -70,9 +70,16 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
         fmt::format("{} does not divide the {} attention heads", tp, arch.attention.num_heads),
         "a divisor of the attention heads");
   }
-  // TRL: one generation batch per optimizer step, per_device_train_batch_size x
-  // steps_per_generation (= gradient_accumulation_steps) completions on each process.
-  const std::int64_t per_device = layout.micro_batch * layout.grad_accum;
+  // TRL: per_device_train_batch_size x steps_per_generation completions on each process per
+  // generation batch (by default steps_per_generation = gradient_accumulation_steps: one
+  // generation batch per optimizer step).
+  const std::int64_t spg = generation_steps(rl, layout.grad_accum);
+  const std::int64_t per_device = layout.micro_batch * spg;
+  out.generation_steps = spg;
+  // Each generation batch is trained on num_iterations times, as spg / grad_accum optimizer
+  // steps each time.
+  out.updates = static_cast<double>(rl.num_iterations) * static_cast<double>(spg) /
+                static_cast<double>(layout.grad_accum);
   const int dp = layout.dp();
   out.engine_tp = tp;
   switch (rl.engine) {
@@ -198,20 +205,21 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       out.decode.count() > 0.0
           ? static_cast<double>(out.completions * completion) / out.decode.count()
           : 0.0;
-  // Log-probs under no_grad over the whole generation batch: the reference's when beta > 0, the
-  // old policy's when each batch is reused (num_iterations > 1).
-  out.logprob_passes = (rl.beta > 0.0 ? 1 : 0) + (rl.num_iterations > 1 ? 1 : 0);
-  out.logprobs = step.time.forward * static_cast<double>(layout.grad_accum) *
-                 static_cast<double>(out.logprob_passes);
-  out.update = step.time.step * static_cast<double>(rl.num_iterations);
+  // Log-probs under no_grad over the whole generation batch (spg micro-batches): the
+  // reference's when beta > 0, the old policy's when old_policy_logprobs() says TRL needs them.
+  out.logprob_passes =
+      (rl.beta > 0.0 ? 1 : 0) + (old_policy_logprobs(rl, layout.grad_accum) ? 1 : 0);
+  out.logprobs =
+      step.time.forward * static_cast<double>(spg) * static_cast<double>(out.logprob_passes);
+  out.update = step.time.step * out.updates;
   if (critics) {
     // PPO: the old policy's log-probs come from generate()'s scores; the reference, the value
     // model and the reward model each run a forward over every row, and each update trains the
     // value model beside the policy.
     out.logprob_passes = 3;
     out.logprobs = (step.time.forward + critics->value_forward + critics->reward_forward) *
-                   static_cast<double>(layout.grad_accum);
-    out.update = (step.time.step + critics->value_step) * static_cast<double>(rl.num_iterations);
+                   static_cast<double>(spg);
+    out.update = (step.time.step + critics->value_step) * out.updates;
   }
   // The new weights into the engine: an in-device copy (colocate), or a broadcast from the
   // trainer to the server over the network between them.
@@ -240,7 +248,10 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const La
     step.status = Status::kOutOfMemory;
   }
   step.memory = r.peak;
-  step.at_utilization = r.round * step.time.steps;
+  // The dataset's tokens pass once through generation: a round consumes generation_steps
+  // micro-batches of them where a step consumes grad_accum.
+  step.at_utilization = r.round * step.time.steps * static_cast<double>(layout.grad_accum) /
+                        static_cast<double>(r.generation_steps);
   step.at_peak = step.at_utilization;
   return r;
 }

@@ -58,6 +58,8 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"decode_seconds", r.decode.count()},
         {"decode_host_seconds_per_step", r.decode_host.count()},
         {"logprob_passes", r.logprob_passes},
+        {"generation_steps", r.generation_steps},
+        {"updates_per_round", r.updates},
         {"logprob_seconds", r.logprobs.count()},
         {"update_seconds", r.update.count()},
         {"sync_seconds", r.sync.count()},

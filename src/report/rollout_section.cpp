@@ -30,20 +30,22 @@ std::optional<Section> rollout_section(const Estimate& e) {
   if (!online_rl(e.job.objective)) return std::nullopt;
   const RolloutSpec& rl = e.job.rollout;
   Section out;
-  out.title = fmt::format("Rollout -- {} x {} completions of {} + {} tokens per step",
-                          s.layout.micro_batch * s.layout.grad_accum, s.layout.dp(),
-                          rl.max_prompt_length, rl.max_completion_length);
+  const std::int64_t spg = generation_steps(rl, s.layout.grad_accum);
+  out.title = fmt::format("Rollout -- {} x {} completions of {} + {} tokens per {}",
+                          s.layout.micro_batch * spg, s.layout.dp(), rl.max_prompt_length,
+                          rl.max_completion_length,
+                          spg == s.layout.grad_accum ? "step" : "generation batch");
   for (const MachineEstimate& m : s.machines) {
     if (!m.rollout) continue;
     const RolloutCost& r = *m.rollout;
     out.text(fmt::format(
-        "{}: {}, {} completions ({} prompt{} x {}) per engine. One step {} = generation {} "
+        "{}: {}, {} completions ({} prompt{} x {}) per engine. One round {} = generation {} "
         "(prefill {}, decode {} at {:.0f} tokens/s) + log-probs {} ({} pass{}) + update {} "
-        "(x{}) + weight sync {}",
+        "(x{:g} steps) + weight sync {}",
         m.device.id, engine_words(r), r.completions, r.prompts, r.prompts == 1 ? "" : "s",
         rl.num_generations, secs(r.round), secs(r.generation), secs(r.prefill), secs(r.decode),
         r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
-        r.logprob_passes == 1 ? "" : "es", secs(r.update), rl.num_iterations, secs(r.sync)));
+        r.logprob_passes == 1 ? "" : "es", secs(r.update), r.updates, secs(r.sync)));
     std::string memory =
         fmt::format("{}: memory while generating {}, while training {}: the peak is in the {}",
                     m.device.id, gb(r.generation_peak), gb(r.update_peak), enum_name(r.peak_phase));

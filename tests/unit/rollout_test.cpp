@@ -99,6 +99,58 @@ TEST(Rollout, TheReferenceIsLoadedOnlyForAKlTerm) {
   EXPECT_EQ(on(run(lora)).rollout->logprob_passes, 1);
 }
 
+// steps_per_generation (TRL >= 0.18): a generation batch of micro_batch x spg completions per
+// process, trained on as spg / grad_accum optimizer steps; when it spans more than one step the
+// samples come from an earlier policy and the old policy's log-probs are computed
+// (gradient_accumulation_steps % (spg x num_iterations) != 0, grpo_trainer.py at f2cd577).
+TEST(Rollout, AGenerationBatchCanFeedSeveralOptimizerSteps) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
+  job.setup.grad_accumulation = 2;
+  const Estimate e1 = run(job);
+  const MachineEstimate& one = on(e1);
+  EXPECT_EQ(one.rollout->generation_steps, 2);
+  EXPECT_DOUBLE_EQ(one.rollout->updates, 1.0);
+  EXPECT_EQ(one.rollout->logprob_passes, 0);
+  EXPECT_EQ(one.rollout->completions, 16);  // 8 x 2 on the one process
+  job.rollout.steps_per_generation = 8;     // four optimizer steps per generation batch
+  const Estimate e4 = run(job);
+  const MachineEstimate& four = on(e4);
+  const RolloutCost& r = *four.rollout;
+  EXPECT_EQ(r.completions, 64);  // 8 x 8
+  EXPECT_DOUBLE_EQ(r.updates, 4.0);
+  EXPECT_EQ(r.logprob_passes, 1);  // 2 % (8 x 1) != 0: the old policy's pass
+  EXPECT_NEAR(r.logprobs.count(), 8.0 * four.time.forward.count(), 1e-12);
+  EXPECT_NEAR(r.update.count(), 4.0 * four.time.step.count(), 1e-12);
+  // The dataset passes once through generation: a quarter as many rounds as optimizer steps.
+  EXPECT_NEAR(four.at_utilization.count(), r.round.count() * four.time.steps / 4.0, 1e-6);
+  // Half a step's micro-batches per generation batch: two rounds an optimizer step, aligned, no
+  // old-policy pass.
+  job.rollout.steps_per_generation = 1;
+  const Estimate eh = run(job);
+  const RolloutCost& half = *on(eh).rollout;
+  EXPECT_DOUBLE_EQ(half.updates, 0.5);
+  EXPECT_EQ(half.logprob_passes, 0);
+  EXPECT_NEAR(on(eh).at_utilization.count(), half.round.count() * on(eh).time.steps * 2.0, 1e-6);
+}
+
+// With vLLM, TRL >= 0.23 recomputes the old policy's log-probs for every generation batch to
+// weigh vLLM's sampling against the trainer's (vllm_importance_sampling_correction, default
+// True); TRL before 0.23 (false here) did not when the batch is used once.
+TEST(Rollout, VllmImportanceSamplingAddsTheOldPolicysPass) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  const Estimate with = run(job);
+  EXPECT_EQ(on(with).rollout->logprob_passes, 1);
+  EXPECT_NEAR(on(with).rollout->logprobs.count(), on(with).time.forward.count(), 1e-12);
+  job.rollout.vllm_importance_sampling_correction = false;
+  const Estimate without = run(job);
+  EXPECT_EQ(on(without).rollout->logprob_passes, 0);
+  EXPECT_NEAR((on(with).rollout->round - on(without).rollout->round).count(),
+              on(with).time.forward.count(), 1e-9);
+  // generate() has no vLLM sampling to correct.
+  TrainingJob plain = grpo(Method::kLora, RolloutEngine::kGenerate);
+  EXPECT_EQ(on(run(plain)).rollout->logprob_passes, 0);
+}
+
 TEST(Rollout, ServerModeBroadcastsTheWeightsAndHoldsNoPool) {
   TrainingJob job = grpo(Method::kLora, RolloutEngine::kServer);
   job.rollout.vllm_server_devices = 2;
@@ -176,6 +228,26 @@ TEST(RolloutRequest, EachRowIsCheckedAgainstTheTrainerAndEngine) {
       first_key(
           {{"model", "llama-3.1-8b"}, {"trainer", "grpo"}, {"fit", "true"}, {"micro_batch", "8"}}),
       "fit");
+  // The correction is vLLM's; steps_per_generation is GRPOConfig's, not PPO's; the generation
+  // batch micro_batch x steps_per_generation x devices must hold whole groups.
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"},
+                       {"trainer", "grpo"},
+                       {"vllm_importance_sampling_correction", "false"}}),
+            "vllm_importance_sampling_correction");
+  EXPECT_EQ(
+      first_key({{"model", "llama-3.1-8b"}, {"trainer", "ppo"}, {"steps_per_generation", "2"}}),
+      "steps_per_generation");
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"},
+                       {"trainer", "grpo"},
+                       {"micro_batch", "4"},
+                       {"steps_per_generation", "3"}}),
+            "num_generations");
+  EXPECT_EQ(parse({{"model", "llama-3.1-8b"},
+                   {"trainer", "grpo"},
+                   {"micro_batch", "4"},
+                   {"steps_per_generation", "4"}})
+                .job.rollout.steps_per_generation,
+            4);
   const api::EstimateRequest ok = parse({{"model", "llama-3.1-8b"},
                                          {"trainer", "rloo"},
                                          {"micro_batch", "16"},

@@ -78,9 +78,11 @@ struct RolloutCost {
   Seconds decode{0.0};
   Seconds decode_host{0.0};  // generate(): the host's time to issue one decode step's kernels
   Seconds generation{0.0};
-  int logprob_passes{0};  // no-grad forwards: the reference (beta > 0), the old policy (mu > 1)
+  int logprob_passes{0};  // no-grad forwards: the reference (beta > 0), the old policy
   Seconds logprobs{0.0};
-  Seconds update{0.0};  // num_iterations x the training step
+  std::int64_t generation_steps{1};  // micro-batches a generation batch feeds, per process
+  double updates{1.0};  // optimizer steps a round: num_iterations x generation_steps / grad_accum
+  Seconds update{0.0};  // updates x the training step
   Seconds sync{0.0};    // the new weights into the engine
   Seconds round{0.0};
   double decode_tokens_per_s{0.0};    // per engine, all its completions together

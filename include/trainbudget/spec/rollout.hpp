@@ -30,6 +30,12 @@ struct RolloutSpec {
   std::int64_t max_completion_length{256};  // every completion is timed at this length
   double beta{0.0};                         // KL coefficient: > 0 loads and runs a reference model
   std::int64_t num_iterations{1};           // updates per generation batch (mu)
+  // Micro-batches each generation batch feeds (TRL >= 0.18); 0: gradient_accumulation_steps,
+  // TRL's default, so one generation batch per optimizer step.
+  std::int64_t steps_per_generation{0};
+  // vLLM only (TRL >= 0.23, default True): the old policy's log-probs are recomputed for every
+  // generation batch, to weigh the engine's sampling against the trainer's.
+  bool vllm_importance_sampling_correction{true};
   RolloutEngine engine{RolloutEngine::kGenerate};
   double vllm_gpu_memory_utilization{0.3};  // the colocated engine's share of the device
   int vllm_tensor_parallel_size{1};
@@ -44,6 +50,24 @@ inline constexpr std::int64_t kPpoEpochs = 4;
 // (default 64, the same file): the KV cache holds one chunk, and the chunks decode one after
 // another.
 inline constexpr std::int64_t kPpoRolloutChunk = 64;
+
+// The micro-batches one generation batch feeds: steps_per_generation, or the accumulation.
+[[nodiscard]] constexpr std::int64_t generation_steps(const RolloutSpec& r,
+                                                      std::int64_t grad_accum) noexcept {
+  return r.steps_per_generation > 0 ? r.steps_per_generation : grad_accum;
+}
+
+// Whether the old policy's log-probs are computed for each generation batch
+// (trl/trainer/grpo_trainer.py at f2cd577, `_generate_and_score_completions`): when generation
+// and the optimizer steps do not line up (gradient_accumulation_steps is not a multiple of
+// steps_per_generation x num_iterations) the samples can come from an earlier policy, and with
+// vLLM's importance-sampling correction always.
+[[nodiscard]] constexpr bool old_policy_logprobs(const RolloutSpec& r,
+                                                 std::int64_t grad_accum) noexcept {
+  const std::int64_t every = generation_steps(r, grad_accum) * r.num_iterations;
+  const bool vllm = r.engine != RolloutEngine::kGenerate;
+  return grad_accum % every != 0 || (vllm && r.vllm_importance_sampling_correction);
+}
 
 // The sequence online RL trains on: each prompt and its completion.
 [[nodiscard]] constexpr std::int64_t trained_seq_len(const RolloutSpec& r) noexcept {
