@@ -101,8 +101,9 @@ void add_config_option(CLI::App& cmd, std::string& config_file, std::string& con
       ->type_name("FORMAT");
   cmd.add_option("--config", config_file,
                  "A training config you already have: a Hugging Face / TRL TrainingArguments JSON "
-                 "(with the DeepSpeed JSON it names), a DeepSpeed JSON, or an axolotl, "
-                 "LLaMA-Factory, torchtune or accelerate YAML; its keys map onto these "
+                 "(with the DeepSpeed JSON it names), a DeepSpeed JSON, an axolotl, "
+                 "LLaMA-Factory, torchtune, accelerate or verl YAML, or a verl run script; its "
+                 "keys map onto these "
                  "flags (docs/configs.md), --request and flags override them, keys not understood "
                  "are listed")
       ->check(non_empty_path())

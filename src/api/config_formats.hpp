@@ -1,5 +1,5 @@
 // The training config readers' shared parts (docs/configs.md): values as field text, DeepSpeed's
-// JSON, and the YAML formats (axolotl, LLaMA-Factory, torchtune, accelerate). Private to the api
+// JSON, and the YAML formats (axolotl, LLaMA-Factory, torchtune, accelerate, verl). Private to the api
 // library.
 #pragma once
 
@@ -70,6 +70,11 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
 void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+void read_verl(const json& cfg, TrainingConfig& out);
+// A shell script that runs verl.trainer.main_ppo (verl_script.cpp), and its key=value overrides
+// as an object of dotted keys; a shell variable's value is kept as an unresolved ${...}.
+[[nodiscard]] bool is_verl_script(std::string_view text);
+[[nodiscard]] json verl_script_overrides(std::string_view text);
 
 // YAML text as JSON (YAML 1.2 core schema for scalars: true/false, null, integers, floats; the
 // rest strings); InvalidRequest naming config for text that is not YAML or nests past 64 levels.

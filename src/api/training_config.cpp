@@ -263,7 +263,7 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
 using namespace config_detail;
 
 std::string config_formats() {
-  return "auto|hf-training-arguments|deepspeed|axolotl|llama-factory|torchtune|accelerate";
+  return "auto|hf-training-arguments|deepspeed|axolotl|llama-factory|torchtune|accelerate|verl";
 }
 
 TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir,
@@ -286,13 +286,15 @@ namespace config_detail {
 
 TrainingConfig parse_any_config(std::string_view text, const std::filesystem::path& dir,
                                 std::string_view format) {
-  // JSON first; anything else is read as YAML (axolotl, LLaMA-Factory, torchtune, accelerate).
+  // JSON first; a verl run script as its overrides; anything else is read as YAML (axolotl,
+  // LLaMA-Factory, torchtune, accelerate, verl).
   json cfg = json::parse(text, nullptr, false);
-  if (cfg.is_discarded()) cfg = yaml_as_json(text);
+  if (cfg.is_discarded())
+    cfg = is_verl_script(text) ? verl_script_overrides(text) : yaml_as_json(text);
   if (!cfg.is_object()) {
     throw InvalidRequest("config", "is not a JSON object or a YAML mapping",
-                         "a TrainingArguments, DeepSpeed, axolotl, LLaMA-Factory, torchtune or "
-                         "accelerate config");
+                         "a TrainingArguments, DeepSpeed, axolotl, LLaMA-Factory, torchtune, "
+                         "accelerate or verl config");
   }
   TrainingConfig out;
   const bool automatic = format == "auto";
@@ -308,11 +310,10 @@ TrainingConfig parse_any_config(std::string_view text, const std::filesystem::pa
     out.format = "hf-training-arguments";
     read_hf(cfg, out, dir);
   } else {
-    throw InvalidRequest(
-        "config", "is none of the training config formats read",
-        "a TrainingArguments JSON (per_device_train_batch_size, ...), a DeepSpeed "
-        "JSON (zero_optimization, ...), or an axolotl, LLaMA-Factory, torchtune or "
-        "accelerate YAML (docs/configs.md)");
+    throw InvalidRequest("config", "is none of the training config formats read",
+                         "a TrainingArguments JSON (per_device_train_batch_size, ...), a DeepSpeed "
+                         "JSON (zero_optimization, ...), or an axolotl, LLaMA-Factory, torchtune, "
+                         "accelerate or verl YAML (docs/configs.md)");
   }
   return out;
 }

@@ -270,6 +270,16 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
 bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir,
                       std::string_view format) {
   const bool automatic = format == "auto";
+  const auto dotted = [&](std::string_view prefix) {
+    return std::any_of(cfg.items().begin(), cfg.items().end(),
+                       [&](const auto& item) { return item.key().rfind(prefix, 0) == 0; });
+  };
+  if (format == "verl" ||
+      (automatic && (cfg.contains("actor_rollout_ref") || dotted("actor_rollout_ref.")))) {
+    out.format = "verl";
+    read_verl(cfg, out);
+    return true;
+  }
   if (format == "torchtune" || (automatic && cfg.contains("model") && cfg["model"].is_object() &&
                                 cfg["model"].contains("_component_"))) {
     out.format = "torchtune";

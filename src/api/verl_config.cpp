@@ -1,0 +1,327 @@
+// verl's RL trainer config (docs/configs.md, "verl"): the PPO-trainer YAML a run resolves
+// (verl/trainer/config/_generated_ppo_trainer.yaml at b178a3c, Hydra's .hydra/config.yaml of a
+// run), or a YAML of the dotted overrides a run script passes (actor_rollout_ref.rollout.n: 8),
+// read as the online RL fields it means. verl's own defaults stand for the keys a file leaves
+// out; every other key is listed by section, nothing is dropped silently.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+namespace {
+
+// A dotted top-level key (an override) placed into the nested tree beside the others.
+json nested(const json& cfg) {
+  json out = json::object();
+  for (const auto& item : cfg.items()) {
+    json* node = &out;
+    const std::string& key = item.key();
+    std::size_t at = 0;
+    for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', at)) {
+      json& next = (*node)[key.substr(at, dot - at)];
+      if (!next.is_object()) next = json::object();
+      node = &next;
+      at = dot + 1;
+    }
+    json& leaf = (*node)[key.substr(at)];
+    if (leaf.is_object() && item.value().is_object()) {
+      leaf.update(item.value(), true);
+    } else {
+      leaf = item.value();
+    }
+  }
+  return out;
+}
+
+// A leaf's path and value, for every leaf of the tree.
+void leaves(const json& node, const std::string& prefix,
+            std::vector<std::pair<std::string, const json*>>& out) {
+  if (node.is_object() && !node.empty()) {
+    for (const auto& item : node.items()) {
+      leaves(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+    }
+    return;
+  }
+  out.emplace_back(prefix, &node);
+}
+
+class VerlReader {
+ public:
+  VerlReader(const json& cfg, TrainingConfig& out) : cfg_(nested(cfg)), out_(out) {}
+
+  // The value at `path`, or nullptr where the file leaves it out (null, or an unresolved
+  // ${...} interpolation: verl's default stands).
+  const json* at(const std::string& path) {
+    used_.insert(path);
+    const json* node = &cfg_;
+    std::size_t from = 0;
+    while (true) {
+      const std::size_t dot = path.find('.', from);
+      const std::string part = path.substr(from, dot == std::string::npos ? dot : dot - from);
+      if (!node->is_object() || !node->contains(part)) return nullptr;
+      node = &(*node)[part];
+      if (dot == std::string::npos) break;
+      from = dot + 1;
+    }
+    if (node->is_null()) return nullptr;
+    if (node->is_string() && node->get<std::string>().rfind("${", 0) == 0) {
+      unresolved_.insert(path);
+      return nullptr;
+    }
+    return node;
+  }
+
+  double number(const std::string& path, double fallback) {
+    const json* v = at(path);
+    if (v == nullptr) return fallback;
+    if (!v->is_number()) throw bad(path, "is not a number", "a number");
+    return v->get<double>();
+  }
+
+  std::int64_t count(const std::string& path, std::int64_t fallback) {
+    const double v = number(path, static_cast<double>(fallback));
+    if (v < 1.0 || v != std::floor(v) || v > 1e12) throw bad(path, "is not a whole count", ">= 1");
+    return static_cast<std::int64_t>(v);
+  }
+
+  bool flag(const std::string& path, bool fallback) {
+    const json* v = at(path);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) throw bad(path, "is not true or false", "true|false");
+    return v->get<bool>();
+  }
+
+  std::string text(const std::string& path, const std::string& fallback) {
+    const json* v = at(path);
+    if (v == nullptr) return fallback;
+    return v->is_string() ? v->get<std::string>() : text_of(*v);
+  }
+
+  // A field set from a key (or verl's default for it, said so).
+  void set(const char* field, const std::string& value, const std::string& from) {
+    out_.values[field] = value;
+    out_.mapped.push_back(fmt::format("{} -> {}", from, field));
+  }
+
+  static InvalidRequest bad(const std::string& path, std::string_view why,
+                            std::string_view accepted) {
+    return InvalidRequest("config", fmt::format("verl key {} {}", path, why),
+                          std::string{accepted});
+  }
+
+  // Every leaf not read: grouped by its section (the first two parts of its path), counted.
+  void list_the_rest() {
+    std::vector<std::pair<std::string, const json*>> all;
+    leaves(cfg_, "", all);
+    std::map<std::string, std::pair<int, std::string>> sections;  // count, a path of it
+    for (const auto& [path, value] : all) {
+      if (used_.contains(path)) continue;
+      const std::size_t first = path.find('.');
+      const std::size_t second =
+          first == std::string::npos ? std::string::npos : path.find('.', first + 1);
+      auto& [n, one] = sections[path.substr(0, second)];
+      n += 1;
+      one = path;
+    }
+    for (const auto& [section, seen] : sections) {
+      out_.no_effect.push_back(seen.first == 1 ? seen.second
+                                               : fmt::format("{} ({} keys)", section, seen.first));
+    }
+    for (const std::string& path : unresolved_) {
+      out_.unknown.push_back(
+          fmt::format("{} (an unresolved ${{...}} value: verl's default used)", path));
+    }
+  }
+
+ private:
+  json cfg_;
+  TrainingConfig& out_;
+  std::set<std::string> used_;
+  std::set<std::string> unresolved_;
+};
+
+// The advantage estimators whose step costs GRPO's: G completions a prompt, no critic.
+std::string trainer_of(const std::string& estimator) {
+  if (estimator == "grpo" || estimator == "reinforce_plus_plus" ||
+      estimator == "reinforce_plus_plus_baseline") {
+    return "grpo";
+  }
+  if (estimator == "rloo") return "rloo";
+  return "";
+}
+
+}  // namespace
+
+// verl at b178a3c: verl/trainer/config/_generated_ppo_trainer.yaml for the defaults,
+// verl/workers/fsdp_workers.py for the batch arithmetic (ppo_mini_batch_size x rollout.n over the
+// data-parallel ranks), verl/trainer/ppo/ray_trainer.py for the phases (old log-probs recomputed
+// every step unless algorithm.rollout_correction.bypass_mode; the reference when use_kl_loss or
+// use_kl_in_reward, the actor with its adapters off under LoRA).
+void read_verl(const json& cfg, TrainingConfig& out) {
+  VerlReader r{cfg, out};
+  const std::string estimator = r.text("algorithm.adv_estimator", "gae");
+  const std::string trainer = trainer_of(estimator);
+  if (trainer.empty()) {
+    throw VerlReader::bad("algorithm.adv_estimator",
+                          fmt::format("'{}' is not modelled (gae runs a critic on workers of its "
+                                      "own; TRL's PPOTrainer is {{trainer}} ppo)",
+                                      excerpt(estimator)),
+                          "grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline");
+  }
+  r.set("trainer", trainer, "algorithm.adv_estimator");
+  const std::string strategy = r.text("actor_rollout_ref.actor.strategy", "fsdp");
+  if (strategy != "fsdp" && strategy != "fsdp2") {
+    throw VerlReader::bad("actor_rollout_ref.actor.strategy",
+                          fmt::format("'{}' is not modelled", excerpt(strategy)), "fsdp|fsdp2");
+  }
+  if (const json* path = r.at("actor_rollout_ref.model.path")) {
+    r.set("model", text_of(*path), "actor_rollout_ref.model.path");
+  }
+
+  // Devices and the batch: a step generates data.train_batch_size prompts x rollout.n
+  // completions over every GPU, and trains on them in mini-batches of ppo_mini_batch_size
+  // prompts (one optimizer step each), ppo_epochs times.
+  const std::int64_t devices = r.count("trainer.n_gpus_per_node", 8) * r.count("trainer.nnodes", 1);
+  r.set("devices", std::to_string(devices), "trainer.n_gpus_per_node x trainer.nnodes");
+  const std::int64_t n = r.count("actor_rollout_ref.rollout.n", 1);
+  r.set("num_generations", std::to_string(n), "actor_rollout_ref.rollout.n");
+  const std::int64_t prompt = r.count("data.max_prompt_length", 512);
+  const std::int64_t response = r.count("data.max_response_length", 512);
+  r.set("max_prompt_length", std::to_string(prompt), "data.max_prompt_length");
+  r.set("max_completion_length", std::to_string(response), "data.max_response_length");
+  const std::int64_t batch = r.count("data.train_batch_size", 1024) * n;
+  const std::int64_t mini = r.count("actor_rollout_ref.actor.ppo_mini_batch_size", 256) * n;
+  if (batch % devices != 0 || mini % devices != 0 || batch % mini != 0) {
+    throw VerlReader::bad(
+        "data.train_batch_size",
+        fmt::format("x rollout.n = {} completions a step, in mini-batches of {}, does not split "
+                    "over {} GPUs",
+                    batch, mini, devices),
+        "train_batch_size a multiple of ppo_mini_batch_size, both x n a multiple of the GPUs");
+  }
+  std::int64_t micro = 0;
+  std::string micro_from = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu";
+  if (r.flag("actor_rollout_ref.actor.use_dynamic_bsz", false)) {
+    // Token-budget micro-batches: as many whole sequences as ppo_max_token_len_per_gpu holds.
+    const std::int64_t budget = r.count("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", 16384);
+    micro = std::max<std::int64_t>(1, budget / (prompt + response));
+    micro_from = "actor_rollout_ref.actor.ppo_max_token_len_per_gpu / (prompt + response)";
+  } else if (const json* v = r.at(micro_from); v != nullptr) {
+    micro = r.count(micro_from, 1);
+  } else if (r.at("actor_rollout_ref.actor.ppo_micro_batch_size") != nullptr) {
+    micro = std::max<std::int64_t>(
+        1, r.count("actor_rollout_ref.actor.ppo_micro_batch_size", 1) / devices);
+    micro_from = "actor_rollout_ref.actor.ppo_micro_batch_size / GPUs";
+  } else {
+    throw VerlReader::bad(micro_from, "is not set (verl needs it unless use_dynamic_bsz)",
+                          "a micro-batch of completions per GPU");
+  }
+  const std::int64_t mini_per_device = mini / devices;
+  micro = std::min(micro, mini_per_device);
+  if (mini_per_device % micro != 0) {
+    throw VerlReader::bad(micro_from,
+                          fmt::format("{} does not divide the {} completions of a mini-batch on "
+                                      "each GPU",
+                                      micro, mini_per_device),
+                          "a divisor of ppo_mini_batch_size x n / GPUs");
+  }
+  r.set("micro_batch", std::to_string(micro), micro_from);
+  r.set("grad_accum", std::to_string(mini_per_device / micro),
+        "actor_rollout_ref.actor.ppo_mini_batch_size x n / GPUs / micro-batch");
+  r.set("steps_per_generation", std::to_string(batch / devices / micro),
+        "data.train_batch_size x n / GPUs / micro-batch");
+  r.set("num_iterations", std::to_string(r.count("actor_rollout_ref.actor.ppo_epochs", 1)),
+        "actor_rollout_ref.actor.ppo_epochs");
+  if (r.at("trainer.total_training_steps") != nullptr) {
+    const double tokens = static_cast<double>(r.count("trainer.total_training_steps", 1)) *
+                          static_cast<double>(batch * (prompt + response));
+    r.set("tokens", fmt::format("{:.0f}", tokens),
+          "trainer.total_training_steps x train_batch_size x n x (prompt + response)");
+  }
+
+  // The rollout: verl's hybrid engine colocates vLLM (or SGLang, priced as vLLM) with the actor,
+  // asleep while the actor trains when free_cache_engine.
+  const std::string engine = r.text("actor_rollout_ref.rollout.name", "vllm");
+  if (engine == "hf") {
+    r.set("rollout_engine", "generate", "actor_rollout_ref.rollout.name");
+  } else if (engine == "vllm" || engine == "sglang") {
+    r.set("rollout_engine", "colocate", "actor_rollout_ref.rollout.name");
+    r.set("vllm_gpu_memory_utilization",
+          text_of(r.number("actor_rollout_ref.rollout.gpu_memory_utilization", 0.5)),
+          "actor_rollout_ref.rollout.gpu_memory_utilization");
+    r.set("vllm_tensor_parallel_size",
+          std::to_string(r.count("actor_rollout_ref.rollout.tensor_model_parallel_size", 2)),
+          "actor_rollout_ref.rollout.tensor_model_parallel_size");
+    r.set("vllm_enable_sleep_mode",
+          r.flag("actor_rollout_ref.rollout.free_cache_engine", true) ? "true" : "false",
+          "actor_rollout_ref.rollout.free_cache_engine");
+    // ray_trainer.py recomputes the old policy's log-probs for every batch unless bypassed.
+    const bool bypass = r.flag("algorithm.rollout_correction.bypass_mode", false);
+    r.set("vllm_importance_sampling_correction", bypass ? "false" : "true",
+          "algorithm.rollout_correction.bypass_mode (verl recomputes old log-probs unless set)");
+  } else {
+    throw VerlReader::bad("actor_rollout_ref.rollout.name",
+                          fmt::format("'{}' is not modelled", excerpt(engine)), "vllm|sglang|hf");
+  }
+
+  // The reference: loaded for a KL loss or a KL reward.
+  const bool kl_loss = r.flag("actor_rollout_ref.actor.use_kl_loss", false);
+  const bool kl_reward = r.flag("algorithm.use_kl_in_reward", false);
+  const double coef = kl_loss ? r.number("actor_rollout_ref.actor.kl_loss_coef", 0.001)
+                              : r.number("algorithm.kl_ctrl.kl_coef", 0.001);
+  if (kl_loss || kl_reward) {
+    r.set("beta", text_of(coef > 0.0 ? coef : 0.001),
+          kl_loss ? "actor_rollout_ref.actor.use_kl_loss, kl_loss_coef"
+                  : "algorithm.use_kl_in_reward, kl_ctrl.kl_coef");
+  } else {
+    r.set("beta", "0", "actor_rollout_ref.actor.use_kl_loss, algorithm.use_kl_in_reward (off)");
+  }
+
+  // The actor: transformers' model (flash_attention_2 unless overridden, fsdp_workers.py) under
+  // FSDP over every GPU, its adapters, checkpointing and offload.
+  r.set("framework", "hf", "actor_rollout_ref.actor.strategy (transformers' model)");
+  const std::string attention =
+      r.text("actor_rollout_ref.model.override_config.attn_implementation", "flash_attention_2");
+  r.set("attention", attention == "eager" ? "eager" : "flash",
+        "actor_rollout_ref.model.override_config.attn_implementation");
+  if (devices > 1) r.set("zero", "3", "actor_rollout_ref.actor.strategy (FSDP full shard)");
+  const std::int64_t rank =
+      static_cast<std::int64_t>(r.number("actor_rollout_ref.model.lora_rank", 0));
+  if (rank > 0) {
+    r.set("method", "lora", "actor_rollout_ref.model.lora_rank");
+    r.set("lora_rank", std::to_string(rank), "actor_rollout_ref.model.lora_rank");
+    r.set("lora_targets", r.text("actor_rollout_ref.model.target_modules", "all-linear"),
+          "actor_rollout_ref.model.target_modules");
+  }
+  r.set("recompute",
+        r.flag("actor_rollout_ref.model.enable_gradient_checkpointing", true) ? "full" : "none",
+        "actor_rollout_ref.model.enable_gradient_checkpointing");
+  if (r.flag("actor_rollout_ref.model.use_liger", false)) {
+    r.set("use_liger_kernel", "true", "actor_rollout_ref.model.use_liger");
+  }
+  if (r.flag("actor_rollout_ref.actor.fsdp_config.param_offload", false)) {
+    r.set("offload", "params", "actor_rollout_ref.actor.fsdp_config.param_offload");
+  } else if (r.flag("actor_rollout_ref.actor.fsdp_config.optimizer_offload", false)) {
+    r.set("offload", "optimizer", "actor_rollout_ref.actor.fsdp_config.optimizer_offload");
+  }
+  if (r.count("actor_rollout_ref.actor.ulysses_sequence_parallel_size", 1) > 1) {
+    out.unknown.push_back(
+        "actor_rollout_ref.actor.ulysses_sequence_parallel_size (Ulysses sequence parallelism "
+        "is not modelled: counted as 1)");
+  }
+  if (r.flag("reward_model.enable", false)) {
+    out.unknown.push_back(
+        "reward_model.enable (a reward model's forward is not priced for grpo or rloo)");
+  }
+  r.list_the_rest();
+}
+
+}  // namespace tb::api::config_detail

@@ -1,0 +1,98 @@
+// A verl run script (`python3 -m verl.trainer.main_ppo key=value ...`, as verl's
+// examples/*/run_*.sh launch it) read as its Hydra overrides (docs/configs.md, "verl").
+#include <fmt/format.h>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+namespace {
+
+constexpr std::string_view kEntry = "verl.trainer.main_ppo";
+
+// The shell words after verl's entry point: line continuations joined, quotes removed, a
+// comment dropped; stops at the end of that command (;, &&, ||, |, a redirection).
+std::vector<std::string> words_after_entry(std::string_view text) {
+  const std::size_t start = text.find(kEntry);
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (std::size_t i = start + kEntry.size(); i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+      if (c == '\n') break;  // an unescaped newline ends the command
+      continue;
+    }
+    if (!in_word && c == '#') break;
+    if (!in_word && (c == ';' || c == '&' || c == '|' || c == '>' || c == '<')) break;
+    word += c;
+    in_word = true;
+  }
+  if (quote != 0) {
+    throw InvalidRequest("config", "a quote in the verl command is not closed",
+                         "a shell command verl's examples/*/run_*.sh form");
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+}  // namespace
+
+bool is_verl_script(std::string_view text) { return text.find(kEntry) != std::string_view::npos; }
+
+json verl_script_overrides(std::string_view text) {
+  json out = json::object();
+  for (const std::string& w : words_after_entry(text)) {
+    const std::size_t eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) continue;  // a flag of python's or Hydra's own
+    std::string key = w.substr(0, eq);
+    while (!key.empty() && key.front() == '+') key.erase(0, 1);  // Hydra's append prefix
+    const std::string value = w.substr(eq + 1);
+    if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789_.") != std::string::npos) {
+      continue;
+    }
+    // A shell variable is not resolved here: verl's default stands (the reader says so).
+    if (value.empty() || value.front() == '$') {
+      out[key] = fmt::format("${{{}}}", excerpt(value, 60));
+      continue;
+    }
+    json v;
+    try {
+      v = yaml_as_json(value);
+    } catch (const InvalidRequest&) {
+      v = value;
+    }
+    out[key] = v.is_null() && value != "null" ? json(value) : v;
+  }
+  if (out.empty()) {
+    throw InvalidRequest("config",
+                         "names verl.trainer.main_ppo but passes it no key=value overrides",
+                         "a verl run script (python3 -m verl.trainer.main_ppo key=value ...)");
+  }
+  return out;
+}
+
+}  // namespace tb::api::config_detail
