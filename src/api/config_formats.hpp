@@ -1,6 +1,6 @@
 // The training config readers' shared parts (docs/configs.md): values as field text, DeepSpeed's
-// JSON, and the YAML formats (axolotl, LLaMA-Factory, torchtune, accelerate, verl). Private to the api
-// library.
+// JSON, and the YAML formats (axolotl, LLaMA-Factory, torchtune, accelerate, verl). Private to the
+// api library.
 #pragma once
 
 #include <fmt/format.h>
