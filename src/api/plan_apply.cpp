@@ -55,6 +55,9 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
     out["lora_targets"] = fmt::format("{}", fmt::join(j.lora.targets, ","));
   }
   out["devices"] = std::to_string(l.devices);
+  if (j.rollout.steps_per_generation > 0) {
+    out["steps_per_generation"] = std::to_string(j.rollout.steps_per_generation);
+  }
   const Parallelism& x = l.parallel;
   if (x.tp > 1) out["tp"] = std::to_string(x.tp);
   if (x.pp > 1) out["pp"] = std::to_string(x.pp);
