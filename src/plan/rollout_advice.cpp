@@ -92,18 +92,22 @@ std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
                     "a chunked cross-entropy",
                     1}});
   }
-  // A smaller micro-batch and more accumulation: the same completions a step.
+  // A smaller micro-batch and more accumulation: the same completions a step (and a given
+  // steps_per_generation grows with it, the same completions a generation batch).
   Axis micro{{}};
   for (std::int64_t b = s.micro_batch / 2; b >= 1; b /= 2) {
     if (s.micro_batch % b != 0) continue;
     const std::int64_t accum = s.grad_accumulation * (s.micro_batch / b);
-    micro.push_back({[b, accum](TrainingJob& j) {
+    const std::int64_t spg = job.rollout.steps_per_generation * (s.micro_batch / b);
+    std::vector<std::pair<std::string, std::string>> flags{{"micro_batch", std::to_string(b)},
+                                                           {"grad_accum", std::to_string(accum)}};
+    if (spg > 0) flags.emplace_back("steps_per_generation", std::to_string(spg));
+    micro.push_back({[b, accum, spg](TrainingJob& j) {
                        j.setup.micro_batch = b;
                        j.setup.grad_accumulation = accum;
+                       j.rollout.steps_per_generation = spg;
                      },
-                     {{"micro_batch", std::to_string(b)}, {"grad_accum", std::to_string(accum)}},
-                     fmt::format("micro-batch {} x grad-accum {}", b, accum),
-                     1});
+                     std::move(flags), fmt::format("micro-batch {} x grad-accum {}", b, accum), 1});
   }
   if (micro.size() > 1) out.push_back(std::move(micro));
   // Where the engine sits: asleep while training, a pool that leaves the trainer room, or a
@@ -289,8 +293,9 @@ RolloutLimits rollout_limits(const TrainingJob& job, const MachineChoice& machin
     j.setup.seq_len = trained_seq_len(j.rollout);
     return price(j, machine).fits;
   });
-  // Whole groups: micro_batch x grad_accum x devices a multiple of num_generations.
-  const std::int64_t others = job.setup.grad_accumulation * job.devices;
+  // Whole groups: micro_batch x steps_per_generation x devices a multiple of num_generations.
+  const std::int64_t others =
+      generation_steps(job.rollout, job.setup.grad_accumulation) * job.devices;
   const std::int64_t g = job.rollout.num_generations;
   const std::int64_t step = g / std::gcd(g, others);
   const std::int64_t most = largest(kMaxRolloutMicroBatch / step, [&](std::int64_t k) {
