@@ -88,7 +88,9 @@ class VerlReader {
 
   std::int64_t count(const std::string& path, std::int64_t fallback) {
     const double v = number(path, static_cast<double>(fallback));
-    if (v < 1.0 || v != std::floor(v) || v > 1e12) throw bad(path, "is not a whole count", ">= 1");
+    if (v < 1.0 || v != std::floor(v) || v > 1e9) {
+      throw bad(path, "is not a whole count up to 1e9", "1..1000000000");
+    }
     return static_cast<std::int64_t>(v);
   }
 
