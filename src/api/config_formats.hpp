@@ -23,6 +23,9 @@ inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 // A value as a field's text: strings as they are, numbers and booleans printed, lists joined by
 // commas.
 [[nodiscard]] std::string text_of(const json& v);
+// obj[key] as text (text_of), or `fallback` where obj has no such key or it is null: a value of
+// the wrong type reads as its text rather than throwing.
+[[nodiscard]] std::string text_at(const json& obj, const char* key, std::string fallback);
 // Not null and not DeepSpeed's "auto" placeholder.
 [[nodiscard]] bool given(const json& v);
 // transformers' optim names (OptimizerNames) onto a recipe id; "" when none fits.

@@ -59,7 +59,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
     if (key == "dataset") {
       // torchtune's builders read a local file through source "json" and data_files.
       const std::string files = v.is_object() ? text_of(v.value("data_files", json())) : "";
-      if (v.is_object() && v.value("source", std::string{}) == "json" && !files.empty()) {
+      if (v.is_object() && text_at(v, "source", "") == "json" && !files.empty()) {
         (void)local_dataset(files, dir, cfg.value("epochs", json()), "epochs", "dataset.data_files",
                             out);
       } else {
@@ -72,7 +72,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
       continue;
     }
     if (key == "model" && v.is_object()) {
-      const std::string component = v.value("_component_", std::string{});
+      const std::string component = text_at(v, "_component_", "");
       std::string name = component.substr(component.rfind('.') + 1);
       std::string method = "full";
       if (name.rfind("qlora_", 0) == 0) {
@@ -148,9 +148,9 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
     } else if (key == "compile") {
       r.set("compile", v, key);
     } else if (key == "optimizer" && v.is_object()) {
-      const std::string component = v.value("_component_", std::string{});
+      const std::string component = text_at(v, "_component_", "");
       // torchtune trains in the config's dtype: bf16 weights and AdamW moments, no fp32 master.
-      const bool bf16 = cfg.value("dtype", std::string{"bf16"}) == "bf16";
+      const bool bf16 = text_at(cfg, "dtype", "bf16") == "bf16";
       if (component == "torch.optim.AdamW") {
         out.values["recipe"] = bf16 ? "pure-bf16-adam" : "fp32-adam";
       } else if (component == "bitsandbytes.optim.PagedAdamW8bit") {

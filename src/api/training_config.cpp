@@ -28,6 +28,11 @@ std::string text_of(const json& v) {
 }
 
 // "auto" (DeepSpeed's placeholder filled from the TrainingArguments) is no value.
+std::string text_at(const json& obj, const char* key, std::string fallback) {
+  if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return fallback;
+  return text_of(obj[key]);
+}
+
 bool given(const json& v) {
   return !v.is_null() && !(v.is_string() && v.get<std::string>() == "auto");
 }
@@ -176,10 +181,16 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
     out.values["trainer"] = "grpo";
     out.mapped.push_back("num_generations (GRPOConfig) -> trainer");
     // use_vllm False: the policy's generate(); True: vllm_mode, "server" by default.
-    const bool vllm = cfg.value("use_vllm", false);
-    engine = vllm && cfg.value("vllm_mode", json{}).is_string()
-                 ? cfg["vllm_mode"].get<std::string>()
-                 : (vllm ? "server" : "generate");
+    const json use_vllm = cfg.value("use_vllm", json(false));
+    if (!use_vllm.is_boolean() && !use_vllm.is_null()) {
+      throw InvalidRequest("config", "use_vllm is not true or false", "true|false");
+    }
+    const bool vllm = use_vllm.is_boolean() && use_vllm.get<bool>();
+    const json mode = cfg.value("vllm_mode", json("server"));
+    if (vllm && !mode.is_string()) {
+      throw InvalidRequest("config", "vllm_mode is not a name", "colocate|server");
+    }
+    engine = vllm ? mode.get<std::string>() : "generate";
     out.values["rollout_engine"] = engine;
     out.mapped.push_back("use_vllm, vllm_mode -> rollout_engine");
   }
@@ -288,6 +299,11 @@ TrainingConfig parse_any_config(std::string_view text, const std::filesystem::pa
                                 std::string_view format) {
   // JSON first; a verl run script as its overrides; anything else is read as YAML (axolotl,
   // LLaMA-Factory, torchtune, accelerate, verl).
+  // Nesting is bounded before anything is parsed: a deep document's tree is destroyed by
+  // recursion (yaml_as_json bounds its own the same way).
+  if (json_nesting_depth(text) > kMaxJsonDepth) {
+    throw InvalidRequest("config", fmt::format("nests more than {} levels", kMaxJsonDepth));
+  }
   json cfg = json::parse(text, nullptr, false);
   if (cfg.is_discarded())
     cfg = is_verl_script(text) ? verl_script_overrides(text) : yaml_as_json(text);

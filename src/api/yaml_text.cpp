@@ -14,8 +14,14 @@
 namespace tb::api::config_detail {
 namespace {
 
+// A plain scalar longer than this is text: no number or boolean is written that long, and
+// libstdc++'s std::regex matches by recursion, a frame per character (a 300,000-digit scalar
+// overflowed the stack under the training-config fuzz target).
+constexpr std::size_t kMaxTypedScalar = 400;
+
 // A YAML plain scalar as the 1.2 core schema reads it.
 json plain_scalar(const std::string& s) {
+  if (s.size() > kMaxTypedScalar) return s;
   static const std::regex kInt{"[-+]?[0-9]+"};
   static const std::regex kFloat{R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)"};
   if (s == "true" || s == "True" || s == "TRUE") return true;

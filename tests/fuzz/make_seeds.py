@@ -208,6 +208,21 @@ def request_seeds():
     return seeds
 
 
+def training_config_seeds():
+    seeds = json_seeds()
+    words = " \\\n    ".join(f"actor_rollout_ref.k{i}={i}" for i in range(MANY // 10))
+    seeds.update({
+        "yaml-deep-flow": "a: " + nested_list(DEPTH // 1000),
+        "yaml-many-dotted": "\n".join(f"actor_rollout_ref.x{i}.y: {i}" for i in range(MANY // 10)),
+        "verl-script-long": "python3 -m verl.trainer.main_ppo \\\n    " + words + "\n",
+        "verl-script-long-value": "python3 -m verl.trainer.main_ppo data.train_batch_size="
+                                  + "9" * LONG + "\n",
+        "trl-grpo-types": json.dumps({"num_generations": [8], "use_vllm": "yes",
+                                      "vllm_mode": 5, "per_device_train_batch_size": "x"}),
+    })
+    return seeds
+
+
 TARGETS = {
     "hf_config": hf_config_seeds,
     "safetensors": safetensors_seeds,
@@ -216,6 +231,7 @@ TARGETS = {
     "model_preset": model_preset_seeds,
     "quantity": quantity_seeds,
     "request": request_seeds,
+    "training_config": training_config_seeds,
 }
 
 
