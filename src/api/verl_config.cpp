@@ -251,6 +251,10 @@ void read_verl(const json& cfg, TrainingConfig& out) {
 
   // The rollout: verl's hybrid engine colocates vLLM (or SGLang, priced as vLLM) with the actor,
   // asleep while the actor trains when free_cache_engine.
+  if (r.at("actor_rollout_ref.rollout.name") == nullptr) {
+    out.unknown.push_back(
+        "actor_rollout_ref.rollout.name (not set; verl requires it: vllm assumed)");
+  }
   const std::string engine = r.text("actor_rollout_ref.rollout.name", "vllm");
   if (engine == "hf") {
     r.set("rollout_engine", "generate", "actor_rollout_ref.rollout.name");
