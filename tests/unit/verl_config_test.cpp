@@ -1,0 +1,102 @@
+// verl's run scripts and configs read as the fields they mean (docs/configs.md, "verl"): the
+// shell words after verl.trainer.main_ppo, verl's batch arithmetic, and its defaults, against
+// hand-derived values.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "trainbudget/api/training_config.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::api {
+namespace {
+
+TrainingConfig read(const std::string& text) { return parse_training_config(text, "/nonexistent"); }
+
+bool listed(const std::vector<std::string>& notes, const std::string& part) {
+  for (const std::string& n : notes) {
+    if (n.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// 64 prompts x 4 completions over 2 x 2 GPUs: 64 a GPU in micro-batches of 2 (32 per generation
+// batch); mini-batches of 16 prompts x 4 over the 4 GPUs are 16 a GPU, 8 micro-batches a step.
+TEST(VerlConfig, AScriptsOverridesAreItsFields) {
+  const TrainingConfig c = read(
+      "#!/usr/bin/env bash\n"
+      "set -x\n"
+      "python3 -m verl.trainer.main_ppo \\\n"
+      "    algorithm.adv_estimator=grpo \\\n"
+      "    +actor_rollout_ref.rollout.n=4 \\\n"
+      "    data.train_batch_size=64 \\\n"
+      "    actor_rollout_ref.actor.ppo_mini_batch_size=16 \\\n"
+      "    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 \\\n"
+      "    trainer.experiment_name='a run with spaces' \\\n"
+      "    trainer.n_gpus_per_node=2 \\\n"
+      "    trainer.nnodes=2 # two nodes\n"
+      "echo trainer.nnodes=9\n");
+  EXPECT_EQ(c.format, "verl");
+  EXPECT_EQ(c.values.at("trainer"), "grpo");
+  EXPECT_EQ(c.values.at("num_generations"), "4");
+  EXPECT_EQ(c.values.at("devices"), "4");
+  EXPECT_EQ(c.values.at("micro_batch"), "2");
+  EXPECT_EQ(c.values.at("grad_accum"), "8");
+  EXPECT_EQ(c.values.at("steps_per_generation"), "32");
+  // verl's defaults where the script is silent: 512 + 512 tokens, the colocated vLLM at 0.5 of
+  // the device, tp 2, asleep while training, old log-probs recomputed, no reference.
+  EXPECT_EQ(c.values.at("max_prompt_length"), "512");
+  EXPECT_EQ(c.values.at("rollout_engine"), "colocate");
+  EXPECT_EQ(c.values.at("vllm_gpu_memory_utilization"), "0.5");
+  EXPECT_EQ(c.values.at("vllm_tensor_parallel_size"), "2");
+  EXPECT_EQ(c.values.at("vllm_enable_sleep_mode"), "true");
+  EXPECT_EQ(c.values.at("vllm_importance_sampling_correction"), "true");
+  EXPECT_EQ(c.values.at("beta"), "0");
+  EXPECT_EQ(c.values.at("zero"), "3");
+  EXPECT_TRUE(listed(c.no_effect, "trainer.experiment_name"));
+  EXPECT_TRUE(listed(c.unknown, "rollout.name"));  // verl requires it; vllm assumed
+}
+
+TEST(VerlConfig, AShellVariableLeavesVerlsDefaultAndSaysSo) {
+  const TrainingConfig c = read(
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=rloo "
+      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=$N "
+      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 && echo done\n");
+  EXPECT_EQ(c.values.at("trainer"), "rloo");
+  EXPECT_EQ(c.values.at("num_generations"), "1");  // verl's default
+  EXPECT_TRUE(listed(c.unknown, "actor_rollout_ref.rollout.n (an unresolved"));
+}
+
+// A KL term loads the reference: the loss's coefficient, or the reward's.
+TEST(VerlConfig, TheReferenceFollowsTheKlTerm) {
+  const std::string base =
+      "algorithm.adv_estimator: grpo\n"
+      "actor_rollout_ref.rollout.name: vllm\n"
+      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n";
+  EXPECT_EQ(read(base + "actor_rollout_ref.actor.use_kl_loss: true\n"
+                        "actor_rollout_ref.actor.kl_loss_coef: 0.02\n")
+                .values.at("beta"),
+            "0.02");
+  EXPECT_EQ(read(base + "algorithm.use_kl_in_reward: true\n").values.at("beta"), "0.001");
+  // Under LoRA the actor with its adapters off is the reference (ref_in_actor): the method says so.
+  const TrainingConfig lora = read(base + "actor_rollout_ref.model.lora_rank: 16\n");
+  EXPECT_EQ(lora.values.at("method"), "lora");
+  EXPECT_EQ(lora.values.at("lora_targets"), "all-linear");
+}
+
+TEST(VerlConfig, WhatItCannotPriceIsRefused) {
+  EXPECT_THROW((void)read("actor_rollout_ref.rollout.name: vllm\n"), InvalidRequest);  // gae
+  EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
+                          "actor_rollout_ref.actor.strategy: megatron\n"
+                          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n"),
+               InvalidRequest);
+  // No micro-batch and no token budget: verl itself refuses.
+  EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"), InvalidRequest);
+  // A micro-batch that does not divide the mini-batch on each GPU.
+  EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
+                          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 3\n"),
+               InvalidRequest);
+}
+
+}  // namespace
+}  // namespace tb::api
