@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "plan_apply.hpp"
+#include "plan_batch.hpp"
 #include "plan_rollout.hpp"
 #include "trainbudget/api/session.hpp"
 #include "trainbudget/model/lora.hpp"
@@ -278,42 +279,7 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
                                      enum_name(r.job.objective)),
                          "devices, and the ranked hours");
   }
-  // A training config's accumulation (the estimate's grad_accum) is read as the step it makes:
-  // global_batch = micro_batch x grad_accum x devices; the plan derives each layout's own.
-  // steps_per_generation stays the same multiple of each layout's accumulation.
-  std::int64_t generations_ratio = 0;
-  if (r.has("grad_accum")) {
-    if (r.plan.global_batch) {
-      throw InvalidRequest("grad_accum",
-                           "a plan derives it: global_batch / (dp x micro_batch) for each layout",
-                           "global_batch (sequences per step) alone");
-    }
-    const std::int64_t accum = r.job.setup.grad_accumulation;
-    r.plan.global_batch = r.job.setup.micro_batch * accum * r.job.devices;
-    out.notes.push_back(
-        {"grad_accum",
-         fmt::format("{} read as {{global_batch}} {} = {{micro_batch}} {} x "
-                     "{{grad_accum}} x {} devices; the plan derives each "
-                     "layout's accumulation",
-                     accum, *r.plan.global_batch, r.job.setup.micro_batch, r.job.devices),
-         ""});
-    if (rl && r.job.rollout.steps_per_generation > 0) {
-      if (r.job.rollout.steps_per_generation % accum != 0) {
-        throw InvalidRequest("steps_per_generation",
-                             fmt::format("{} is not a multiple of grad_accum {}: a plan keeps a "
-                                         "generation batch a whole number of optimizer steps",
-                                         r.job.rollout.steps_per_generation, accum),
-                             fmt::format("a multiple of {}", accum));
-      }
-      generations_ratio = r.job.rollout.steps_per_generation / accum;
-    }
-  } else if (rl && r.job.rollout.steps_per_generation > 0) {
-    throw InvalidRequest(
-        "steps_per_generation",
-        "a plan derives the accumulation it counts in; give grad_accum beside it "
-        "(a generation batch of steps_per_generation / grad_accum optimizer steps)",
-        "steps_per_generation with grad_accum");
-  }
+  const std::int64_t generations_ratio = accumulation_as_global_batch(r, out.notes);
   std::vector<MachineChoice> machines = parse_machine_list(r.machines, catalog_);
   if (machines.size() > 1) return plan_each(request, machines, progress, stop);
   attach_systems(r.job.system, catalog_, machines);
