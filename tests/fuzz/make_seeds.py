@@ -210,6 +210,12 @@ def request_seeds():
 
 def training_config_seeds():
     seeds = json_seeds()
+    # The test configs (tests/data/configs: TRL, DeepSpeed, axolotl, LLaMA-Factory, torchtune,
+    # accelerate, verl) as seeds, read where they are rather than copied into the corpus.
+    configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "configs")
+    for name in sorted(os.listdir(configs)):
+        with open(os.path.join(configs, name), "rb") as f:
+            seeds["config-" + name] = f.read()
     words = " \\\n    ".join(f"actor_rollout_ref.k{i}={i}" for i in range(MANY // 10))
     seeds.update({
         "yaml-deep-flow": "a: " + nested_list(DEPTH // 1000),
