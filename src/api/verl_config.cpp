@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -216,7 +215,7 @@ void read_verl(const json& cfg, TrainingConfig& out) {
     const std::int64_t budget = r.count("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", 16384);
     micro = std::max<std::int64_t>(1, budget / (prompt + response));
     micro_from = "actor_rollout_ref.actor.ppo_max_token_len_per_gpu / (prompt + response)";
-  } else if (const json* v = r.at(micro_from); v != nullptr) {
+  } else if (r.at(micro_from) != nullptr) {
     micro = r.count(micro_from, 1);
   } else if (r.at("actor_rollout_ref.actor.ppo_micro_batch_size") != nullptr) {
     micro = std::max<std::int64_t>(
