@@ -410,11 +410,15 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
   const bool adapters = p.adapters_only && is_trainable_row(t);
   const Share share{adapters ? st.adapter_share : st.dense_share, adapters ? 0.0 : st.expert_share};
   const int dense_z = zero_partition(l.zero_stage, t.shard_stage, l.zero_shards());
-  const int expert_z =
-      zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards() / l.replicas()));
   const double tp = x.tp;
-  const Bytes bytes =
-      t.bytes * (share.dense / (tp * dense_z)) + t.bytes * (share.expert / (tp * x.ep * expert_z));
+  Bytes bytes = t.bytes * (share.dense / (tp * dense_z));
+  // Routed experts only where the stage holds some (the planner calls this for every row of
+  // every layout: a dense model skips the expert group's divisions).
+  if (share.expert > 0.0) {
+    const int expert_z =
+        zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards() / l.replicas()));
+    bytes += t.bytes * (share.expert / (tp * x.ep * expert_z));
+  }
   StateOnDevice out;
   out.zero_shards = dense_z;
   out.split = bytes.value() > 0.0 ? t.bytes / bytes : 1.0;

@@ -31,10 +31,8 @@ class EvalMemo {
   // The cached value for this key, or nullptr (then the caller computes and put()s).
   [[nodiscard]] const Activations* activations(const ModelProfile& p,
                                                const Layout& l) const noexcept {
-    for (const ActivationEntry& e : activations_) {
-      if (e.used && same_shape(e.key, p, l)) return &e.value;
-    }
-    return nullptr;
+    const Shape key = shape_of(p, l);
+    return find(activations_, last_activation_, [&](const Shape& k) { return k == key; });
   }
   void put(const ModelProfile& p, const Layout& l, const Activations& v) noexcept {
     ActivationEntry& e = activations_[next_activation_++ % activations_.size()];
@@ -45,10 +43,7 @@ class EvalMemo {
   [[nodiscard]] const MicroBatchKernels* kernels(const ModelProfile& p, const Layout& l,
                                                  const ClusterProfile& c) const noexcept {
     const KernelKey key = kernel_key(p, l, c);
-    for (const KernelEntry& e : kernels_) {
-      if (e.used && e.key == key) return &e.value;
-    }
-    return nullptr;
+    return find(kernels_, last_kernel_, [&](const KernelKey& k) { return k == key; });
   }
   void put(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
            const MicroBatchKernels& v) noexcept {
@@ -57,10 +52,8 @@ class EvalMemo {
   }
 
   [[nodiscard]] const FlopCounts* flops(const ModelProfile& p, const Layout& l) const noexcept {
-    for (const FlopEntry& e : flops_) {
-      if (e.used && e.key == flop_key(p, l)) return &e.value;
-    }
-    return nullptr;
+    const FlopKey key = flop_key(p, l);
+    return find(flops_, last_flop_, [&](const FlopKey& k) { return k == key; });
   }
   void put(const ModelProfile& p, const Layout& l, const FlopCounts& v) noexcept {
     FlopEntry& e = flops_[next_flop_++ % flops_.size()];
@@ -130,8 +123,19 @@ class EvalMemo {
             l.recompute,
             l.activation_dtype};
   }
-  static bool same_shape(const Shape& k, const ModelProfile& p, const Layout& l) noexcept {
-    return k == shape_of(p, l);
+  // The entry whose key matches, trying the last one found first: the planner's grid walks
+  // ZeRO, offload and sharding innermost, so most lookups repeat the one before.
+  template <typename Entries, typename Same>
+  static auto find(const Entries& entries, std::size_t& last, const Same& same) noexcept
+      -> decltype(&entries[0].value) {
+    if (entries[last].used && same(entries[last].key)) return &entries[last].value;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].used && same(entries[i].key)) {
+        last = i;
+        return &entries[i].value;
+      }
+    }
+    return nullptr;
   }
   static FlopKey flop_key(const ModelProfile& p, const Layout& l) noexcept {
     return {&p, l.seq_len, l.attention, l.recompute, l.causal_flops};
@@ -143,6 +147,10 @@ class EvalMemo {
   std::size_t next_kernel_{0};
   std::size_t next_activation_{0};
   std::size_t next_flop_{0};
+  // The entries find() matched last (a hint; lookups stay const to their callers).
+  mutable std::size_t last_kernel_{0};
+  mutable std::size_t last_activation_{0};
+  mutable std::size_t last_flop_{0};
 };
 
 }  // namespace tb
