@@ -316,6 +316,12 @@ const std::array kEstimateFields{
         grad_accumulation_kernels,
         [](V v, R r) { r.job.setup.grad_accumulation_kernel = parse_grad_accumulation_kernel(v); },
         "step"},
+    Field{"attention_kernel", FieldType::kChoice, "KERNEL", "", "",
+          "Which fused kernel runs {attention} flash, priced at its published rate: flash2 "
+          "(FlashAttention-2, PyTorch SDPA) | vendor (cuDNN through Transformer Engine) | "
+          "flash1 (flash-attn 1.x and its Triton port); default the framework's",
+          attention_kernels,
+          [](V v, R r) { r.job.setup.attention_kernel = parse_attention_kernel(v); }, "step"},
     Field{"recompute", FieldType::kChoice, "MODE", "", "none",
           "Activation recomputation: none | selective (attention core) | full (keep layer "
           "inputs only) | selective-op (torchtitan's per-op AC: every second matmul's output "

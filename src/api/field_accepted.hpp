@@ -54,6 +54,7 @@ inline std::string logits_dtypes() { return enum_choices<LogitsDtype>(); }
 inline std::string norms() { return enum_choices<NormImpl>(); }
 inline std::string optimizer_kernels() { return enum_choices<OptimizerKernel>(); }
 inline std::string grad_accumulation_kernels() { return enum_choices<GradAccumulationKernel>(); }
+inline std::string attention_kernels() { return enum_choices<AttentionKernel>(); }
 inline std::string activation_dtypes() { return "bf16|fp16|fp32"; }
 inline std::string probability() { return "[0, 1)"; }
 inline std::string accumulations() { return fmt::format("1..{}", kMaxGradAccum); }

@@ -421,7 +421,6 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
   }
   StateOnDevice out;
   out.zero_shards = dense_z;
-  out.split = bytes.value() > 0.0 ? t.bytes / bytes : 1.0;
   if (offloaded(x.offload, t.key)) {
     out.host = bytes;
   } else {

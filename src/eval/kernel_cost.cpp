@@ -35,6 +35,13 @@ double wave_efficiency(double m, double n, const KernelCosts& k, double batch) n
   return std::clamp(best, 1e-3, 1.0);
 }
 
+// The table of the kernel the framework calls; a class without one prices it as FlashAttention-2.
+const AttentionTable& attention_table(const KernelCosts& k, AttentionKernel kernel) noexcept {
+  if (kernel == AttentionKernel::kVendor && k.vendor.present) return k.vendor;
+  if (kernel == AttentionKernel::kFlash1 && k.flash1.present) return k.flash1;
+  return k.flash2;
+}
+
 double attention_efficiency(const AttentionTable& t, double d, double seq, bool backward) noexcept {
   if (!t.present || d <= 0.0 || seq <= 0.0) return 0.0;
   std::size_t hd = 0;
@@ -84,9 +91,7 @@ Seconds AnalyticKernelCost::attention(const AttentionShape& a, bool backward,
   const double forward_flops = 2.0 * a.heads * a.queries * a.keys * (a.d + a.d_v);
   if (forward_flops <= 0.0) return Seconds{0.0};
   const double flops = backward ? kAttentionBackwardFlops * forward_flops : forward_flops;
-  const AttentionTable& table = a.kernel == AttentionKernel::kVendor && c.kernels.vendor.present
-                                    ? c.kernels.vendor
-                                    : c.kernels.flash2;
+  const AttentionTable& table = attention_table(c.kernels, a.kernel);
   double rate =
       c.rate_16.value() * attention_efficiency(table, 0.5 * (a.d + a.d_v), a.seq, backward);
   // No table for the class: the GEMM ceiling, as a datasheet model prices it.

@@ -3,6 +3,7 @@
 // bubble and offload's host transfers. docs/scale.md derives each term.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/kernel_time.hpp"
@@ -156,12 +157,12 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   Seconds layer_forward{0.0}, layer_backward{0.0};
   if (p.has_architecture) {
     const MicroBatchKernels* cached = memo != nullptr ? memo->kernels(p, l, c) : nullptr;
-    MicroBatchKernels fresh;
+    std::optional<MicroBatchKernels> fresh;  // built only when the memo has none
     if (cached == nullptr) {
       fresh = micro_batch_kernels(p, l, c, kernel_cost_model_for(c));
-      if (memo != nullptr) memo->put(p, l, c, fresh);
+      if (memo != nullptr) memo->put(p, l, c, *fresh);
     }
-    const MicroBatchKernels& k = cached != nullptr ? *cached : fresh;
+    const MicroBatchKernels& k = cached != nullptr ? *cached : *fresh;
     const StageSpan last = stage_span(p, l, true);
     StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {

@@ -138,12 +138,15 @@ KernelClass build_class(const TomlTable& root, const std::string& origin) {
   }
   if (const TomlTable* attention = top.object("attention", false)) {
     Reader r(*attention, "attention", problems);
-    r.allow_only({"flash2", "vendor"});
+    r.allow_only({"flash2", "vendor", "flash1"});
     if (const TomlTable* t = r.object("flash2", true)) {
       read_attention(*t, "attention.flash2", c.flash2, problems);
     }
     if (const TomlTable* t = r.object("vendor", false)) {
       read_attention(*t, "attention.vendor", c.vendor, problems);
+    }
+    if (const TomlTable* t = r.object("flash1", false)) {
+      read_attention(*t, "attention.flash1", c.flash1, problems);
     }
   }
   if (!problems.empty()) throw DataError(origin, std::move(problems));

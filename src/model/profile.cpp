@@ -192,7 +192,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
                                job.method == Method::kQlora ? &job.qlora : nullptr, p.adapters);
   const FrameworkProfile& fw = framework_profile(job.setup.framework);
   p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
-  p.attention_kernel = fw.attention_kernel;
+  p.attention_kernel = resolved_setup(job.setup, 0).attention_kernel.value_or(fw.attention_kernel);
   p.dp_bucket_bytes = dp_bucket_bytes(job.setup.framework);
 }
 

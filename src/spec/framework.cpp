@@ -207,6 +207,10 @@ GradAccumulationKernel parse_grad_accumulation_kernel(std::string_view text) {
 
 NormImpl parse_norm(std::string_view text) { return parse_named<NormImpl>("norm", text); }
 
+AttentionKernel parse_attention_kernel(std::string_view text) {
+  return parse_named<AttentionKernel>("attention_kernel", text);
+}
+
 std::string loss_name(const LossSpec& loss) {
   switch (loss.impl) {
     case LossImpl::kFused:

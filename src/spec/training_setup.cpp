@@ -108,6 +108,7 @@ TrainingSetup resolved_setup(const TrainingSetup& setup, std::int64_t max_positi
   if (!out.norm) out.norm = setup.liger ? NormImpl::kFused : f.norm;
   if (!out.optimizer_kernel) out.optimizer_kernel = f.optimizer;
   if (!out.grad_accumulation_kernel) out.grad_accumulation_kernel = f.grad_accumulation;
+  if (!out.attention_kernel) out.attention_kernel = f.attention_kernel;
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "test_models.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/kernel_cost.hpp"
 #include "trainbudget/eval/layout_rules.hpp"
 #include "trainbudget/eval/time_band.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
@@ -78,6 +79,34 @@ TEST(KernelCost, AttentionTableInterpolatesInLogSequence) {
   EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 100, false), 191.0 / 989.5, 1e-12);
   EXPECT_NEAR(attention_efficiency(h100.flash2, 128, 1e6, true), 325.3 / 989.5, 1e-12);
   EXPECT_NEAR(attention_efficiency(h100.flash2, 96, 512, false), 191.0 / 989.5, 1e-12);
+}
+
+// FlashAttention 1.x has its own published rate (hopper.toml, ampere.toml: the FlashAttention-2
+// paper's "FlashAttention" bars, forward+backward, both directions); a class without the table
+// (Blackwell) prices it as FlashAttention-2. attention_kernel reaches the kernels through the
+// profile.
+TEST(KernelCost, FlashAttentionOneRunsAtItsOwnPublishedRate) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.setup.attention_kernel = AttentionKernel::kFlash1;
+  EXPECT_EQ(make_profile(job, find_recipe(job.recipe_id)).attention_kernel,
+            AttentionKernel::kFlash1);
+  const auto cluster = [&](const char* device) {
+    const MachineChoice m = machine(device);
+    return cluster_of(job, m, select_rate(*m.device, DType::kBf16));
+  };
+  const AnalyticKernelCost cost;
+  // 32 heads, 2048 causal queries against the mean 1024.5 keys, d 128: 2 x 32 x 2048 x 1024.5 x
+  // 256 FLOPs forward, at 108 TFLOP/s (H100, d 128, 2k) and 69 (A100).
+  const double flops = 2.0 * 32 * 2048 * 1024.5 * 256;
+  const AttentionShape one{32, 2048, 1024.5, 128, 128, 2048, AttentionKernel::kFlash1};
+  EXPECT_NEAR(cost.attention(one, false, cluster("h100-sxm")).count(), flops / 108e12, 1e-12);
+  EXPECT_NEAR(cost.attention(one, true, cluster("h100-sxm")).count(), 2.5 * flops / 108e12, 1e-12);
+  EXPECT_NEAR(cost.attention(one, false, cluster("a100-sxm-80gb")).count(), flops / 69e12, 1e-12);
+  AttentionShape two = one;
+  two.kernel = AttentionKernel::kFlash2;
+  EXPECT_NEAR(cost.attention(two, false, cluster("h100-sxm")).count(), flops / 298e12, 1e-12);
+  EXPECT_EQ(cost.attention(one, false, cluster("b200")).count(),
+            cost.attention(two, false, cluster("b200")).count());
 }
 
 TEST(KernelTime, Fp8SpeedsUpTheLinearGemmsOnly) {

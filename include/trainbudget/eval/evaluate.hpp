@@ -180,7 +180,6 @@ struct StateOnDevice {
   Bytes device;
   Bytes host;
   int zero_shards{1};  // ZeRO's partition of the row's dense part (1: replicated)
-  double split{1.0};   // replica bytes / (device + host) bytes
 };
 [[nodiscard]] StateOnDevice state_on_device(const ModelProfile& profile, const Layout& layout,
                                             const StateTerm& term, const StageSpan& stage) noexcept;

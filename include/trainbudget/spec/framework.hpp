@@ -159,6 +159,7 @@ struct FrameworkProfile {
 [[nodiscard]] NormImpl parse_norm(std::string_view text);
 [[nodiscard]] OptimizerKernel parse_optimizer_kernel(std::string_view text);
 [[nodiscard]] GradAccumulationKernel parse_grad_accumulation_kernel(std::string_view text);
+[[nodiscard]] AttentionKernel parse_attention_kernel(std::string_view text);
 
 // "fused", "full", "chunked:8".
 [[nodiscard]] std::string loss_name(const LossSpec& loss);

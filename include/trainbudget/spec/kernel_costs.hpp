@@ -28,9 +28,18 @@ struct AttentionTable {
 };
 
 // Which fused attention a framework calls: FlashAttention-2 (PyTorch SDPA's flash backend,
-// the flash-attn package) or the vendor's fused kernel (cuDNN through Transformer Engine,
-// FlashAttention-3 on Hopper).
-enum class AttentionKernel : std::uint8_t { kFlash2, kVendor };
+// the flash-attn package), the vendor's fused kernel (cuDNN through Transformer Engine,
+// FlashAttention-3 on Hopper), or FlashAttention 1.x (flash-attn before 2.0 and its Triton port,
+// the kernels of 2022-2023 stacks).
+enum class AttentionKernel : std::uint8_t { kFlash2, kVendor, kFlash1 };
+
+template <>
+struct EnumNames<AttentionKernel> {
+  static constexpr std::array<std::pair<AttentionKernel, std::string_view>, 3> kNames{
+      {{AttentionKernel::kFlash2, "flash2"},
+       {AttentionKernel::kVendor, "vendor"},
+       {AttentionKernel::kFlash1, "flash1"}}};
+};
 
 // How a framework issues its kernels: one Python op at a time (eager PyTorch), compiled and
 // fused (torch.compile, JAX), or hand-fused with few launches (Megatron-Core with Transformer
@@ -71,6 +80,7 @@ struct KernelCosts {
   std::array<double, kDispatchModes> dispatch_s{};
   AttentionTable flash2;  // FlashAttention-2 / SDPA's flash backend
   AttentionTable vendor;  // cuDNN / FlashAttention-3 (absent: flash2)
+  AttentionTable flash1;  // FlashAttention 1.x (absent: flash2)
 };
 
 // A class as the catalog holds it: the numbers plus the words.

@@ -62,6 +62,7 @@ struct TrainingSetup {
   std::optional<NormImpl> norm;
   std::optional<OptimizerKernel> optimizer_kernel;
   std::optional<GradAccumulationKernel> grad_accumulation_kernel;
+  std::optional<AttentionKernel> attention_kernel;  // the fused attention's implementation
   // nullopt: the recipe's (activation_dtype()).
   std::optional<DType> activation_dtype;
   double dropout{0.0};  // 0: no dropout, no masks stored
