@@ -439,8 +439,11 @@ Status precheck(const ModelProfile& profile, const Layout& layout,
   return states <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
 }
 
-StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
-                  const CommModel& comm, EvalMemo* memo) noexcept {
+namespace {
+
+StepCost evaluate_step(const ModelProfile& profile, const Layout& layout,
+                       const ClusterProfile& cluster, const CommModel& comm, EvalMemo* memo,
+                       bool time_misses) noexcept {
   StepCost out;
   const StageSpan first = stage_span(profile, layout, false);
   add_states(profile, layout, first, out);
@@ -484,17 +487,32 @@ StepCost evaluate(const ModelProfile& profile, const Layout& layout, const Clust
   }
   step_flops(profile, layout, out, memo);
   out.total = out.flops_per_token * profile.tokens;
+  out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+  if (crosses_missing_network(cluster.fabric, layout.devices)) out.status = Status::kNoNetwork;
 
   if (cluster.rate.value() > 0.0) {
     // The ideal: every device at its peak, nothing else (the "at peak" column).
     const FlopsPerSecond aggregate = cluster.rate * static_cast<double>(layout.devices);
     out.at_peak = out.total / aggregate;
-    add_step_time(profile, layout, cluster, comm, out, memo);
-    out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
+    if (time_misses || out.status == Status::kFits) {
+      add_step_time(profile, layout, cluster, comm, out, memo);
+      out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
+    }
   }
-  out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
-  if (crosses_missing_network(cluster.fabric, layout.devices)) out.status = Status::kNoNetwork;
   return out;
+}
+
+}  // namespace
+
+StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+                  const CommModel& comm, EvalMemo* memo) noexcept {
+  return evaluate_step(profile, layout, cluster, comm, memo, true);
+}
+
+StepCost evaluate_if_fits(const ModelProfile& profile, const Layout& layout,
+                          const ClusterProfile& cluster, const CommModel& comm,
+                          EvalMemo* memo) noexcept {
+  return evaluate_step(profile, layout, cluster, comm, memo, false);
 }
 
 }  // namespace tb

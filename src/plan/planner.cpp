@@ -251,20 +251,27 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
     return;
   }
   ++out.evaluated;
-  // Built in place: the evaluation is the candidate's (no copy of the StepCost).
-  Candidate c{w.index, l, evaluate(w.profile, l, cluster, default_comm_model(), &out.memo)};
+  // Built in place: the evaluation is the candidate's (no copy of the StepCost). A layout that
+  // overflows is not timed here: the few kept as near misses are, once the search ends
+  // (timed_misses).
+  Candidate c{w.index, l, evaluate_if_fits(w.profile, l, cluster, default_comm_model(), &out.memo)};
+  const bool fits = c.cost.status == Status::kFits;
+  // A layout that may fit with its activations offloaded is timed now: its own time bounds the
+  // offloaded variant's from below (offloading only adds time), which variants_of ranks by.
+  const bool offload_candidate = !fits && o.offload_activations &&
+                                 c.cost.states <= cluster.capacity &&
+                                 may_fit_offloaded(w, cluster, c);
+  if (offload_candidate) c.cost = evaluate(w.profile, l, cluster, default_comm_model(), &out.memo);
   score(c, cluster, o.objective);
   // Variants (activations offloaded, fewer layers recomputed) are tried after every grid point,
   // against the kept list all threads found (variants_of), so every thread count keeps alike.
-  const bool fits = c.cost.status == Status::kFits;
   // The grid walks recompute none before full for the same other knobs: when that one fit, no
   // layer needs recomputing and the variant would be it (a shortcut; fewest_recomputed checks).
   const bool none_fit = out.none_fit.get(l);
   if (l.recompute == Recompute::kNone) out.none_fit.set(l, fits);
   if ((fits && o.block_recompute && c.layout.recompute == Recompute::kFull &&
        c.layout.recompute_layers < 0 && !none_fit) ||
-      (!fits && o.offload_activations && c.cost.states <= cluster.capacity &&
-       may_fit_offloaded(w, cluster, c))) {
+      offload_candidate) {
     // Fewer layers recomputed saves at most the recomputed passes (and their share of the
     // bubble); offloading only adds time.
     const Seconds step = c.cost.time.step;
@@ -390,6 +397,22 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
   }
 }
 
+// The near misses run_one() kept without timing them (evaluate_if_fits: status out of memory),
+// timed whole: their hours and cost as evaluate() gives them. Their order is by memory, so it
+// does not move.
+void timed_misses(std::span<const Workload> workloads, const ClusterProfile& cluster,
+                  const SearchOptions& o, Local& scratch, SearchResult& result) {
+  for (Candidate& m : result.misses) {
+    if (m.cost.status != Status::kOutOfMemory) continue;
+    const auto w = std::find_if(workloads.begin(), workloads.end(),
+                                [&](const Workload& x) { return x.index == m.workload; });
+    if (w == workloads.end()) continue;
+    m.cost = evaluate(w->profile, m.layout, cluster, default_comm_model(), &scratch.memo);
+    score(m, cluster, o.objective);
+    m.score = overshoot(m, cluster, o);
+  }
+}
+
 }  // namespace
 
 SearchResult search(std::span<const Workload> workloads, const Layout& base, const PlanSpace& space,
@@ -469,6 +492,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     for (const Candidate& c : local.over) keep(result.over, c, 1);
   }
   variants_of(cluster, o, locals, result);
+  timed_misses(workloads, cluster, o, locals.front(), result);
   for (const Local& local : locals) {
     result.stats.prechecked += local.prechecked;
     result.stats.evaluated += local.evaluated;

@@ -197,6 +197,12 @@ struct StateOnDevice {
                                        const ClusterProfile& cluster) noexcept {
   return evaluate(profile, layout, cluster, default_comm_model());
 }
+// As evaluate(), but the step is timed only when the layout fits (status kFits); a layout that
+// does not keeps a zero time. The planner's grid: most overflowing layouts are dropped, and the
+// few kept as near misses are timed again whole.
+[[nodiscard]] StepCost evaluate_if_fits(const ModelProfile& profile, const Layout& layout,
+                                        const ClusterProfile& cluster, const CommModel& comm,
+                                        EvalMemo* memo = nullptr) noexcept;
 
 // A full replica of the states and, with an architecture, of one micro-batch's activations on
 // one device: what a device would hold with no partitioning of any kind.
