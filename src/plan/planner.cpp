@@ -311,29 +311,6 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   keep(out.misses, c, o.misses);
 }
 
-}  // namespace
-
-void score(Candidate& c, const ClusterProfile& cluster, Objective objective) noexcept {
-  const double devices = c.layout.devices;
-  c.hours = hours(c.cost.at_utilization);
-  c.usd = devices * c.hours * cluster.price.value();
-  c.kwh = devices * cluster.power.value() * c.hours * cluster.pue / 1000.0;
-  switch (objective) {
-    case Objective::kTime:
-      c.score = c.hours;
-      break;
-    case Objective::kCost:
-      // Without a price, cost ranks as device-hours.
-      c.score = cluster.price.value() > 0.0 ? c.usd : devices * c.hours;
-      break;
-    case Objective::kEnergy:
-      c.score = cluster.power.value() > 0.0 ? c.kwh : devices * c.hours;
-      break;
-  }
-}
-
-namespace {
-
 // The second pass: each pending grid point's variant, tried when it could enter the kept list
 // all threads found (a bound that does not depend on the thread count); one that fits offloaded
 // leaves the misses.
