@@ -163,7 +163,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       if (memo != nullptr) memo->put(p, l, c, *fresh);
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : *fresh;
-    const StageSpan last = stage_span(p, l, true);
+    const StageSpan last = x.pp > 1 ? stage_span(p, l, true) : first;  // one stage: the same
     StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {
       const StageCompute end = stage_compute(p, l, c, k, last, false, true);
