@@ -325,6 +325,17 @@ StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool las
   return stage_at(profile, layout, last ? std::max(1, layout.parallel.pp) - 1 : 0);
 }
 
+StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last,
+                     EvalMemo* memo) noexcept {
+  if (memo == nullptr) return stage_span(profile, layout, last);
+  const int pp = std::max(1, layout.parallel.pp);
+  const int index = last ? pp - 1 : 0;
+  if (const StageSpan* cached = memo->span(profile, pp, index)) return *cached;
+  const StageSpan fresh = stage_at(profile, layout, index);
+  memo->put(profile, pp, index, fresh);
+  return fresh;
+}
+
 StageSpan stage_at(const ModelProfile& profile, const Layout& layout, int index) noexcept {
   StageSpan out;
   const auto layers = static_cast<std::int64_t>(profile.layer_is_moe.size());
@@ -371,9 +382,9 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
   return out;
 }
 
-Status precheck(const ModelProfile& profile, const Layout& layout,
-                const ClusterProfile& cluster) noexcept {
-  const StageSpan first = stage_span(profile, layout, false);
+Status precheck(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+                EvalMemo* memo) noexcept {
+  const StageSpan first = stage_span(profile, layout, false, memo);
   Bytes states{0.0};
   for (const StateTerm& t : profile.states) {
     states += state_on_device(profile, layout, t, first).device;
@@ -387,14 +398,14 @@ StepCost evaluate_step(const ModelProfile& profile, const Layout& layout,
                        const ClusterProfile& cluster, const CommModel& comm, EvalMemo* memo,
                        bool time_misses) noexcept {
   StepCost out;
-  const StageSpan first = stage_span(profile, layout, false);
+  const StageSpan first = stage_span(profile, layout, false, memo);
   add_states(profile, layout, first, out);
   out.memory = out.states;
   if (profile.has_architecture) step_memory(profile, layout, first, out, memo);
   if (layout.parallel.pp > 1) {
     // The last stage holds the head, its logits and their gradient: often the larger one.
     StepCost last;
-    const StageSpan end = stage_span(profile, layout, true);
+    const StageSpan end = stage_span(profile, layout, true, memo);
     add_states(profile, layout, end, last);
     last.memory = last.states;
     if (profile.has_architecture) step_memory(profile, layout, end, last, memo);

@@ -146,7 +146,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // rate.
   const Flops per_micro = out.hardware_per_token * Tokens{b * s};
   double stage = 1.0 / x.pp;
-  const StageSpan first = stage_span(p, l, false);
+  const StageSpan first = stage_span(p, l, false, memo);
   if (p.has_architecture && x.pp > 1) {
     stage =
         static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
@@ -163,7 +163,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       if (memo != nullptr) memo->put(p, l, c, *fresh);
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : *fresh;
-    const StageSpan last = x.pp > 1 ? stage_span(p, l, true) : first;  // one stage: the same
+    const StageSpan last = stage_span(p, l, true, memo);
     StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
     if (x.pp > 1) {
       const StageCompute end = stage_compute(p, l, c, k, last, false, true);

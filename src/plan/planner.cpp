@@ -233,7 +233,7 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   }
   // The precheck pays off only where the model states alone overflow often; a planner over a
   // space that mostly fits goes straight to evaluate() (which reports the same overflow).
-  if (o.precheck && precheck(w.profile, l, cluster) == Status::kOutOfMemory) {
+  if (o.precheck && precheck(w.profile, l, cluster, &out.memo) == Status::kOutOfMemory) {
     ++out.prechecked;
     if (o.misses > 0) {
       // The states alone: enough to say by how much.

@@ -10,6 +10,7 @@
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
 #include "trainbudget/eval/kernel_time.hpp"
+#include "trainbudget/eval/stage_span.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/layout.hpp"
 
@@ -49,6 +50,16 @@ class EvalMemo {
            const MicroBatchKernels& v) noexcept {
     KernelEntry& e = kernels_[next_kernel_++ % kernels_.size()];
     e = {kernel_key(p, l, c), v, true};
+  }
+
+  // A pipeline stage of a profile at a pipeline depth (stage_span()).
+  [[nodiscard]] const StageSpan* span(const ModelProfile& p, int pp, int index) const noexcept {
+    const SpanKey key{&p, pp, index};
+    return find(spans_, last_span_, [&](const SpanKey& k) { return k == key; });
+  }
+  void put(const ModelProfile& p, int pp, int index, const StageSpan& v) noexcept {
+    SpanEntry& e = spans_[next_span_++ % spans_.size()];
+    e = {{&p, pp, index}, v, true};
   }
 
   [[nodiscard]] const FlopCounts* flops(const ModelProfile& p, const Layout& l) const noexcept {
@@ -110,6 +121,16 @@ class EvalMemo {
     FlopCounts value;
     bool used{false};
   };
+  struct SpanKey {
+    const ModelProfile* profile{nullptr};
+    int pp{0}, index{0};
+    bool operator==(const SpanKey&) const = default;
+  };
+  struct SpanEntry {
+    SpanKey key;
+    StageSpan value;
+    bool used{false};
+  };
 
   static Shape shape_of(const ModelProfile& p, const Layout& l) noexcept {
     return {&p,
@@ -144,6 +165,9 @@ class EvalMemo {
   std::array<ActivationEntry, 32> activations_{};
   std::array<FlopEntry, 8> flops_{};
   std::array<KernelEntry, 16> kernels_{};
+  std::array<SpanEntry, 8> spans_{};
+  std::size_t next_span_{0};
+  mutable std::size_t last_span_{0};
   std::size_t next_kernel_{0};
   std::size_t next_activation_{0};
   std::size_t next_flop_{0};

@@ -12,6 +12,7 @@
 #include "trainbudget/eval/eval_memo.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
 #include "trainbudget/eval/phase.hpp"
+#include "trainbudget/eval/stage_span.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/cluster.hpp"
 #include "trainbudget/spec/layout.hpp"
@@ -154,22 +155,13 @@ struct StepCost {
   return layout_stage >= component_stage ? devices : 1;
 }
 
-// The decoder layers one pipeline stage runs and what else it holds.
-struct StageSpan {
-  int index{0};
-  std::int64_t begin{0}, end{0};  // decoder layers [begin, end)
-  bool embedding{true};
-  bool head{true};
-  // The stage's shares, computed once by stage_span(): of the base parameters (dense part and
-  // routed experts) and of the adapters (spread evenly over the layers).
-  double dense_share{1.0};
-  double expert_share{0.0};
-  double adapter_share{1.0};
-};
-
 // Stage 0 (embedding) or the last (head) of the layout's pipeline; the whole model for pp = 1.
 [[nodiscard]] StageSpan stage_span(const ModelProfile& profile, const Layout& layout,
                                    bool last) noexcept;
+// The same, looked up in `memo` (per thread) first: a stage depends on the profile and the
+// pipeline depth only, which the planner's grid repeats across every other knob.
+[[nodiscard]] StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last,
+                                   EvalMemo* memo) noexcept;
 // Stage `index` of the pipeline (0 .. pp - 1).
 [[nodiscard]] StageSpan stage_at(const ModelProfile& profile, const Layout& layout,
                                  int index) noexcept;
@@ -219,6 +211,6 @@ void add_step_time(const ModelProfile& profile, const Layout& layout, const Clus
 // alone, a lower bound of the peak (every phase holds them), against the capacity. kOutOfMemory
 // here means evaluate() would say so too; kFits means "evaluate to know".
 [[nodiscard]] Status precheck(const ModelProfile& profile, const Layout& layout,
-                              const ClusterProfile& cluster) noexcept;
+                              const ClusterProfile& cluster, EvalMemo* memo = nullptr) noexcept;
 
 }  // namespace tb
