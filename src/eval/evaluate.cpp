@@ -394,9 +394,9 @@ Status precheck(const ModelProfile& profile, const Layout& layout, const Cluster
 
 namespace {
 
-StepCost evaluate_step(const ModelProfile& profile, const Layout& layout,
-                       const ClusterProfile& cluster, const CommModel& comm, EvalMemo* memo,
-                       bool time_misses) noexcept {
+// Everything but the step's time: memory per stage, FLOPs, the status, the ideal at peak.
+StepCost untimed(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+                 EvalMemo* memo) noexcept {
   StepCost out;
   const StageSpan first = stage_span(profile, layout, false, memo);
   add_states(profile, layout, first, out);
@@ -447,25 +447,32 @@ StepCost evaluate_step(const ModelProfile& profile, const Layout& layout,
     // The ideal: every device at its peak, nothing else (the "at peak" column).
     const FlopsPerSecond aggregate = cluster.rate * static_cast<double>(layout.devices);
     out.at_peak = out.total / aggregate;
-    if (time_misses || out.status == Status::kFits) {
-      add_step_time(profile, layout, cluster, comm, out, memo);
-      out.at_utilization = Seconds{out.time.step.count() * out.time.steps};
-    }
   }
   return out;
 }
 
 }  // namespace
 
+void time_step(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+               const CommModel& comm, StepCost& cost, EvalMemo* memo) noexcept {
+  if (cluster.rate.value() <= 0.0) return;
+  add_step_time(profile, layout, cluster, comm, cost, memo);
+  cost.at_utilization = Seconds{cost.time.step.count() * cost.time.steps};
+}
+
 StepCost evaluate(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
                   const CommModel& comm, EvalMemo* memo) noexcept {
-  return evaluate_step(profile, layout, cluster, comm, memo, true);
+  StepCost out = untimed(profile, layout, cluster, memo);
+  time_step(profile, layout, cluster, comm, out, memo);
+  return out;
 }
 
 StepCost evaluate_if_fits(const ModelProfile& profile, const Layout& layout,
                           const ClusterProfile& cluster, const CommModel& comm,
                           EvalMemo* memo) noexcept {
-  return evaluate_step(profile, layout, cluster, comm, memo, false);
+  StepCost out = untimed(profile, layout, cluster, memo);
+  if (out.status == Status::kFits) time_step(profile, layout, cluster, comm, out, memo);
+  return out;
 }
 
 }  // namespace tb

@@ -261,7 +261,7 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   const bool offload_candidate = !fits && o.offload_activations &&
                                  c.cost.states <= cluster.capacity &&
                                  may_fit_offloaded(w, cluster, c);
-  if (offload_candidate) c.cost = evaluate(w.profile, l, cluster, default_comm_model(), &out.memo);
+  if (offload_candidate) time_step(w.profile, l, cluster, default_comm_model(), c.cost, &out.memo);
   score(c, cluster, o.objective);
   // Variants (activations offloaded, fewer layers recomputed) are tried after every grid point,
   // against the kept list all threads found (variants_of), so every thread count keeps alike.
@@ -375,16 +375,17 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
 }
 
 // The near misses run_one() kept without timing them (evaluate_if_fits: status out of memory),
-// timed whole: their hours and cost as evaluate() gives them. Their order is by memory, so it
-// does not move.
+// timed now (time_step): their hours and cost as evaluate() gives them. Their order is by memory,
+// so it does not move.
 void timed_misses(std::span<const Workload> workloads, const ClusterProfile& cluster,
                   const SearchOptions& o, Local& scratch, SearchResult& result) {
   for (Candidate& m : result.misses) {
-    if (m.cost.status != Status::kOutOfMemory) continue;
+    // Timed already: every miss that fits (deadline, budget) and the offload candidates.
+    if (m.cost.status != Status::kOutOfMemory || m.cost.time.step.count() > 0.0) continue;
     const auto w = std::find_if(workloads.begin(), workloads.end(),
                                 [&](const Workload& x) { return x.index == m.workload; });
     if (w == workloads.end()) continue;
-    m.cost = evaluate(w->profile, m.layout, cluster, default_comm_model(), &scratch.memo);
+    time_step(w->profile, m.layout, cluster, default_comm_model(), m.cost, &scratch.memo);
     score(m, cluster, o.objective);
     m.score = overshoot(m, cluster, o);
   }

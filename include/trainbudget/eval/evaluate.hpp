@@ -191,7 +191,7 @@ struct StateOnDevice {
 }
 // As evaluate(), but the step is timed only when the layout fits (status kFits); a layout that
 // does not keeps a zero time. The planner's grid: most overflowing layouts are dropped, and the
-// few kept as near misses are timed again whole.
+// few kept as near misses are timed after (time_step).
 [[nodiscard]] StepCost evaluate_if_fits(const ModelProfile& profile, const Layout& layout,
                                         const ClusterProfile& cluster, const CommModel& comm,
                                         EvalMemo* memo = nullptr) noexcept;
@@ -202,6 +202,11 @@ struct StateOnDevice {
 
 // The ZeRO-3 lower bound on devices: replica / capacity, rounded up (1 without a capacity).
 [[nodiscard]] int devices_to_fit(Bytes replica, Bytes capacity) noexcept;
+
+// An untimed evaluation's step time and its hours at utilization (evaluate() = the memory and
+// FLOPs, then this), for evaluate_if_fits()'s layouts that turn out to need one.
+void time_step(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
+               const CommModel& comm, StepCost& cost, EvalMemo* memo = nullptr) noexcept;
 
 // The step's time on the cluster from an evaluated memory and FLOP count (step_time.cpp).
 void add_step_time(const ModelProfile& profile, const Layout& layout, const ClusterProfile& cluster,
