@@ -301,8 +301,9 @@ function applyAdvice(changes) {
 const VERDICT_WORDS = {
   fits: 'fits', fits_tightly: 'fits, tightly', does_not_fit: 'does not fit',
   states_fit_activations_not_counted: 'states fit (no activations)',
+  no_network_between_nodes: 'no network',
 };
-const verdictClass = (v) => (v === 'does_not_fit' ? 'nofit' : v === 'states_fit_activations_not_counted' ? 'unknown' : 'fits');
+const verdictClass = (v) => (v === 'does_not_fit' || v === 'no_network_between_nodes' ? 'nofit' : v === 'states_fit_activations_not_counted' ? 'unknown' : 'fits');
 const render = {
   estimate(j) {
     const verdicts = $('verdicts'), charts = $('charts'), tables = $('tables');

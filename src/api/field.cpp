@@ -209,6 +209,30 @@ const std::array kEstimateFields{
           "Power usage effectiveness for energy (kWh = devices x TDP x hours x PUE); 1 counts the "
           "devices' own draw only",
           pues, [](V v, R r) { r.job.pue = parse_number_in(v, "pue", 1.0, 3.0, true); }, "cluster"},
+    Field{"headroom", FieldType::kNumber, "FRACTION", "of the peak", "",
+          "Room a fix, advice line or plan row keeps under the allocatable memory (0.15: the "
+          "peak x 1.15 must fit); default: the memory band's high end or the reserved peak "
+          "(+10 %), whichever is larger",
+          headrooms,
+          [](V v, R r) { r.job.headroom = parse_number_in(v, "headroom", 0.0, 1.0, true); },
+          "cluster"},
+    Field{"host_memory", FieldType::kNumber, "GB", "per node", "",
+          "Host RAM per node that offloaded states and activations may fill, replacing the "
+          "system's (a job that offloads more does not fit); without it and without a system "
+          "that states it, offload is not checked against the host",
+          host_memories,
+          [](V v, R r) {
+            r.job.host_memory = Bytes{parse_number_in(v, "host_memory", 1.0, 1e7, true) * 1e9};
+          },
+          "cluster"},
+    Field{"goodput", FieldType::kNumber, "FRACTION", "of wall-clock time", "",
+          "Share of wall-clock time spent training (failures, restarts, checkpoints, "
+          "evaluation), replacing the model: wall-clock = compute / goodput; default modeled "
+          "from Llama 3's failure rate per device-hour, a 10-minute restart and the checkpoint's "
+          "write time (docs/time.md, \"Goodput\")",
+          goodputs,
+          [](V v, R r) { r.job.goodput = parse_number_in(v, "goodput", 0.01, 1.0, true); },
+          "cluster"},
     Field{"gemm_efficiency", FieldType::kNumber, "FRACTION", "of the dense peak", "",
           "Share of the peak a large GEMM reaches, replacing the catalog's measured matmul "
           "ceiling (MAMF) or its default",
@@ -283,8 +307,9 @@ const std::array kEstimateFields{
           "step"},
     Field{"framework", FieldType::kChoice, "NAME", "", "generic",
           "Training framework whose kernels and loss set the defaults of {attention}, {loss}, "
-          "{logits_dtype} and {norm} (docs/frameworks.md): generic | pytorch (hand-written eager "
-          "decoder) | hf | torchtune | torchtitan | megatron",
+          "{logits_dtype} and {norm}, and whose rules the plan and advice layouts keep "
+          "(docs/frameworks.md): generic (any) | pytorch (hand-written eager decoder) | hf "
+          "(Trainer + accelerate) | torchtune | torchtitan | megatron | litgpt | deepspeed | fsdp",
           frameworks, [](V v, R r) { r.job.setup.framework = parse_framework(v); }, "step"},
     Field{"loss", FieldType::kChoice, "IMPL", "", "",
           "Cross-entropy over the vocabulary: fused (one kernel, fp32 softmax + gradient) | full "

@@ -67,6 +67,9 @@ inline std::string prices() {
   return fmt::format("{:g}..{:g} USD per device-hour", kUsdPerHourRange.lo, kUsdPerHourRange.hi);
 }
 inline std::string pues() { return "1..3"; }
+inline std::string headrooms() { return "[0, 1]"; }
+inline std::string goodputs() { return "[0.01, 1]"; }
+inline std::string host_memories() { return "GB per node, 1..1e7"; }
 inline std::string shares() { return "[0, 1]"; }
 inline std::string efficiencies() { return "[0.01, 1]"; }
 

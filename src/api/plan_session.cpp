@@ -10,6 +10,7 @@
 #include "plan_batch.hpp"
 #include "plan_rollout.hpp"
 #include "trainbudget/api/session.hpp"
+#include "trainbudget/eval/memory_margin.hpp"
 #include "trainbudget/model/lora.hpp"
 
 namespace tb::api {
@@ -96,6 +97,10 @@ void pin(const EstimateRequest& r, const Layout& base, plan::PlanSpace& s) {
   if (r.has("micro_batch")) s.micro_batch = {base.micro_batch};
   if (r.has("recompute")) s.recompute = {base.recompute};
   if (r.has("shard_group")) s.shard_group = {x.shard_group};
+  // Only what the framework runs (eval/runner_rules.hpp): generic tries them all.
+  const std::span<const Runner> runners =
+      runners_of(r.job.setup.framework, job_kind(r.job) != JobKind::kPretraining);
+  s.runners.assign(runners.begin(), runners.end());
 }
 
 // Tokens per optimizer step when the request gives no global batch, held fixed whatever the
@@ -122,6 +127,7 @@ void add_stats(plan::SearchStats& into, const plan::SearchStats& from) {
   into.threads = from.threads;
   into.grid.considered += from.grid.considered;
   into.grid.batch += from.grid.batch;
+  into.grid.runners += from.grid.runners;
   for (std::size_t i = 0; i < from.grid.rules.size(); ++i) into.grid.rules[i] += from.grid.rules[i];
 }
 
@@ -159,6 +165,11 @@ plan::PlanMiss miss_of(const plan::Candidate& c, const std::vector<plan::Workloa
   m.miss = c.miss;
   m.memory = c.miss == plan::Miss::kStates ? c.cost.states : c.cost.memory;
   m.capacity = cluster.capacity;
+  if (c.miss == plan::Miss::kHostMemory) {
+    m.memory = c.cost.host;
+    m.capacity = cluster.host_capacity;
+  }
+  m.margin = workloads[c.workload].margin;
   m.phase = c.cost.peak_phase;
   m.states = c.cost.states;
   m.activations = c.cost.phases[static_cast<std::size_t>(c.cost.peak_phase)].activations;
@@ -296,8 +307,9 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   std::vector<plan::Workload> workloads;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     validate(jobs[i]);
-    workloads.push_back(
-        {make_profile(jobs[i], find_recipe(jobs[i].recipe_id)), workload_label(jobs[i]), i});
+    const Recipe& own = find_recipe(jobs[i].recipe_id);
+    workloads.push_back({make_profile(jobs[i], own), workload_label(jobs[i]), i,
+                         job_margin(jobs[i], own, layout_of(jobs[i], own))});
   }
   const Recipe& recipe = find_recipe(r.job.recipe_id);
   const Layout base = layout_of(r.job, recipe);
@@ -443,6 +455,11 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
     pc.machine_id = choice.device->id;
     pc.workload = workloads[c.workload].label;
     pc.alike = c.alike;
+    if (const std::optional<Runner> runner =
+            runner_for(runners_of(r.job.setup.framework, job_kind(r.job) != JobKind::kPretraining),
+                       workloads[c.workload].profile, c.layout)) {
+      pc.runner = *runner;
+    }
     TrainingJob job = job_of(jobs[c.workload], c.layout);
     if (generations_ratio > 0) {
       job.rollout.steps_per_generation = generations_ratio * c.layout.grad_accum;

@@ -130,9 +130,17 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   // The verdict's advice comes from the planner: the smallest change that fits each machine.
   for (std::size_t i = 0; i < machines.size(); ++i) {
     MachineEstimate& m = out.estimate.primary.machines[i];
-    if (!m.fits && m.rate) {
+    // A job inside the margin only (fits, tightly) is advised too: the change that leaves room.
+    if ((!m.fits || m.verdict == Verdict::kFitsTightly) && m.rate) {
       m.advice = online_rl(r.job.objective) ? plan::advise_rollout(r.job, machines[i])
                                             : plan::advise(r.job, machines[i]);
+    }
+    // A fitting job whose step waits on communication or the bubble: the change that frees it.
+    if (m.fits && m.verdict == Verdict::kFits && m.rate && !m.rollout && m.time.modeled &&
+        (m.time.bound == Bound::kCommunication || m.time.bound == Bound::kPipeline)) {
+      if (std::optional<Advice> a = plan::advise_unbound(r.job, machines[i])) {
+        m.advice.push_back(std::move(*a));
+      }
     }
     if (m.rollout && m.rate) m.rollout_limits = plan::rollout_limits(r.job, machines[i]);
     if (m.rollout && m.rate && !m.fits) {

@@ -54,7 +54,7 @@ using namespace rows;
           [](D) { return formula; }},                                                              \
       ActivationRow {                                                                              \
     module, prefix "down_input", [](D n) { return (when)(n) && n.keep_down_input; }, elements,     \
-        ElementBytes::kActivation, false,                                                          \
+        ElementBytes::kLinearInput, false,                                                         \
         [](D) { return "act * up " shape " (activation dtype): down projection input"; },          \
         [](D) { return formula; }                                                                  \
   }
@@ -75,7 +75,7 @@ constexpr std::array kDecoderRows{
     TB_NORM_ROWS("norms", "attention_norm", always, with_stats,
                  "residual stream [b, s, h], input of the pre-attention norm"),
     ActivationRow{"attention", "qkv_input", [](D d) { return d.keep_qkv_input; }, bsh,
-                  ElementBytes::kActivation, false,
+                  ElementBytes::kLinearInput, false,
                   [](D) {
                     return "normalized hidden states [b, s, h] (activation dtype): input of the "
                            "q/k/v projections (one tensor shared by all of them), needed for "
@@ -96,7 +96,7 @@ constexpr std::array kDecoderRows{
                   [](D) { return "fp32 reciprocal RMS per token of the query latent"; },
                   [](D) { return "b*s*4"; }},
     ActivationRow{"attention", "q_latent_up_input", [](D d) { return d.q_latent; },
-                  [](D d) { return d.b * d.s * d.r_q; }, ElementBytes::kActivation, false,
+                  [](D d) { return d.b * d.s * d.r_q; }, ElementBytes::kLinearInput, false,
                   [](D) { return "normalized query latent [b, s, r_q]: q_b_proj input"; },
                   [](D) { return "b*s*r_q*e"; }},
     ActivationRow{
@@ -110,7 +110,7 @@ constexpr std::array kDecoderRows{
                   [](D) { return "fp32 reciprocal RMS per token of the key/value latent"; },
                   [](D) { return "b*s*4"; }},
     ActivationRow{"attention", "kv_latent_up_input", [](D d) { return d.latent; },
-                  [](D d) { return d.b * d.s * d.r_kv; }, ElementBytes::kActivation, false,
+                  [](D d) { return d.b * d.s * d.r_kv; }, ElementBytes::kLinearInput, false,
                   [](D) { return "normalized key/value latent [b, s, r_kv]: kv_b_proj input"; },
                   [](D) { return "b*s*r_kv*e"; }},
     // Qwen3 / Gemma 3: an RMSNorm over head_dim on every query and key head, before RoPE.
@@ -198,7 +198,7 @@ constexpr std::array kDecoderRows{
                   },
                   [](D) { return "b*a*s*4"; }},
     ActivationRow{"attention", "output_proj_input", [](D d) { return d.keep_o_input; },
-                  [](D d) { return d.b * d.s * d.a * d.d_v; }, ElementBytes::kActivation, false,
+                  [](D d) { return d.b * d.s * d.a * d.d_v; }, ElementBytes::kLinearInput, false,
                   [](D) {
                     return "attention output [b, s, a*d_v] (activation dtype): o_proj input; "
                            "FlashAttention's saved O is the same tensor";
@@ -215,7 +215,7 @@ constexpr std::array kDecoderRows{
     TB_NORM_ROWS("norms", "mlp_norm", always, with_stats,
                  "residual stream [b, s, h], input of the pre-MLP norm"),
     ActivationRow{"mlp", "mlp_input", [](D d) { return dense(d) && d.keep_mlp_input; }, bsh,
-                  ElementBytes::kActivation, false,
+                  ElementBytes::kLinearInput, false,
                   [](D) {
                     return "normalized hidden states [b, s, h] (activation dtype): input of the "
                            "first MLP projection(s)";
@@ -229,7 +229,7 @@ constexpr std::array kDecoderRows{
         [](D) { return "fc1 output [b, s, i] (activation dtype): the activation's input"; },
         [](D) { return "b*s*i*e"; }},
     ActivationRow{"mlp", "fc2_input", [](D d) { return dense_plain(d) && d.keep_down_input; }, bsi,
-                  ElementBytes::kActivation, false,
+                  ElementBytes::kLinearInput, false,
                   [](D) { return "activation output [b, s, i] (activation dtype): fc2 input"; },
                   [](D) { return "b*s*i*e"; }},
     ActivationRow{"mlp", "mlp_dropout_mask", [](D d) { return !d.moe_layer && d.dropout; }, bsh,
@@ -257,7 +257,7 @@ constexpr std::array kDecoderRows{
                   },
                   [](D) { return "b*s*E*4"; }},
     ActivationRow{"moe", "expert_inputs", [](D d) { return moe(d) && d.keep_mlp_input; }, bskh,
-                  ElementBytes::kActivation, false,
+                  ElementBytes::kLinearInput, false,
                   [](D) {
                     return "each routed token's hidden state, gathered per expert [b*s*k, h] "
                            "(activation dtype)";
@@ -336,7 +336,12 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
     if (!row.attention_core) kept += bytes;
     if (recompute == Recompute::kSelectiveOp && !d.moe_layer && kept_by_selective_op(row.name))
       op += bytes;
-    if (per_element == d.e) largest = std::max(largest, bytes);
+    // A linear input saved in FP8 has a 16-bit gradient all the same.
+    if (row.bytes == ElementBytes::kLinearInput) {
+      largest = std::max(largest, row.elements(d) * d.e);
+    } else if (per_element == d.e) {
+      largest = std::max(largest, bytes);
+    }
   }
   out.all = Bytes{all};
   // Activation gradients during one layer's backward: the residual gradient arriving and the

@@ -13,6 +13,25 @@ GemmEfficiency basis(double value, GemmBasis why) {
   return out;
 }
 
+// The host as the job's devices on one node share it: its RAM split over their processes, and
+// the host link split over the devices behind it when all of them offload at once (data-parallel
+// ranks do: each moves its own shard in the same phase of the step).
+void share_host(const TrainingJob& job, const MachineChoice& choice, ClusterProfile& c) {
+  const int per_node = c.fabric.devices_per_node;
+  const int on_node = per_node > 0 ? std::min(job.devices, per_node) : job.devices;
+  Bytes ram{0.0};
+  if (job.host_memory) {
+    ram = *job.host_memory;
+  } else if (choice.system != nullptr) {
+    ram = choice.system->host_memory;
+  } else if (choice.device->host_memory) {
+    ram = *choice.device->host_memory;
+  }
+  if (ram.value() > 0.0) c.host_capacity = ram / static_cast<double>(std::max(1, on_node));
+  const int sharing = std::min(std::max(1, c.fabric.devices_per_host_link), std::max(1, on_node));
+  if (sharing > 1) c.fabric.host.bandwidth = c.fabric.host.bandwidth / static_cast<double>(sharing);
+}
+
 }  // namespace
 
 GemmEfficiency gemm_efficiency_of(const ComputeRate& rate, std::optional<double> given) {
@@ -99,6 +118,7 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
       c.fabric.host.bandwidth.value() <= 0.0) {
     note(Note::of(NoteCode::kNoHostLink));
   }
+  share_host(job, choice, c);
   return c;
 }
 

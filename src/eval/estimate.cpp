@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "trainbudget/eval/layout_rules.hpp"
+#include "trainbudget/eval/memory_margin.hpp"
 #include "trainbudget/model/lora.hpp"
 
 namespace tb {
@@ -115,54 +116,6 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   return out;
 }
 
-// The allocated peak under each alternative of the framework fields the user left to the
-// profile (loss, norm, logits dtype): the band's ends and the field that moves it most. The
-// attention kernel is a choice users make, not an uncertainty: it stays as resolved.
-struct Band {
-  Bytes low, high;
-  std::string moves_most;
-};
-
-Band framework_band(const TrainingJob& job, const Recipe& recipe, const Layout& layout,
-                    Bytes peak) {
-  Band out{peak, peak, ""};
-  if (!job.model.architecture) return out;
-  double widest = 0.0;
-  const auto consider = [&](const std::string& name, const TrainingJob& alt) {
-    const Bytes m = evaluate(make_profile(alt, recipe), layout, ClusterProfile{}).memory;
-    out.low = std::min(out.low, m);
-    out.high = std::max(out.high, m);
-    const double moved = std::abs(m.value() - peak.value());
-    if (moved > widest) {
-      widest = moved;
-      out.moves_most = name;
-    }
-  };
-  if (!job.setup.loss) {
-    for (const LossSpec loss : {LossSpec{LossImpl::kFused, 1}, LossSpec{LossImpl::kFull, 1},
-                                LossSpec{LossImpl::kChunked, 8}}) {
-      TrainingJob alt = job;
-      alt.setup.loss = loss;
-      consider("loss=" + loss_name(loss), alt);
-    }
-  }
-  if (!job.setup.norm) {
-    for (const NormImpl norm : {NormImpl::kFused, NormImpl::kEager, NormImpl::kEagerFp32}) {
-      TrainingJob alt = job;
-      alt.setup.norm = norm;
-      consider(fmt::format("norm={}", enum_name(norm)), alt);
-    }
-  }
-  if (!job.setup.logits_dtype) {
-    for (const LogitsDtype d : {LogitsDtype::kActivation, LogitsDtype::kFp32}) {
-      TrainingJob alt = job;
-      alt.setup.logits_dtype = d;
-      consider(fmt::format("logits_dtype={}", enum_name(d)), alt);
-    }
-  }
-  return out;
-}
-
 ScenarioName scenario_name(const TrainingJob& job) {
   ScenarioName n;
   n.objective = job.objective;
@@ -200,7 +153,7 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
   s.memory.total = base.memory;
   // Activation offload's host share beside the states' (states_view counts those).
   s.memory.host_total = base.host;
-  const Band band = framework_band(job, recipe, s.layout, base.memory);
+  const MemoryBand band = framework_band(job, recipe, s.layout, base.memory);
   s.numbers = memory_numbers(base.memory, band.low, band.high, true, job.devices);
   s.numbers.moves_most = band.moves_most;
   s.comm_buffers = base.comm_buffers;
@@ -235,22 +188,27 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
       m.assumptions.insert(m.assumptions.end(), r.assumptions.begin(), r.assumptions.end());
       m.rollout = std::move(r);
     }
+    // Offload's host memory: per process x the processes (devices) of a node, held against
+    // the node's RAM (cluster_of: the given, the system's or the measured machine's).
+    const int per_node = choice.system != nullptr && choice.system->fabric.devices_per_node > 0
+                             ? std::min(job.devices, choice.system->fabric.devices_per_node)
+                             : job.devices;
+    m.host_per_node = cost.host * static_cast<double>(per_node);
+    m.host_memory = cluster.host_capacity * static_cast<double>(per_node);
     if (choice.system != nullptr) {
       m.system_id = choice.system->id;
       m.system_name = choice.system->name;
-      // Offload's host memory: per process x the processes (devices) of a node.
-      const int per_node = choice.system->fabric.devices_per_node > 0
-                               ? std::min(job.devices, choice.system->fabric.devices_per_node)
-                               : job.devices;
-      m.host_per_node = cost.host * static_cast<double>(per_node);
-      if (choice.system->host_memory.value() > 0.0 &&
-          m.host_per_node > choice.system->host_memory) {
-        m.assumptions.push_back(
-            Note::of(NoteCode::kHostMemoryShort, choice.system->id, {},
-                     {m.host_per_node.value(), choice.system->host_memory.value()}));
-      }
-    } else {
-      m.host_per_node = cost.host * static_cast<double>(job.devices);
+      m.node_devices = choice.system->fabric.devices_per_node;
+    }
+    if (m.host_memory.value() > 0.0 && m.host_per_node > m.host_memory) {
+      m.assumptions.push_back(
+          Note::of(NoteCode::kHostMemoryShort,
+                   choice.system != nullptr ? choice.system->id : choice.device->id, {},
+                   {m.host_per_node.value(), m.host_memory.value()}));
+    }
+    if (rate != nullptr && job.method == Method::kQlora && s.profile.has_architecture &&
+        !job.utilization) {
+      m.assumptions.push_back(Note::of(NoteCode::kQloraDequantRange));
     }
     if (rate != nullptr) {
       m.rate = *rate;
@@ -299,6 +257,17 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     m.devices = job.devices;
     m.at_peak = cost.at_peak;
     m.at_utilization = cost.at_utilization;
+    if (rate != nullptr) {
+      // One checkpoint: a replica's weights, master weights and optimizer states (not its
+      // gradients), written by the job's nodes.
+      Bytes checkpoint{0.0};
+      for (const StateTerm& t : s.profile.states) {
+        if (t.key != StateKey::kGradients) checkpoint += t.bytes;
+      }
+      const int node_size = choice.system != nullptr ? choice.system->fabric.devices_per_node : 0;
+      const int nodes = node_size > 0 ? (job.devices + node_size - 1) / node_size : 1;
+      m.goodput = goodput_of(m.at_utilization, job.devices, nodes, checkpoint, job.goodput);
+    }
     m.fits = cost.status == Status::kFits;
     // The scenario's band scaled to this machine's peak; a peak of nothing on the device
     // (every state offloaded) has no band to scale.
@@ -310,10 +279,13 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     m.usable = usable_capacity(*choice.device);
     m.allocatable = cluster.capacity;
     m.fits_device_total = m.numbers.device_total <= m.usable;
-    m.verdict = !m.fits                          ? Verdict::kDoesNotFit
-                : !s.memory.activations_included ? Verdict::kStatesFit
-                : !m.fits_device_total           ? Verdict::kFitsTightly
-                                                 : Verdict::kFits;
+    m.margin = margin_factor(m.numbers.allocated, m.numbers.band_high, job.headroom);
+    m.limit = margin_limit(m.allocatable, m.margin);
+    m.verdict = cost.status == Status::kNoNetwork                       ? Verdict::kNoNetwork
+                : !m.fits                                               ? Verdict::kDoesNotFit
+                : !s.memory.activations_included                        ? Verdict::kStatesFit
+                : !m.fits_device_total || m.numbers.allocated > m.limit ? Verdict::kFitsTightly
+                                                                        : Verdict::kFits;
     m.devices_to_fit = devices_to_fit(replica_bytes(s.profile, s.layout), cluster.capacity);
     if (lora != nullptr) m.lora_peak = lora_peak_on(*lora, s.machines.size());
     if (m.fits) {

@@ -441,6 +441,11 @@ StepCost untimed(const ModelProfile& profile, const Layout& layout, const Cluste
   detail::step_flops(profile, layout, out, memo);
   out.total = out.flops_per_token * profile.tokens;
   out.status = out.memory <= cluster.capacity ? Status::kFits : Status::kOutOfMemory;
+  // Offloaded states and activations wait in the host's memory: a job over it does not run.
+  if (out.status == Status::kFits && cluster.host_capacity.value() > 0.0 &&
+      out.host > cluster.host_capacity) {
+    out.status = Status::kOutOfHostMemory;
+  }
   if (crosses_missing_network(cluster.fabric, layout.devices)) out.status = Status::kNoNetwork;
 
   if (cluster.rate.value() > 0.0) {

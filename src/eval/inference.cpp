@@ -193,6 +193,11 @@ ServingEstimate serving_estimate(const ServingJob& job,
     if (!arch) {
       m.assumptions.push_back(Note::of(NoteCode::kNoKvWithoutArchitecture));
     }
+    // Weight-only quantized formats: bytes over bandwidth is their upper bound.
+    if (f != WeightFormat::kFp32 && f != WeightFormat::kBf16 && f != WeightFormat::kFp16 &&
+        f != WeightFormat::kFp8) {
+      m.assumptions.push_back(Note::of(NoteCode::kQuantizedDecodeOptimistic));
+    }
     if (left > 0.0 && kv_seq > 0.0) {
       m.max_concurrency = static_cast<std::int64_t>(
           std::min(std::floor(left / (kv_seq * share)), static_cast<double>(kMaxConcurrency)));

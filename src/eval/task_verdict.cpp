@@ -31,6 +31,13 @@ TaskMachine training_machine(const TrainingJob& job, const MachineChoice& choice
     out.devices = 0;
     for (int n = 2; n <= kMaxTaskDevices; n *= 2) {
       MachineEstimate at = one(job, choice, n);
+      // Past a node of a system with no network, more devices cannot be one job: the search
+      // ends there, and the verdict says why (not memory).
+      if (at.verdict == Verdict::kNoNetwork) {
+        out.node_limit = at.node_devices;
+        out.system_id = at.system_id;
+        break;
+      }
       if (at.fits) {
         m = std::move(at);
         out.devices = n;

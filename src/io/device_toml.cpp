@@ -43,6 +43,7 @@ constexpr std::string_view kCapacityGib = "capacity_gib";
 constexpr std::string_view kBandwidthGbPerS = "bandwidth_gb_per_s";
 constexpr std::string_view kBandwidthKind = "bandwidth_kind";
 constexpr std::string_view kFirstTouchGbPerS = "first_touch_gb_per_s";
+constexpr std::string_view kHostGb = "host_gb";
 constexpr std::string_view kSource = "source";
 constexpr std::string_view kDenseTflops = "dense_tflops";
 constexpr std::string_view kSparseTflops = "sparse_tflops";
@@ -161,7 +162,7 @@ Device build_device(const TomlTable& root, const std::string& origin) {
   if (const TomlTable* mem = top.object(key::kMemory, true)) {
     Reader r(*mem, "memory", problems);
     r.allow_only({key::kCapacityGb, key::kCapacityGib, key::kBandwidthGbPerS, key::kBandwidthKind,
-                  key::kFirstTouchGbPerS, key::kSource});
+                  key::kFirstTouchGbPerS, key::kHostGb, key::kSource});
     // Exactly one capacity key: the unit is part of the figure (docs/hardware-catalog.md).
     const bool decimal = mem->contains("capacity_gb");
     const bool binary = mem->contains("capacity_gib");
@@ -186,6 +187,9 @@ Device build_device(const TomlTable& root, const std::string& origin) {
     }
     if (auto touch = r.positive(key::kFirstTouchGbPerS, false, kBandwidthRange)) {
       d.first_touch_bandwidth = BytesPerSecond{*touch * kGiga};
+    }
+    if (auto host = r.positive(key::kHostGb, false, kCapacityRange)) {
+      d.host_memory = Bytes{*host * kGiga};
     }
     // "measured": a STREAM-style run saved by the measure command; "spec" or absent: the peak.
     const std::string bw_kind = r.string(key::kBandwidthKind, false);
@@ -336,6 +340,7 @@ std::string device_toml(const Device& d) {
   if (d.first_touch_bandwidth) {
     put(out, key::kFirstTouchGbPerS, number(d.first_touch_bandwidth->value() / kGiga));
   }
+  if (d.host_memory) put(out, key::kHostGb, number(d.host_memory->value() / kGiga));
   put_string(out, key::kSource, d.memory_source, true);
 
   for (const ComputeRate& r : d.rates) {

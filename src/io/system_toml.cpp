@@ -229,12 +229,19 @@ System build_system(const TomlTable& root, const std::string& origin) {
   }
   if (const TomlTable* host = top.object("host", false)) {
     Reader r(*host, "host", problems);
-    r.allow_only({"pcie_gb_per_s", "memory_gb", "source"});
+    r.allow_only({"pcie_gb_per_s", "memory_gb", "devices_per_link", "source"});
     if (auto bw = r.positive("pcie_gb_per_s", false, kBandwidthRange)) {
       s.fabric.host.bandwidth = BytesPerSecond{*bw * kGiga};
     }
     if (auto gb = r.positive("memory_gb", false, kHostMemoryRange))
       s.host_memory = Bytes{*gb * kGiga};
+    if (const auto shared = r.integer("devices_per_link", false)) {
+      if (*shared < 1 || *shared > 64) {
+        problems.push_back(fmt::format("host.devices_per_link: {} is outside 1..64", *shared));
+      } else {
+        s.fabric.devices_per_host_link = static_cast<int>(*shared);
+      }
+    }
     s.host_source = r.string("source", true);
   }
   if (const TomlTable* measured = top.object("measured", false)) {
@@ -317,6 +324,8 @@ std::string system_toml(const System& s) {
     }
     if (s.host_memory.value() > 0.0)
       out += line("memory_gb", number(s.host_memory.value() / kGiga));
+    if (s.fabric.devices_per_host_link > 1)
+      out += line("devices_per_link", fmt::format("{}", s.fabric.devices_per_host_link));
     out += line("source", toml_string(s.host_source));
   }
   if (const MeasuredFabric* m = s.measured.get()) {

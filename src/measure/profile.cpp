@@ -109,6 +109,16 @@ Device profile_device(const Measurement& m, std::string_view id) {
         gpu->device_name.find("GeForce") != std::string::npos ? "consumer-gpu" : "datacenter-gpu";
     capacity = gpu->device_memory.value();
     d.memory_source = "cudaGetDeviceProperties totalGlobalMem";
+    // The host's RAM beside the GPU: what offloaded states and activations may fill
+    // (MemAvailable when measured, else MemTotal).
+    const double host =
+        c.memory_available.value() > 0.0 ? c.memory_available.value() : c.memory_capacity.value();
+    if (host > 0.0) {
+      d.host_memory = Bytes{significant(host / kGiga) * kGiga};
+      d.memory_source +=
+          fmt::format("; host RAM /proc/meminfo {} when measured",
+                      c.memory_available.value() > 0.0 ? "MemAvailable" : "MemTotal");
+    }
     for (const BandwidthRun& r : m.bandwidth) {
       if (r.backend == gpu->name) bw = &r;
     }

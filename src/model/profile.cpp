@@ -256,6 +256,13 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
                             .grad_accumulation_kernel.value_or(GradAccumulationKernel::kFused);
   p.moment_bytes = adam_moment_bytes(recipe);
   if (job.model.architecture) add_architecture(job, p);
+  // Transformer Engine saves a trainable linear's input for its weight gradient in FP8 under an
+  // fp8 recipe (transformer_engine/pytorch/module/linear.py: the quantized input is what
+  // ctx.save_for_backward keeps; layernorm_mlp.py likewise for fc2's input). A frozen base
+  // (LoRA) saves none, and its adapters run in 16 bits.
+  if (p.has_architecture && recipe.compute_dtype == DType::kFp8 && !p.adapters_only) {
+    p.shape.fp8_inputs = true;
+  }
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "trainbudget/eval/memory_margin.hpp"
 #include "trainbudget/plan/planner.hpp"
 
 namespace tb::plan {
@@ -42,6 +43,7 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
   a.memory = c.cost.memory;
   a.hours = c.hours;
   a.devices = c.layout.devices;
+  a.mfu = c.cost.time.mfu;
   const Layout& l = c.layout;
   std::vector<std::string> words;
   const auto change = [&](std::string key, std::string value, std::string what) {
@@ -82,6 +84,19 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
            fmt::format("micro-batch {} x grad-accum {}", l.micro_batch, l.grad_accum));
     change("grad_accum", std::to_string(l.grad_accum), "");
     words.pop_back();
+  } else if (l.grad_accum != from.grad_accum) {
+    // More micro-batches a step: a larger global batch, said as such.
+    change("grad_accum", std::to_string(l.grad_accum),
+           fmt::format("grad-accum {} (global batch {} sequences)", l.grad_accum,
+                       static_cast<std::int64_t>(l.dp()) * l.micro_batch * l.grad_accum));
+  }
+  if (l.parallel.virtual_stages != from.parallel.virtual_stages) {
+    change("virtual_stages", std::to_string(l.parallel.virtual_stages),
+           fmt::format("{} virtual stages", l.parallel.virtual_stages));
+  }
+  if (l.parallel.shard_group != from.parallel.shard_group) {
+    change("shard_group", std::to_string(l.parallel.shard_group),
+           fmt::format("hybrid sharding over {} ranks", l.parallel.shard_group));
   }
   if (l.zero_stage != from.zero_stage) {
     change("zero", std::to_string(l.zero_stage), fmt::format("ZeRO-{}", l.zero_stage));
@@ -98,6 +113,18 @@ Advice advice_of(const char* kind, const TrainingJob& job, const Layout& from,
   return a;
 }
 
+// A bound step's advice: searched up to 16 times the global batch asked, and offered when it
+// saves at least a fifth of the time (decision rules, not measured figures).
+constexpr std::int64_t kMostBatchGrowth = 16;
+constexpr double kWorthIt = 0.20;
+
+// Two fixes of about the same time (within 15 %), one with at least a tenth less memory and
+// twice as much memory saved as time lost (in shares): the roomier is advised (a decision rule,
+// not a measured figure).
+constexpr double kSimilarTime = 0.15;
+constexpr double kMoreRoom = 0.10;
+constexpr double kRoomPerTime = 2.0;
+
 // The kernel choice that keeps everything else: a cross-entropy in chunks (8 of the sequence),
 // which never holds the whole logits and their fp32 copy (Liger Kernel's and torchtune's chunked
 // loss; docs/frameworks.md), where the loss computes them whole.
@@ -105,8 +132,12 @@ constexpr LossSpec kChunkedLoss{LossImpl::kChunked, 8};
 
 std::vector<TrainingJob> variants(const TrainingJob& job) {
   std::vector<TrainingJob> out{job};
+  // A chunked loss where the job's loss holds whole logits (full), or where the user left it to
+  // the framework: pinning it also takes the loss out of the memory band, so the margin the
+  // change must keep is the allocator's alone (eval/memory_margin.hpp).
   const std::optional<LossSpec> loss = resolved_setup(job.setup, 0).loss;
-  if (job.model.architecture && loss && loss->impl == LossImpl::kFull) {
+  if (job.model.architecture && loss && loss->impl != LossImpl::kChunked &&
+      (loss->impl == LossImpl::kFull || !job.setup.loss)) {
     TrainingJob chunked = job;
     chunked.setup.loss = kChunkedLoss;
     out.push_back(chunked);
@@ -145,7 +176,8 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
   const std::vector<TrainingJob> jobs = variants(job);
   std::vector<Workload> workloads;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    workloads.push_back({make_profile(jobs[i], find_recipe(jobs[i].recipe_id)), "", i});
+    const Recipe& own = find_recipe(jobs[i].recipe_id);
+    workloads.push_back({make_profile(jobs[i], own), "", i, job_margin(jobs[i], own, from)});
   }
   PlanSpace space;
   space.tp = {from.parallel.tp};
@@ -169,6 +201,10 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
   }
   space.offload = {Offload::kNone, Offload::kOptimizer};
   space.shard_group = {from.parallel.shard_group};
+  // Only changes the job's framework runs (eval/runner_rules.hpp).
+  const std::span<const Runner> runners =
+      runners_of(job.setup.framework, job_kind(job) != JobKind::kPretraining);
+  space.runners.assign(runners.begin(), runners.end());
   const std::int64_t global =
       static_cast<std::int64_t>(from.dp()) * from.micro_batch * from.grad_accum;
   SearchOptions o;
@@ -204,6 +240,20 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
     const int best = dist(*smallest);
     if (d < best || (d == best && c.hours < smallest->hours)) smallest = &c;
   }
+  // Among changes of about the same size and time, the one that leaves more room: recomputing
+  // every layer rather than the fewest that fit, when it costs little more (a decision rule:
+  // a fix at the margin's edge is one framework detail from an OOM).
+  const Candidate* const least = smallest;
+  for (const Candidate& c : found.best) {
+    if (dist(c) <= dist(*least) + 1 && c.layout.devices == least->layout.devices &&
+        jobs[c.workload].method == jobs[least->workload].method &&
+        c.hours <= least->hours * (1.0 + kSimilarTime) &&
+        c.cost.memory < smallest->cost.memory * (1.0 - kMoreRoom) &&
+        1.0 - c.cost.memory / least->cost.memory >
+            kRoomPerTime * std::max(0.0, c.hours / least->hours - 1.0)) {
+      smallest = &c;
+    }
+  }
   std::vector<Advice> out{advice_of("smallest", job, from, jobs[smallest->workload], *smallest)};
   // The smallest change may cost days (host offload); the fastest that still keeps the method
   // (a different optimizer, ZeRO, more devices) is shown when it takes under half the time.
@@ -223,6 +273,54 @@ std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine)
     out.push_back(advice_of("fastest", job, from, jobs[fastest.workload], fastest));
   }
   return out;
+}
+
+std::optional<Advice> advise_unbound(const TrainingJob& job, const MachineChoice& machine) {
+  const Recipe& recipe = find_recipe(job.recipe_id);
+  const ComputeRate* rate =
+      select_rate(*machine.device, machine.dtype.value_or(recipe.compute_dtype));
+  if (rate == nullptr || !job.model.architecture || job.utilization) return std::nullopt;
+  const ClusterProfile cluster = cluster_of(job, machine, rate);
+  const Layout from = layout_of(job, recipe);
+  const ModelProfile profile = make_profile(job, recipe);
+  const StepCost now = evaluate(profile, from, cluster);
+  if (now.status != Status::kFits || from.devices < 2 ||
+      (now.time.bound != Bound::kCommunication && now.time.bound != Bound::kPipeline)) {
+    return std::nullopt;
+  }
+  const std::vector<Workload> workloads{{profile, "", 0, job_margin(job, recipe, from)}};
+  PlanSpace space = default_space(profile, from.devices, cluster.fabric);
+  space.tp = {from.parallel.tp};
+  space.pp = {from.parallel.pp};
+  space.cp = {from.parallel.cp};
+  space.ep = {from.parallel.ep};
+  if (from.parallel.pp == 1) space.virtual_stages = {1};
+  space.micro_batch = {from.micro_batch};
+  space.recompute = {from.recompute};
+  space.offload = {from.parallel.offload};
+  const std::span<const Runner> runners =
+      runners_of(job.setup.framework, job_kind(job) != JobKind::kPretraining);
+  space.runners.assign(runners.begin(), runners.end());
+  SearchOptions o;
+  o.top = 1;
+  o.misses = 0;
+  o.threads = 1;
+  o.block_recompute = false;
+  o.offload_activations = false;
+  const std::int64_t global =
+      static_cast<std::int64_t>(from.dp()) * from.micro_batch * from.grad_accum;
+  std::optional<Candidate> best;
+  // The collectives (and the pipeline's fill and drain) are paid once a step: more
+  // micro-batches a step spread them over more tokens, up to 16 times the batch asked.
+  for (std::int64_t k = 1; k <= kMostBatchGrowth; k *= 2) {
+    const SearchResult found = search(workloads, from, space, from.devices, global * k, cluster, o);
+    if (!found.best.empty() && (!best || found.best.front().hours < best->hours)) {
+      best = found.best.front();
+    }
+  }
+  const double hours_now = now.at_utilization.count() / 3600.0;
+  if (!best || best->hours > hours_now * (1.0 - kWorthIt)) return std::nullopt;
+  return advice_of("unbound", job, from, job, *best);
 }
 
 }  // namespace tb::plan

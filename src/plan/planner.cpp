@@ -54,6 +54,9 @@ void keep(std::vector<Candidate>& list, const Candidate& c, std::size_t k) {
 struct Work {
   const Workload* workload;
   std::vector<Layout> layouts;
+  // The search's cluster with the capacity the workload's layouts may reach: the device's over
+  // the workload's margin (a proposal keeps its room; the hot path compares as before).
+  ClusterProfile cluster;
 };
 
 struct Local {
@@ -97,6 +100,7 @@ struct Local {
   // Grid points whose variants the second pass tries (variants_of): the layout and its score.
   struct Pending {
     const Workload* workload;
+    const ClusterProfile* cluster;  // the workload's (Work::cluster)
     const Layout* layout;  // the grid point, in the search's layout list (outlives the pass)
     double score;
     double floor;  // the least share of `score` a variant can reach (could_rank)
@@ -117,6 +121,8 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
       return c.hours / *o.deadline_hours;
     case Miss::kBudget:
       return c.usd / *o.budget_usd;
+    case Miss::kHostMemory:
+      return c.cost.host / cluster.host_capacity;
   }
   return 0.0;
 }
@@ -134,7 +140,7 @@ bool could_rank(double score, double floor, double last) { return score * floor 
 
 // The cluster without a rate: evaluate() then weighs memory only (no clock).
 const ClusterProfile& memory_only(const ClusterProfile& cluster, Local& out) {
-  if (!out.memory_only) {
+  if (!out.memory_only || out.memory_only->capacity != cluster.capacity) {
     out.memory_only = cluster;
     out.memory_only->rate = FlopsPerSecond{0.0};
   }
@@ -154,9 +160,12 @@ bool may_fit_offloaded(const Workload& w, const ClusterProfile& cluster, const C
 
 // The layout with its activations offloaded, timed (the clock prices the transfers over the host
 // link beyond the compute they hide behind), when that fits.
-bool offloaded(const Workload& w, const ClusterProfile& cluster, Candidate& c, Local& out) {
+bool offloaded(const Workload& w, const ClusterProfile& cluster, std::span<const Runner> runners,
+               Candidate& c, Local& out) {
   Layout trial = c.layout;
   trial.offload_activations = true;
+  // Not every framework offloads activations (eval/runner_rules.hpp).
+  if (!runners.empty() && !runner_for(runners, w.profile, trial)) return false;
   ++out.offload_tries;
   if (evaluate(w.profile, trial, memory_only(cluster, out), default_comm_model(), &out.memo)
           .status != Status::kFits) {
@@ -182,11 +191,15 @@ bool overlapped(const Workload& w, const ClusterProfile& cluster, Objective obje
 }
 
 bool fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objective objective,
-                       Candidate& c, Local& out) {
+                       std::span<const Runner> runners, Candidate& c, Local& out) {
   const Layout& l = c.layout;
   if (l.recompute != Recompute::kFull || l.recompute_layers >= 0 || !w.profile.has_architecture) {
     return false;
   }
+  // Only Megatron-Core recomputes the first N layers of a stage (eval/runner_rules.hpp).
+  Layout partial = l;
+  partial.recompute_layers = 0;
+  if (!runners.empty() && !runner_for(runners, w.profile, partial)) return false;
   const StageSpan first = stage_span(w.profile, l, false);
   const std::int64_t layers = first.end - first.begin;  // every layer: fits
   // The tries weigh memory only; the one kept is timed.
@@ -258,7 +271,7 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   const bool fits = c.cost.status == Status::kFits;
   // A layout that may fit with its activations offloaded is timed now: its own time bounds the
   // offloaded variant's from below (offloading only adds time), which variants_of ranks by.
-  const bool offload_candidate = !fits && o.offload_activations &&
+  const bool offload_candidate = c.cost.status == Status::kOutOfMemory && o.offload_activations &&
                                  c.cost.states <= cluster.capacity &&
                                  may_fit_offloaded(w, cluster, c);
   if (offload_candidate) time_step(w.profile, l, cluster, default_comm_model(), c.cost, &out.memo);
@@ -282,18 +295,20 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
                                                                            Seconds{1e-30})) *
                                       static_cast<double>(c.layout.grad_accum) / step)
             : 1.0;
-    out.pending.push_back({&w, &l, c.score, floor, fits});
+    out.pending.push_back({&w, &cluster, &l, c.score, floor, fits});
   }
   // Tensor-parallel collectives overlapped with the GEMMs (Megatron-LM's tp_comm_overlap,
   // torchtitan's async TP): saves at most their exposed time.
   const CommTerm& tp = c.cost.time.comm[static_cast<std::size_t>(CommKind::kTensor)];
   if (fits && o.overlap_tp && l.parallel.tp > 1 && l.overlap_tp < 0.0 && cluster.overlap.tp < 1.0 &&
       tp.exposed.count() > 0.0 && c.cost.time.step.count() > 0.0) {
-    out.pending.push_back(
-        {&w, &l, c.score, std::max(0.0, 1.0 - tp.exposed / c.cost.time.step), true, true});
+    out.pending.push_back({&w, &cluster, &l, c.score,
+                           std::max(0.0, 1.0 - tp.exposed / c.cost.time.step), true, true});
   }
   if (!fits) {
-    c.miss = c.cost.states > cluster.capacity ? Miss::kStates : Miss::kPeak;
+    c.miss = c.cost.status == Status::kOutOfHostMemory ? Miss::kHostMemory
+             : c.cost.states > cluster.capacity        ? Miss::kStates
+                                                       : Miss::kPeak;
   } else {
     ++out.fit;
     if (o.deadline_hours && c.hours > *o.deadline_hours) {
@@ -314,8 +329,8 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
 // The second pass: each pending grid point's variant, tried when it could enter the kept list
 // all threads found (a bound that does not depend on the thread count); one that fits offloaded
 // leaves the misses.
-void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vector<Local>& locals,
-                 SearchResult& result) {
+void variants_of(const SearchOptions& o, std::span<const Runner> runners,
+                 std::vector<Local>& locals, SearchResult& result) {
   const auto last = [&] {
     return result.best.size() < o.top || o.top == 0 ? std::numeric_limits<double>::infinity()
                                                     : result.best.back().score;
@@ -348,6 +363,7 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
     for (const Local::Pending* at : pending) {
       const Local::Pending& p = *at;
       const Workload& w = *p.workload;
+      const ClusterProfile& cluster = *p.cluster;
       if (!could_rank(p.score, p.floor, last())) break;  // nor can any after it
       Candidate c;
       c.workload = w.index;
@@ -356,13 +372,13 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
       if (p.overlap_tp) {
         if (!overlapped(w, cluster, o.objective, c, scratch)) continue;
       } else if (!p.fits) {
-        if (!offloaded(w, cluster, c, scratch)) continue;
+        if (!offloaded(w, cluster, runners, c, scratch)) continue;
         // It fits offloaded: no longer a miss.
         std::erase_if(result.misses, [&](const Candidate& m) {
           return m.workload == c.workload && m.layout.devices == c.layout.devices &&
                  same_knobs(m.layout, c.layout);
         });
-      } else if (!fewest_recomputed(w, cluster, o.objective, c, scratch)) {
+      } else if (!fewest_recomputed(w, cluster, o.objective, runners, c, scratch)) {
         continue;
       }
       score(c, cluster, o.objective);
@@ -377,15 +393,16 @@ void variants_of(const ClusterProfile& cluster, const SearchOptions& o, std::vec
 // The near misses run_one() kept without timing them (evaluate_if_fits: status out of memory),
 // timed now (time_step): their hours and cost as evaluate() gives them. Their order is by memory,
 // so it does not move.
-void timed_misses(std::span<const Workload> workloads, const ClusterProfile& cluster,
-                  const SearchOptions& o, Local& scratch, SearchResult& result) {
+void timed_misses(const std::vector<Work>& work, const SearchOptions& o, Local& scratch,
+                  SearchResult& result) {
   for (Candidate& m : result.misses) {
     // Timed already: every miss that fits (deadline, budget) and the offload candidates.
-    if (m.cost.status != Status::kOutOfMemory || m.cost.time.step.count() > 0.0) continue;
-    const auto w = std::find_if(workloads.begin(), workloads.end(),
-                                [&](const Workload& x) { return x.index == m.workload; });
-    if (w == workloads.end()) continue;
-    time_step(w->profile, m.layout, cluster, default_comm_model(), m.cost, &scratch.memo);
+    if (m.cost.status == Status::kFits || m.cost.time.step.count() > 0.0) continue;
+    const auto w = std::find_if(work.begin(), work.end(),
+                                [&](const Work& x) { return x.workload->index == m.workload; });
+    if (w == work.end()) continue;
+    const ClusterProfile& cluster = w->cluster;
+    time_step(w->workload->profile, m.layout, cluster, default_comm_model(), m.cost, &scratch.memo);
     score(m, cluster, o.objective);
     m.score = overshoot(m, cluster, o);
   }
@@ -401,7 +418,9 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
   std::vector<Work> work;
   std::uint64_t total = 0;
   for (const Workload& w : workloads) {
-    Work item{&w, layouts_of(space, w.profile, base, devices, global_batch, result.stats.grid)};
+    Work item{&w, layouts_of(space, w.profile, base, devices, global_batch, result.stats.grid),
+              cluster};
+    item.cluster.capacity = cluster.capacity / std::max(1.0, w.margin);
     total += item.layouts.size();
     work.push_back(std::move(item));
   }
@@ -432,7 +451,7 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
           std::upper_bound(offsets.begin(), offsets.end(), from) - offsets.begin() - 1);
       for (std::uint64_t i = from; i < to; ++i) {
         while (i >= offsets[w + 1]) ++w;
-        run_one(*work[w].workload, work[w].layouts[i - offsets[w]], cluster, o, local);
+        run_one(*work[w].workload, work[w].layouts[i - offsets[w]], work[w].cluster, o, local);
       }
       done.fetch_add(to - from);
     }
@@ -469,8 +488,8 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
     for (const Candidate& c : local.misses) keep(result.misses, c, o.misses);
     for (const Candidate& c : local.over) keep(result.over, c, 1);
   }
-  variants_of(cluster, o, locals, result);
-  timed_misses(workloads, cluster, o, locals.front(), result);
+  variants_of(o, space.runners, locals, result);
+  timed_misses(work, o, locals.front(), result);
   for (const Local& local : locals) {
     result.stats.prechecked += local.prechecked;
     result.stats.evaluated += local.evaluated;

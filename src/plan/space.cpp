@@ -58,6 +58,7 @@ PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric
   s.zero = {0, 1, 2, 3};
   s.offload = {Offload::kNone, Offload::kOptimizer, Offload::kParams};
   s.shard_group = {0};
+  s.runners.assign(runners_of(Framework::kGeneric).begin(), runners_of(Framework::kGeneric).end());
   s.devices_per_node = fabric.devices_per_node;
   // Hybrid sharding over a node's data-parallel ranks, when the job spans nodes.
   if (fabric.devices_per_node > 0 && devices > fabric.devices_per_node) {
@@ -137,6 +138,10 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                       const LayoutRule rule = first_violation(profile, l);
                       if (rule != LayoutRule::kOk) {
                         ++stats.rules[static_cast<std::size_t>(rule)];
+                        continue;
+                      }
+                      if (!space.runners.empty() && !runner_for(space.runners, profile, l)) {
+                        ++stats.runners;
                         continue;
                       }
                       out.push_back(l);

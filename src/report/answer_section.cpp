@@ -30,9 +30,10 @@ Section answer_section(const Estimate& e) {
                // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
                fmt::format("{} / {}", gb(m.rollout ? m.numbers.allocated : s.memory.total),
                            gb(m.device.memory_capacity)),
-               m.rate ? duration(m.at_utilization) : "-",
+               m.rate && m.verdict != Verdict::kNoNetwork ? duration(m.at_utilization) : "-",
                m.cost_usd && m.fits ? dollars(m.cost_usd->value()) : "-"});
-    if (!m.fits && !m.advice.empty()) {
+    const bool tight = m.fits && m.verdict == Verdict::kFitsTightly;
+    if ((!m.fits || tight) && !m.advice.empty()) {
       // The one change: the planner's smallest change that fits, as flags to paste.
       const Advice& a = m.advice.front();
       std::vector<std::string> flags;
@@ -41,10 +42,43 @@ Section answer_section(const Estimate& e) {
                                         : fmt::format("{{{}}} {}", key, value));
       }
       changes.push_back(fmt::format(
-          "{}: to fit, add {} ({} per device, {}{})", id,
+          "{}: {}, add {} ({} per device, {}{})", id,
+          tight ? fmt::format("for {:.0f} % room", (m.margin - 1.0) * 100.0) : "to fit",
           flags.empty() ? a.summary : fmt::format("{}", fmt::join(flags, " ")), gb(a.memory),
           duration(Seconds{a.hours * 3600.0}),
           a.devices != m.devices ? fmt::format(", {} devices", a.devices) : std::string{}));
+    }
+    // A step bound by communication or the bubble: the change that frees it, with its gain.
+    if (m.fits && !m.advice.empty() && m.advice.front().kind == "unbound") {
+      const Advice& a = m.advice.front();
+      std::vector<std::string> flags;
+      for (const auto& [key, value] : a.changes)
+        flags.push_back(fmt::format("{{{}}} {}", key, value));
+      changes.push_back(fmt::format("{}: {}-bound at {} MFU; {} runs it in {} at {} MFU ({})", id,
+                                    enum_name(m.time.bound), percent(m.utilization),
+                                    fmt::join(flags, " "), duration(Seconds{a.hours * 3600.0}),
+                                    percent(a.mfu), a.summary));
+    }
+    // Failures, restarts and checkpoints: the wall-clock time beside the compute time, when they
+    // take a percent or more (eval/goodput.hpp).
+    if (m.rate && m.fits && (m.goodput.fraction < 0.99 || !m.goodput.modeled)) {
+      changes.push_back(fmt::format(
+          "{}: compute {}; about {} wall-clock at {} goodput ({})", id, duration(m.at_utilization),
+          duration(m.goodput.wall), percent(m.goodput.fraction),
+          m.goodput.modeled ? fmt::format("{:.0f} failures expected, a checkpoint every {}",
+                                          m.goodput.failures, duration(m.goodput.interval))
+                            : std::string{"given"}));
+    }
+    // Offload fills the host's memory: said beside the answer, checked or not.
+    if (m.host_per_node.value() > 0.0) {
+      changes.push_back(
+          m.host_memory.value() > 0.0
+              ? fmt::format("{}: offloads {} per node to host memory ({} there{})", id,
+                            gb(m.host_per_node), gb(m.host_memory),
+                            m.host_per_node > m.host_memory ? ": does not fit" : "")
+              : fmt::format("{}: offloads {} per node to host memory (not checked: give "
+                            "{{host_memory}} or a {{system}} that states it)",
+                            id, gb(m.host_per_node)));
     }
     // A measured rate names its method: the row's id then, else the device's.
     const bool method = m.rate && m.rate->kind == RateKind::kMeasured && !m.rate->method.empty();

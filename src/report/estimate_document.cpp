@@ -25,6 +25,8 @@ std::string verdict_words(Verdict v) {
       return "does not fit";
     case Verdict::kStatesFit:
       return "states fit (no activations)";
+    case Verdict::kNoNetwork:
+      return "no network";
   }
   return {};
 }
@@ -41,7 +43,7 @@ namespace {
 // true, false, or empty when it could not be judged (activations not counted).
 std::string fits_value(Verdict v) {
   if (v == Verdict::kStatesFit) return "";
-  return v == Verdict::kDoesNotFit ? "false" : "true";
+  return v == Verdict::kDoesNotFit || v == Verdict::kNoNetwork ? "false" : "true";
 }
 
 TextTable machines_table(const Scenario& s, const std::optional<double>& utilization) {
@@ -150,6 +152,15 @@ std::string machine_label(const MachineEstimate& m) {
   return label;
 }
 
+// A tight fit's advice: the smallest change that leaves the margin.
+std::string room_advice(const MachineEstimate& m) {
+  if (m.advice.empty()) return {};
+  const Advice& a = m.advice.front();
+  return fmt::format(
+      "; for room: {} ({} per device{})", a.summary, gb(a.memory),
+      a.devices != m.devices ? fmt::format(" on {} devices", a.devices) : std::string{});
+}
+
 std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                              const std::optional<Scenario>& lora) {
   // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
@@ -167,6 +178,26 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
                           m.price_given ? "the given" : "the catalog's");
   } else {
     time = "no compute figure for this device";
+  }
+  if (m.verdict == Verdict::kNoNetwork) {
+    // Not memory: the devices cannot be one job (docs/systems.md, "No network").
+    return fmt::format(
+        "{} x {} cannot run as one job: {} holds {} devices a node and has no network between "
+        "nodes. Use at most {} devices, or a system file with a network between nodes "
+        "(docs/systems.md).",
+        m.devices, m.device.id, m.system_id, m.node_devices, m.node_devices);
+  }
+  if (!m.fits && m.host_memory.value() > 0.0 && m.host_per_node > m.host_memory &&
+      (m.rollout ? m.numbers.allocated : s.memory.total) <= m.allocatable) {
+    return fmt::format(
+        "{} does not fit the host: it offloads {} per node to a host with {}{}.",
+        scenario_label(s.name), gb(m.host_per_node), gb(m.host_memory),
+        m.advice.empty() ? std::string{}
+                         : fmt::format("; the smallest change that fits: {} ({} per device{})",
+                                       m.advice.front().summary, gb(m.advice.front().memory),
+                                       m.advice.front().devices != m.devices
+                                           ? fmt::format(" on {} devices", m.advice.front().devices)
+                                           : std::string{}));
   }
   if (!m.fits && !m.advice.empty()) {
     // The planner's answer replaces the rule of thumb (docs/scale.md, "Advice").
@@ -189,9 +220,16 @@ std::string verdict_sentence(const MachineEstimate& m, const Scenario& s,
       if (!m.fits_device_total) {
         return fmt::format(
             "{} fits, tightly (allocated peak {} + {} runtime within {} usable; with the "
-            "allocator's usual cache the device would show about {}); {}.",
+            "allocator's usual cache the device would show about {}){}; {}.",
             scenario_label(s.name), gb(peak), gb(m.numbers.runtime), gb(m.usable),
-            gb(m.numbers.device_total), time);
+            gb(m.numbers.device_total), room_advice(m), time);
+      }
+      if (m.verdict == Verdict::kFitsTightly) {
+        return fmt::format(
+            "{} fits, tightly (allocated peak {} of {}, over the {} that leaves a {:.0f} % "
+            "margin for the framework's heavier kernels and the allocator's cache){}; {}.",
+            scenario_label(s.name), gb(peak), room, gb(m.limit), (m.margin - 1.0) * 100.0,
+            room_advice(m), time);
       }
       return fmt::format("{} fits (allocated peak {}, device total about {} of {} usable); {}.",
                          scenario_label(s.name), gb(peak), gb(m.numbers.device_total), gb(m.usable),

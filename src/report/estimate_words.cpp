@@ -49,9 +49,25 @@ std::string note_text(const Note& n) {
           n.id);
     case NoteCode::kNoHostLink:
       return "no host link figure: offload's transfers are not timed (name a system)";
+    case NoteCode::kQloraDequantRange:
+      // Published LoRA against QLoRA on one GPU (docs/time.md, "QLoRA"): torchtune's README,
+      // Llama 3.1 8B on an RTX 4090, 3,083 -> 2,413 tokens/s (-21.7 %); fms-acceleration's
+      // A100-80GB table, Mistral-7B, -23.6 % at batch 4 and -20.7 % at batch 8.
+      return "QLoRA's NF4 dequantisation is priced as its memory traffic; published single-GPU "
+             "runs read 20-24 % fewer tokens/s than LoRA with bitsandbytes (torchtune, "
+             "fms-acceleration): expect up to a quarter more time than LoRA's, less with fused "
+             "NF4 kernels";
+    case NoteCode::kQuantizedDecodeOptimistic:
+      // docs/inference.md, "Validation": llama.cpp M2 Ultra Q4_0 +72 %, Q8_0 +31 %, RTX 4090
+      // Q8_0 +30 %; torchao H100 int8wo +55 %; the Marlin paper's vLLM runs reach about 72 % of
+      // the ideal int4 speed-up.
+      return "weight-only quantized decode is priced at the bytes it reads; measured kernels "
+             "read 30-70 % slower (dequantisation in the mat-vec; docs/inference.md): take the "
+             "decode figure as an upper bound";
     case NoteCode::kHostMemoryShort:
-      return fmt::format("offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB",
-                         n.x[0] / kGiga, n.id, n.x[1] / kGiga);
+      return fmt::format(
+          "offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB: it does not fit",
+          n.x[0] / kGiga, n.id, n.x[1] / kGiga);
     case NoteCode::kKvWaves:
       return fmt::format(
           "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: decoded "

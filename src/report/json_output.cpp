@@ -61,6 +61,9 @@ ordered_json machine_memory_json(const MachineEstimate& m) {
   out["usable_bytes"] = m.usable.value();
   out["fits_allocated_peak"] = m.fits;
   out["fits_device_total"] = m.fits_device_total;
+  // The room a proposal keeps (eval/memory_margin.hpp): a job above limit_bytes fits tightly.
+  out["margin_factor"] = m.margin;
+  out["limit_bytes"] = m.limit.value();
   return out;
 }
 
@@ -86,9 +89,18 @@ ordered_json time_json(const MachineEstimate& m) {
             {"high_hours", m.time_band.high.count() * steps / 3600.0},
             {"moves_most", enum_name(m.time_band.moves_most)}};
   }
+  const Goodput& g = m.goodput;
+  const ordered_json goodput = {{"modeled", g.modeled},
+                                {"fraction", g.fraction},
+                                {"wall_clock_hours", g.wall.count() / 3600.0},
+                                {"mtbf_hours", g.mtbf.count() / 3600.0},
+                                {"checkpoint_seconds", g.checkpoint.count()},
+                                {"checkpoint_interval_hours", g.interval.count() / 3600.0},
+                                {"failures", g.failures}};
   return {{"modeled", t.modeled},
           {"step_seconds", t.step.count()},
           {"total_hours", hours(m.at_utilization)},
+          {"goodput", goodput},
           {"mfu", t.mfu},
           {"hfu", t.hfu},
           {"compute_seconds", t.compute.count()},

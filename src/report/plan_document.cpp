@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "trainbudget/build_info.hpp"
+#include "trainbudget/eval/memory_margin.hpp"
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/report/plan_output.hpp"
 
@@ -20,10 +21,17 @@ std::string layout_cell(const Layout& l) {
   return s;
 }
 
-// `rows`: per example (2 for preference pairs); the micro-batch is shown in examples.
-std::string knobs_cell(const Layout& l, int rows) {
+// `rows`: per example (2 for preference pairs); the micro-batch is shown in examples. A global
+// batch other than the one asked (the default batch's 5 % tolerance) says so: "=1036 (+1.2 %)".
+std::string knobs_cell(const Layout& l, int rows, std::int64_t asked = 0) {
   std::string s =
       fmt::format("Z{} mb{}x{}", l.zero_stage, l.micro_batch / std::max(rows, 1), l.grad_accum);
+  const std::int64_t global =
+      static_cast<std::int64_t>(l.dp()) * l.micro_batch / std::max(rows, 1) * l.grad_accum;
+  if (asked > 0 && global != asked) {
+    s += fmt::format(" ={} ({:+.1f} %)", global,
+                     100.0 * (static_cast<double>(global) / static_cast<double>(asked) - 1.0));
+  }
   if (l.recompute != Recompute::kNone) s += fmt::format(" rc:{}", enum_name(l.recompute));
   // Block recomputation: the layers per stage that recompute.
   if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
@@ -42,17 +50,29 @@ std::string when(double h) {
   return fmt::format("{:.1f} h", h);
 }
 
+// The limit a miss was held against, when a margin sets it below the allocatable memory.
+std::string margin_words(const plan::PlanMiss& m) {
+  if (m.margin <= 1.0) return {};
+  return fmt::format(" (the {} allocatable over the x{:.2f} margin)", gb(m.capacity), m.margin);
+}
+
 // Every comparison with enough digits that the numbers read as the verdict says.
 std::string miss_words(const plan::PlanMiss& m, const plan::PlanReport& p) {
   switch (m.miss) {
     case plan::Miss::kStates: {
-      const auto [over, cap] = gb_apart(m.memory, m.capacity);
-      return fmt::format("model states alone {} > {}", over, cap);
+      const auto [over, cap] = gb_apart(m.memory, margin_limit(m.capacity, m.margin));
+      return fmt::format("model states alone {} > {}{}", over, cap, margin_words(m));
     }
     case plan::Miss::kPeak: {
+      const auto [over, cap] = gb_apart(m.memory, margin_limit(m.capacity, m.margin));
+      return fmt::format("peak {} > {}{} at {} (states {}, activations {}, buffers {})", over, cap,
+                         margin_words(m), enum_name(m.phase), gb(m.states), gb(m.activations),
+                         gb(m.buffers));
+    }
+    case plan::Miss::kHostMemory: {
       const auto [over, cap] = gb_apart(m.memory, m.capacity);
-      return fmt::format("peak {} > {} at {} (states {}, activations {}, buffers {})", over, cap,
-                         enum_name(m.phase), gb(m.states), gb(m.activations), gb(m.buffers));
+      return fmt::format("fits the device, but offloads {} per device > {} of host memory", over,
+                         cap);
     }
     case plan::Miss::kDeadline:
       if (p.deadline_days && m.hours >= 48.0) {
@@ -130,6 +150,7 @@ Document plan_document(const plan::PlanReport& p) {
                                                               {"devices", Align::kRight},
                                                               {"layout"},
                                                               {"knobs"},
+                                                              {"framework"},
                                                               {"memory", Align::kRight},
                                                               {"step", Align::kRight},
                                                               {"MFU", Align::kRight},
@@ -149,7 +170,8 @@ Document plan_document(const plan::PlanReport& p) {
                c.workload, std::to_string(s.layout.devices),
                layout_cell(s.layout) +
                    (c.alike > 0 ? fmt::format(" (+{} alike)", c.alike) : std::string{}),
-               knobs_cell(s.layout, p.rows_per_example),
+               knobs_cell(s.layout, p.rows_per_example, p.global_batch),
+               std::string{enum_name(c.runner)},
                // Online RL: the generation round's peak and time (its update's are in them).
                gb(m.rollout ? m.rollout->peak : s.memory.total),
                m.rollout ? fmt::format("{:.3g} s round", m.rollout->round.count())
@@ -166,7 +188,8 @@ Document plan_document(const plan::PlanReport& p) {
         "layout: data x tensor x pipeline (x virtual stages) x context x expert parallel, "
         "sequence parallel wherever tp > 1; knobs: ZeRO, micro-batch x grad-accum, recompute "
         "(full/N: N layers a stage), offload (act:host: activations), tp-overlap (tp collectives "
-        "under the GEMMs). One row per family (tp, pp, ep, offload) with how many alike.");
+        "under the GEMMs); framework: the one that runs it (docs/frameworks.md, \"Who runs the "
+        "layout\"). One row per family (tp, pp, ep, offload) with how many alike.");
     best.text("apply the best: " + command_of(p.candidates.front().apply));
   }
   doc.answer = doc.sections.size();

@@ -1,7 +1,10 @@
 // The plan's JSON: the query, what the search did, the candidates in rank order (each an
 // estimate document of its layout) and the nearest misses with their reasons.
+#include <algorithm>
+
 #include "estimate_json.hpp"
 #include "json_dump.hpp"
+#include "trainbudget/eval/memory_margin.hpp"
 #include "trainbudget/report/plan_output.hpp"
 #include "trainbudget/report/view.hpp"
 
@@ -40,14 +43,27 @@ std::string plan_json(const plan::PlanReport& p) {
   for (std::size_t i = 1; i < kRuleKeys.size(); ++i) {
     if (p.stats.grid.rules[i] > 0) rules[std::string{kRuleKeys[i]}] = p.stats.grid.rules[i];
   }
+  if (p.stats.grid.runners > 0) rules["no_framework_runs_it"] = p.stats.grid.runners;
   ordered_json candidates = ordered_json::array();
   for (const plan::PlanCandidate& c : p.candidates) {
     ordered_json e = estimate_object(c.estimate);
     ordered_json apply = ordered_json::object();
     for (const auto& [key, value] : c.apply) apply[key] = value;
-    ordered_json head{{"rank", c.rank},   {"machine", c.machine_id}, {"workload", c.workload},
-                      {"alike", c.alike}, {"hours", c.hours},        {"usd", c.usd},
-                      {"kwh", c.kwh},     {"apply", apply}};
+    ordered_json head{{"rank", c.rank},
+                      {"machine", c.machine_id},
+                      {"workload", c.workload},
+                      {"framework", enum_name(c.runner)},
+                      // What the layout runs per step: the batch asked, or within the default
+                      // batch's tolerance of it.
+                      {"global_batch", static_cast<std::int64_t>(c.estimate.primary.layout.dp()) *
+                                           c.estimate.primary.layout.micro_batch /
+                                           std::max(p.rows_per_example, 1) *
+                                           c.estimate.primary.layout.grad_accum},
+                      {"alike", c.alike},
+                      {"hours", c.hours},
+                      {"usd", c.usd},
+                      {"kwh", c.kwh},
+                      {"apply", apply}};
     head.update(e);
     candidates.push_back(std::move(head));
   }
@@ -58,6 +74,8 @@ std::string plan_json(const plan::PlanReport& p) {
                       {"reason", enum_name(m.miss)},
                       {"memory_bytes", m.memory.value()},
                       {"capacity_bytes", m.capacity.value()},
+                      {"margin_factor", m.margin},
+                      {"limit_bytes", margin_limit(m.capacity, m.margin).value()},
                       {"peak_phase", enum_name(m.phase)},
                       {"states_bytes", m.states.value()},
                       {"activations_bytes", m.activations.value()},

@@ -73,6 +73,11 @@ std::string task_detail(const TaskMachine& m, Task task) {
     return fmt::format("{}: {:.1f} tokens/s per sequence{}{}", where(m), *m.decode_tokens_per_s,
                        m.devices == 1 ? " on one device" : "", per_million(m));
   }
+  if (m.devices == 0 && m.node_limit > 0) {
+    return fmt::format(
+        "{}: does not fit on the {} devices of a {} node, which has no network to add more", m.id,
+        m.node_limit, m.system_id);
+  }
   if (m.devices == 0) {
     return fmt::format("{}: does not fit on up to {} devices", m.id, kMaxTaskDevices);
   }
@@ -103,8 +108,7 @@ std::string task_verdict(const TaskResult& t) {
     return out + rest;
   }
   if (win == nullptr) {
-    return fmt::format("{}: no machine fits on up to {} devices{}", enum_name(t.task),
-                       kMaxTaskDevices, rest);
+    return fmt::format("{}: no machine fits it{}", enum_name(t.task), rest);
   }
   std::string out = fmt::format("{}: {} wins, {}", enum_name(t.task), where(*win),
                                 task_duration_text(*win->hours));

@@ -145,6 +145,40 @@ constexpr std::array kProfiles{
         "x * torch.rsqrt); lit_gpt/utils.py chunked_cross_entropy (F.cross_entropy per "
         "128-token chunk, no upcast); finetune/lora.py keeps logits through fabric.backward and "
         "uses torch.optim.AdamW (foreach on CUDA)"},
+    FrameworkProfile{
+        Framework::kDeepspeed,
+        false,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kEagerFp32,
+        false,
+        OptimizerKernel::kFused,
+        true,
+        true,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
+        "the DeepSpeed engine training a transformers model: hf's kernels (the model's own code "
+        "runs under it); its layouts by DeepSpeed's rules",
+        "DeepSpeed wraps the model it is given (deepspeed.initialize); the kernels are the "
+        "model's: as hf (transformers' modeling code); a config's AdamW is DeepSpeed's FusedAdam "
+        "(deepspeed/runtime/engine.py _configure_basic_optimizer)"},
+    FrameworkProfile{
+        Framework::kFsdp,
+        false,
+        {LossImpl::kFull, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kEagerFp32,
+        false,
+        OptimizerKernel::kFused,
+        false,
+        false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
+        "FSDP2 as torchtitan composes it: torchtitan's kernels; its layouts by torchtitan's rules",
+        "as torchtitan (torchtitan/distributed/fsdp.py applies fully_shard to torchtitan's "
+        "models)"},
 };
 
 }  // namespace

@@ -169,6 +169,22 @@ std::vector<Recipe> make_recipes() {
        "megatron_base_model.py forces store_params for fp8_params, so apex DistributedFusedAdam "
        "keeps a bf16 weight copy (2 B), bf16 gradients (2 B) and bf16 exp_avg, exp_avg_sq (4 B): "
        "10 B/param"},
+      {"megatron-fp8",
+       "Megatron-Bridge FP8 (Transformer Engine, fp8_param_gather): FP8 weights, bf16 grads",
+       DType::kFp8,
+       2.0,
+       {{K::kWeights, "weights (FP8)", 1.0},
+        {K::kWeights, "FP8 transposed copy (Hopper)", 1.0},
+        {K::kGradients, "gradients (bf16)", 2.0},
+        {K::kOptimizer, "Adam m, v (fp32)", 8.0},
+        {K::kMaster, "master weights (fp32)", 4.0}},
+       "Megatron-Bridge 0026ec18 llama3.py (llama3_70b_sft_config) and its FP8 mixed-precision "
+       "recipes: fp8_param_gather=True (Transformer Engine keeps only the FP8 weights, "
+       "quantization.py quantized_model_init), whose transpose stays allocated on Hopper "
+       "(float8_tensor.py: columnwise data made with the parameter and refreshed in place after "
+       "each gather); grad_reduce_in_fp32=False, so Megatron-Core's gradient buffer is bf16 "
+       "(distributed_data_parallel.py: grad_dtype = param.dtype); the distributed optimizer's "
+       "fp32 master weights and Adam moments: 1 + 1 + 2 + 4 + 8 = 16 B/param"},
       {"sgd-momentum",
        "mixed-precision SGD with momentum",
        DType::kBf16,

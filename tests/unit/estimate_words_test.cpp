@@ -20,7 +20,7 @@ TEST(EstimateWords, NotesCarryNumbersNotSentences) {
   EXPECT_EQ(report::note_text(Note::of(NoteCode::kTpAcrossNodes, "dgx-h100", {16, 8})),
             "tp 16 spans nodes of 8: its per-layer all-reduces run over the scale-out link");
   EXPECT_EQ(report::note_text(Note::of(NoteCode::kHostMemoryShort, "dgx-h100", {}, {3e12, 2e12})),
-            "offload needs 3000 GB of host memory per node; dgx-h100 has 2000 GB");
+            "offload needs 3000 GB of host memory per node; dgx-h100 has 2000 GB: it does not fit");
   EXPECT_EQ(report::note_text(Note::of(NoteCode::kKvWaves, {}, {64, 3}, {10.4e9, 28.6e9})),
             "the engine holds 10.4 of the 28.6 GB of KV cache its 64 completions need: decoded in "
             "3 waves");

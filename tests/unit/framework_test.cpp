@@ -42,7 +42,7 @@ TEST(Framework, SuggestsTheNearestProfile) {
   EXPECT_EQ(parse_framework("torchtune"), Framework::kTorchtune);
   EXPECT_EQ(message_of([] { (void)parse_framework("torchtun"); }),
             "framework: unknown value 'torchtun'; did you mean 'torchtune'? "
-            "[generic|pytorch|hf|torchtune|torchtitan|megatron|litgpt]");
+            "[generic|pytorch|hf|torchtune|torchtitan|megatron|litgpt|deepspeed|fsdp]");
   EXPECT_EQ(parse_norm("eager-fp32"), NormImpl::kEagerFp32);
   EXPECT_EQ(parse_optimizer_kernel("foreach"), OptimizerKernel::kForeach);
   EXPECT_EQ(parse_logits_dtype("activation"), LogitsDtype::kActivation);

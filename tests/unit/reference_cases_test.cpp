@@ -94,6 +94,38 @@ const nlohmann::json* at_path(const nlohmann::json& root, const std::string& pat
   return node;
 }
 
+// A training-clock figure (a step, the run's hours, a rate) and the machine's time band: whether
+// the published figure falls inside the band, printed for scripts/band_coverage.py (docs/time.md,
+// "Band"). A rate reads the band inverted.
+void print_band(const nlohmann::json& j, const fs::path& file, const std::string& key,
+                double published, double actual) {
+  const std::string prefix = "machines.";
+  if (key.rfind(prefix, 0) != 0 || key.find("rollout") != std::string::npos) return;
+  const std::size_t dot = key.find('.', prefix.size());
+  if (dot == std::string::npos) return;
+  const std::string machine = key.substr(0, dot);
+  const std::string metric = key.substr(dot + 1);
+  const bool rate =
+      metric == "time.mfu" || metric == "time.hfu" || metric == "time.tokens_per_second";
+  const bool time = metric == "time.step_seconds" || metric == "hours";
+  if (!rate && !time) return;
+  const nlohmann::json* low = at_path(j, machine + ".time.band.low_seconds");
+  const nlohmann::json* high = at_path(j, machine + ".time.band.high_seconds");
+  const nlohmann::json* step = at_path(j, machine + ".time.step_seconds");
+  if (low == nullptr || high == nullptr || step == nullptr || !low->is_number() ||
+      !high->is_number() || !step->is_number() || step->get<double>() <= 0.0) {
+    return;
+  }
+  const double lo = low->get<double>() / step->get<double>();
+  const double hi = high->get<double>() / step->get<double>();
+  const double from = rate ? actual / hi : actual * lo;
+  const double to = rate ? actual / lo : actual * hi;
+  const bool inside = published >= from && published <= to;
+  std::printf("[ band %-4s] %s %s: published %.6g in [%.6g, %.6g] (width %.1f %%)\n",
+              inside ? "in" : "out", file.filename().c_str(), key.c_str(), published, from, to,
+              (to - from) / actual * 100.0);
+}
+
 class ReferenceCase : public testing::TestWithParam<Case> {};
 
 TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
@@ -159,6 +191,7 @@ TEST_P(ReferenceCase, MatchesPublishedFigureWithinTolerance) {
     ASSERT_TRUE(node->is_number()) << file << " " << key;
     const double actual = node->get<double>();
     const double rel = std::abs(actual - expected) / std::abs(expected);
+    print_band(j, file, key, expected, actual);
     if (outside) {
       EXPECT_GT(rel, tolerance) << file << " " << key
                                 << ": marked outside but now within tolerance; update the case";

@@ -34,12 +34,13 @@ namespace tb {
 
 // How many bytes one element of a row takes.
 enum class ElementBytes : std::uint8_t {
-  kActivation,  // the activation dtype (StepDims::e)
-  kFp32,        // 4
-  kMask,        // torch.bool dropout masks: 1
-  kTokenId,     // int64 token ids: 8
-  kLoss,        // the dtype the loss computes in: fp32 after an upcast, else the activation dtype
-  kNorm,        // an RMSNorm's compute dtype: fp32 under eager-fp32, else the activation dtype
+  kActivation,   // the activation dtype (StepDims::e)
+  kFp32,         // 4
+  kMask,         // torch.bool dropout masks: 1
+  kTokenId,      // int64 token ids: 8
+  kLoss,         // the dtype the loss computes in: fp32 after an upcast, else the activation dtype
+  kNorm,         // an RMSNorm's compute dtype: fp32 under eager-fp32, else the activation dtype
+  kLinearInput,  // a linear layer's saved input: FP8 (1) under fp8_inputs, else the activation's
 };
 
 [[nodiscard]] constexpr double element_bytes(ElementBytes kind, const StepDims& d) {
@@ -51,6 +52,8 @@ enum class ElementBytes : std::uint8_t {
       return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0 ? 4.0 : e;
     case ElementBytes::kActivation:
       return e;
+    case ElementBytes::kLinearInput:
+      return d.fp8_inputs ? 1.0 : e;
     case ElementBytes::kFp32:
       return 4.0;
     case ElementBytes::kMask:

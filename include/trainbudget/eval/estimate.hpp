@@ -11,6 +11,7 @@
 #include "trainbudget/eval/device_memory.hpp"
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/gemm_efficiency.hpp"
+#include "trainbudget/eval/goodput.hpp"
 #include "trainbudget/eval/note.hpp"
 #include "trainbudget/eval/rollout.hpp"
 #include "trainbudget/eval/step_analysis.hpp"
@@ -80,15 +81,17 @@ enum class Verdict {
   kFitsTightly,
   kDoesNotFit,
   kStatesFit,  // the model states fit; activations not counted (no architecture)
+  kNoNetwork,  // more devices than a node of its system holds, and no network between nodes
 };
 
 template <>
 struct EnumNames<Verdict> {
-  static constexpr std::array<std::pair<Verdict, std::string_view>, 4> kNames{
+  static constexpr std::array<std::pair<Verdict, std::string_view>, 5> kNames{
       {{Verdict::kFits, "fits"},
        {Verdict::kFitsTightly, "fits_tightly"},
        {Verdict::kDoesNotFit, "does_not_fit"},
-       {Verdict::kStatesFit, "states_fit_activations_not_counted"}}};
+       {Verdict::kStatesFit, "states_fit_activations_not_counted"},
+       {Verdict::kNoNetwork, "no_network_between_nodes"}}};
 };
 
 template <>
@@ -102,12 +105,15 @@ struct EnumNames<Fit> {
 // One change to a job, found by the planner (plan/advice.hpp): what changes, as field keys and
 // values (the front end spells them as flags), and what it gives.
 struct Advice {
-  std::string kind;     // "smallest", "same_method" (faster, keeps the method) or "fastest"
+  // "smallest", "same_method" (faster, keeps the method), "fastest", or "unbound" (a job that
+  // fits but waits on communication or the pipeline: the change that frees its step)
+  std::string kind;
   std::string summary;  // "recompute full, micro-batch 1 x grad-accum 8"
   std::vector<std::pair<std::string, std::string>> changes;  // key, value
   Bytes memory;
   double hours{0.0};
   int devices{1};
+  double mfu{0.0};  // the changed job's
 };
 
 // The same per-device work on more devices of the same fabric (weak scaling: each added
@@ -147,16 +153,23 @@ struct MachineEstimate {
   // system (node shape) it communicated over, and what it had to assume.
   StepTime time;
   TimeBand time_band;  // the step's low and high ends (time_band.hpp)
+  Goodput goodput;     // wall-clock from at_utilization (goodput.hpp)
   GemmEfficiency gemm;
   std::string system_id;  // empty: no system, the device's interconnect alone
+  int node_devices{0};    // devices a node of the system holds (0: no nodes)
   std::string system_name;
   std::vector<Note> assumptions;
-  std::vector<Advice> advice;       // when it does not fit: the smallest and the fastest change
-  Bytes host_per_node;              // offload: host memory per device x the devices of a node
-  MemoryNumbers numbers;            // for this device: with the CUDA runtime or without
-  Bytes usable;                     // what the device lets a process use (Apple: Metal's cap)
-  Bytes allocatable;                // what the allocated peak may reach: allocatable_capacity()
-  bool fits_device_total{false};    // numbers.device_total <= usable
+  std::vector<Advice> advice;     // when it does not fit: the smallest and the fastest change
+  Bytes host_per_node;            // offload: host memory per device x the devices of a node
+  Bytes host_memory;              // the node's host RAM it is held against; 0 unknown
+  MemoryNumbers numbers;          // for this device: with the CUDA runtime or without
+  Bytes usable;                   // what the device lets a process use (Apple: Metal's cap)
+  Bytes allocatable;              // what the allocated peak may reach: allocatable_capacity()
+  bool fits_device_total{false};  // numbers.device_total <= usable
+  // The margin a proposal keeps (eval/memory_margin.hpp) and what its allocated peak may then
+  // reach: allocatable / margin. A job over it fits only tightly, and advice offers the room.
+  double margin{1.0};
+  Bytes limit;
   std::vector<ScalePoint> scaling;  // the layout on 1x, 2x, 4x ... 32x the devices
   // Online RL: the generation round beside the step; its peak and round time replace the
   // step's in `numbers`, `fits` and the hours (eval/rollout.hpp).

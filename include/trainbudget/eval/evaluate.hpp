@@ -21,9 +21,10 @@ namespace tb {
 
 // Why an evaluation does not fit, or that it does.
 enum class Status : std::uint8_t {
-  kFits,         // the peak fits the device's memory
-  kOutOfMemory,  // the peak is larger than the device's memory
-  kNoNetwork,    // the layout spans nodes of a system with no network between them
+  kFits,             // the peak fits the device's memory
+  kOutOfMemory,      // the peak is larger than the device's memory
+  kNoNetwork,        // the layout spans nodes of a system with no network between them
+  kOutOfHostMemory,  // the peak fits, but what it offloads exceeds the host's memory
 };
 
 // What sets a step's time (docs/scale.md, "Bound"): the largest of the GEMM time, the exposed

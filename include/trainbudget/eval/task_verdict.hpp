@@ -53,6 +53,10 @@ struct TaskMachine {
   bool has_rate{true};  // training: the device has a compute rate
   Bytes memory;         // serve: needed per device; training: the allocated peak per device
   Bytes capacity;       // what it is held against
+  // training: when the search stopped at a node of a system without a network between nodes,
+  // the devices a node holds and the system's id (devices 0 then: none up to a node holds it).
+  int node_limit{0};
+  std::string system_id;
 };
 
 struct TaskResult {

@@ -48,6 +48,8 @@ struct StepDims {
   bool keep_o_input{true};
   bool keep_mlp_input{true};   // gate/up (GPT-2: fc1), the experts' w1/w3
   bool keep_down_input{true};  // down (GPT-2: fc2), the experts' w2
+  // The linear inputs above are saved in FP8, 1 byte each (Transformer Engine's fp8 recipes).
+  bool fp8_inputs{false};
 };
 
 // The model's part of the dims (widths, heads, MoE, MLA, norms); b, s, e, p and the

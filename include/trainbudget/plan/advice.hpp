@@ -5,6 +5,7 @@
 // the job they change (docs/scale.md, "Advice"); ties go to the faster.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "trainbudget/eval/estimate.hpp"
@@ -15,6 +16,13 @@ namespace tb::plan {
 // The smallest change that fits on `machine` and the fastest fitting one (which may be the
 // same); empty when the job fits or nothing in the search does.
 [[nodiscard]] std::vector<Advice> advise(const TrainingJob& job, const MachineChoice& machine);
+
+// A job that fits but whose step waits on communication or the pipeline bubble: on its own
+// devices and parallel degrees, the fastest change of the global batch (more micro-batches a
+// step, up to 16x), ZeRO stage, hybrid sharding or interleaving, when it saves at least a fifth
+// of the time; nullopt otherwise (or when the step is compute- or memory-bound).
+[[nodiscard]] std::optional<Advice> advise_unbound(const TrainingJob& job,
+                                                   const MachineChoice& machine);
 
 // Online RL (GRPO, RLOO, PPO): the smallest change that fits, each candidate priced with its
 // generation round: recompute, a chunked loss, a smaller micro-batch with more accumulation,

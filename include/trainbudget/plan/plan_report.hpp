@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/eval/runner_rules.hpp"
 #include "trainbudget/plan/planner.hpp"
 
 namespace tb::plan {
@@ -20,6 +21,7 @@ struct PlanCandidate {
   Estimate estimate;       // the candidate's layout estimated on the plan's machine
   double hours{0.0}, usd{0.0}, kwh{0.0};
   int alike{0};  // layouts of the same family (dp/cp and micro-batch variants) folded into it
+  Runner runner{Runner::kMegatron};  // the framework that runs it (eval/runner_rules.hpp)
   // The estimate request that reproduces it, by field key (the front end spells the flags).
   std::map<std::string, std::string> apply;
 };
@@ -28,8 +30,9 @@ struct PlanMiss {
   std::string workload;
   Layout layout;
   Miss miss{Miss::kPeak};
-  Bytes memory;  // the peak (or the states alone, for kStates)
-  Bytes capacity;
+  Bytes memory;        // the peak (or the states alone, for kStates)
+  Bytes capacity;      // what the device allows (the allocatable memory)
+  double margin{1.0};  // the workload's margin: a layout fits when memory x margin <= capacity
   Phase phase{Phase::kForwardEnd};
   Bytes states, activations, buffers;
   double hours{0.0}, usd{0.0};

@@ -24,6 +24,9 @@ struct Workload {
   ModelProfile profile;
   std::string label;  // "full fine-tune, amp-adam", "LoRA r16 on q,v, amp-adam"
   std::size_t index{0};
+  // The margin its layouts keep (eval/memory_margin.hpp): a layout fits when its peak x margin
+  // is within the device's capacity. 1: the capacity itself.
+  double margin{1.0};
 };
 
 struct SearchOptions {
@@ -54,10 +57,11 @@ class SearchCancelled : public Error {
 
 // Why a layout was not kept.
 enum class Miss : std::uint8_t {
-  kStates,    // the model states alone exceed the device (precheck)
-  kPeak,      // the peak over the step exceeds it
-  kDeadline,  // fits, but finishes after the deadline
-  kBudget,    // fits, but costs more than the budget
+  kStates,      // the model states alone exceed the device (precheck)
+  kPeak,        // the peak over the step exceeds it
+  kDeadline,    // fits, but finishes after the deadline
+  kBudget,      // fits, but costs more than the budget
+  kHostMemory,  // fits the device, but what it offloads exceeds the host's memory
 };
 
 struct Candidate {
@@ -115,11 +119,12 @@ void score(Candidate& c, const ClusterProfile& cluster, Objective objective) noe
 
 template <>
 struct tb::EnumNames<tb::plan::Miss> {
-  static constexpr std::array<std::pair<tb::plan::Miss, std::string_view>, 4> kNames{
+  static constexpr std::array<std::pair<tb::plan::Miss, std::string_view>, 5> kNames{
       {{tb::plan::Miss::kStates, "model_states_exceed_memory"},
        {tb::plan::Miss::kPeak, "peak_exceeds_memory"},
        {tb::plan::Miss::kDeadline, "misses_deadline"},
-       {tb::plan::Miss::kBudget, "over_budget"}}};
+       {tb::plan::Miss::kBudget, "over_budget"},
+       {tb::plan::Miss::kHostMemory, "host_memory_exceeded"}}};
 };
 
 template <>

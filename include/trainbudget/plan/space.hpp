@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trainbudget/eval/layout_rules.hpp"
+#include "trainbudget/eval/runner_rules.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/spec/cluster.hpp"
 #include "trainbudget/spec/layout.hpp"
@@ -32,6 +33,9 @@ struct PlanSpace {
   // micro-batch does not divide it: 0 keeps it exact (a batch the user gave); the planner's
   // default batch allows kDefaultBatchTolerance.
   double batch_tolerance{0.0};
+  // The frameworks a layout may run on (eval/runner_rules.hpp): one of them must accept it.
+  // Empty: not checked.
+  std::vector<Runner> runners;
 };
 
 // 5 %: a default global batch is a round number of tokens, not a requirement; 14 nodes' dp of
@@ -59,6 +63,7 @@ struct GridStats {
   std::uint64_t considered{0};
   std::uint64_t batch{0};  // no whole number of micro-batches per replica gives the batch
   std::array<std::uint64_t, 16> rules{};  // by LayoutRule
+  std::uint64_t runners{0};               // no framework of the space's runs it
 };
 
 // Every layout of the space for `devices` devices, `global_batch` sequences per step: dp = devices

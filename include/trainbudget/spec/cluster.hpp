@@ -25,10 +25,13 @@ struct Link {
 // How the devices are wired. Devices are numbered node by node; a node is the scale-up domain
 // (an NVLink/NVSwitch box, an NVL72 rack, a TPU ICI slice, one Mac).
 struct Fabric {
-  int devices_per_node{0};     // 0: all devices of the job share the scale-up link (no nodes)
-  Link scale_up;               // per device, inside a node
-  Link scale_out;              // per NODE, all its NICs (or cables) together, between nodes
-  Link host;                   // host <-> device, per device (offload traffic)
+  int devices_per_node{0};  // 0: all devices of the job share the scale-up link (no nodes)
+  Link scale_up;            // per device, inside a node
+  Link scale_out;           // per NODE, all its NICs (or cables) together, between nodes
+  Link host;                // host <-> device, per device (offload traffic)
+  // Devices behind one host link (a PCIe switch's uplink to the CPU): offload traffic of a node
+  // shares it when they all offload at once, as data-parallel ranks do. 1: a link each.
+  int devices_per_host_link{1};
   bool point_to_point{false};  // cables between nodes, no switch (Thunderbolt)
   int ports_per_node{0};       // point-to-point: cables a node takes
   // A measured system's collective curves (`measure --fabric`), owned by its System; the
@@ -59,7 +62,10 @@ struct TimeKnobs {
 };
 
 struct ClusterProfile {
-  Bytes capacity;       // memory per device
+  Bytes capacity;  // memory per device
+  // Host memory one device's process may fill with offloaded states and activations: the
+  // node's RAM over the job's devices on it (0: unknown, not checked).
+  Bytes host_capacity;
   FlopsPerSecond rate;  // dense peak, per device; 0 when the device has no rate for the dtype
   // The share of `rate` a large GEMM reaches (a measured matmul ceiling / the peak); 1 for a
   // rate that is itself a measured matmul rate.

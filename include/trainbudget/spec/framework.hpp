@@ -23,18 +23,22 @@ enum class Framework : std::uint8_t {
   kTorchtitan,  // torchtitan's train.py
   kMegatron,    // Megatron-LM / Megatron Core
   kLitgpt,      // Lit-GPT / LitGPT's finetune scripts
+  kDeepspeed,   // the DeepSpeed engine on a transformers model (hf's kernels)
+  kFsdp,        // FSDP2 as torchtitan composes it (torchtitan's kernels)
 };
 
 template <>
 struct EnumNames<Framework> {
-  static constexpr std::array<std::pair<Framework, std::string_view>, 7> kNames{
+  static constexpr std::array<std::pair<Framework, std::string_view>, 9> kNames{
       {{Framework::kGeneric, "generic"},
        {Framework::kPytorch, "pytorch"},
        {Framework::kHf, "hf"},
        {Framework::kTorchtune, "torchtune"},
        {Framework::kTorchtitan, "torchtitan"},
        {Framework::kMegatron, "megatron"},
-       {Framework::kLitgpt, "litgpt"}}};
+       {Framework::kLitgpt, "litgpt"},
+       {Framework::kDeepspeed, "deepspeed"},
+       {Framework::kFsdp, "fsdp"}}};
 };
 
 // How the loss over the vocabulary is computed, which decides the b*s*V buffers it holds.

@@ -72,6 +72,8 @@ struct Device {
   // A measured CPU profile: one thread's write rate into freshly mapped pages (measure's "first
   // touch"), what a tensor the allocator maps afresh is written at. Absent: not measured.
   std::optional<BytesPerSecond> first_touch_bandwidth;
+  // A measured GPU machine's host RAM (memory.host_gb): where offload goes when no system says.
+  std::optional<Bytes> host_memory;
   std::string memory_source;
   std::vector<ComputeRate> rates;
   std::optional<Interconnect> interconnect;

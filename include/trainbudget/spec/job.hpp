@@ -127,6 +127,16 @@ struct TrainingJob {
   // an architecture of their own they are the policy's (docs/rl.md, "PPO").
   ModelSource value_model;
   ModelSource reward_model;
+  // The room a proposal (a fix, an advice line, a plan row) keeps under the allocatable memory,
+  // as a fraction of its peak; nullopt: the band's high end or the reserved peak, whichever is
+  // larger (eval/memory_margin.hpp).
+  std::optional<double> headroom;
+  // Host RAM per node, replacing the system's (a measured or given figure); nullopt: the
+  // system's, else unknown (offload is then not checked against it).
+  std::optional<Bytes> host_memory;
+  // The share of wall-clock time spent training (failures, restarts, checkpoints); nullopt:
+  // modeled (eval/goodput.hpp).
+  std::optional<double> goodput;
 };
 
 // GRPO, RLOO or PPO: completions generated every step (eval/rollout.hpp).
