@@ -407,17 +407,23 @@ const render = {
     $('charts').replaceChildren(logBars('Hours of the best layouts', c.map((x) => ({ label: `#${x.rank} ${x.devices} × ${x.machine}`, value: x.hours, text: hoursText(x.hours) })), 'hours'));
     // One row per layout family: its parallel degrees, ZeRO, micro-batch, recompute, memory,
     // MFU, time and cost, and a button that takes it to the Train tab.
-    const layouts = table(['Rank', 'Machine', 'tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Memory', 'MFU', 'Hours', 'Cost', ''],
+    // Every knob of a row is shown, so that no two rows read alike: pp with its virtual stages,
+    // the micro-batch with its accumulation, recompute with its layers, offload and hybrid
+    // sharding, and the framework that runs it (docs/frameworks.md, "Who runs the layout").
+    const layouts = table(['Rank', 'Machine', 'tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Offload', 'Memory', 'MFU', 'Hours', 'Cost', 'Framework', ''],
       c.map((x, i) => {
         const p = x.parallel, m = x.machines[0];
         const b = el('button', { type: 'button', text: 'Use in Train' });
         b.addEventListener('click', () => { switchMode('estimate'); selectTab(); applyAdvice(x.apply); });
-        return [String(x.rank), `${x.devices} × ${x.machine}`, String(p.tp), String(p.pp), String(p.cp), String(p.ep), String(p.dp),
-          String(p.zero), String(p.micro_batch), p.recompute + (p.offload_activations ? ', offloaded' : ''),
+        const offload = [p.offload !== 'none' ? p.offload : '', p.offload_activations ? 'activations' : '', p.shard_group > 0 ? `hsdp ${p.shard_group}` : ''].filter(Boolean).join(', ') || 'none';
+        return [String(x.rank), `${x.devices} × ${x.machine}`, String(p.tp), String(p.pp) + (p.virtual_stages > 1 ? ` × ${p.virtual_stages}v` : ''),
+          String(p.cp), String(p.ep), String(p.dp),
+          String(p.zero), `${p.micro_batch} × ${p.grad_accum}` + (x.global_batch != null ? ` = ${x.global_batch}` : ''),
+          p.recompute + (p.recompute_layers != null ? ` (${p.recompute_layers} layers)` : '') + (p.overlap_tp ? ', tp overlap' : ''), offload,
           num(`candidates.${i}.machines.0.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes, GB(m.memory.allocated_peak_bytes)),
           num(`candidates.${i}.machines.0.time.mfu`, m.time.mfu, `${(m.time.mfu * 100).toFixed(1)} %`),
           num(`candidates.${i}.hours`, x.hours, hoursText(x.hours)),
-          x.usd == null ? '-' : num(`candidates.${i}.usd`, x.usd, `$${Math.round(x.usd).toLocaleString('en-US')}`), b];
+          x.usd == null ? '-' : num(`candidates.${i}.usd`, x.usd, `$${Math.round(x.usd).toLocaleString('en-US')}`), x.framework || '-', b];
       }));
     layouts.id = 'plan-layouts';
     const parts = [layouts];
@@ -425,7 +431,7 @@ const render = {
     if (misses.length) {
       parts.push(el('h3', { text: 'Nearest misses' }), table(['Workload', 'tp', 'pp', 'dp', 'ZeRO', 'Micro-batch', 'Why not', 'Memory'],
         misses.map((x) => [x.workload, String(x.layout.tp), String(x.layout.pp), String(x.layout.dp), String(x.layout.zero),
-          String(x.layout.micro_batch), x.reason.replaceAll('_', ' '), `${GB(x.memory_bytes)} of ${GB(x.capacity_bytes)}`])));
+          String(x.layout.micro_batch), x.reason.replaceAll('_', ' '), `${GB(x.memory_bytes)} of ${GB(x.limit_bytes != null ? x.limit_bytes : x.capacity_bytes)}`])));
     }
     $('tables').replaceChildren(...parts);
   },

@@ -214,7 +214,7 @@ try {
   await settled();
   j = cli(['plan', '--model', 'llama-3.1-8b', '--machine', 'h100-sxm', '--devices', '8']);
   const heads = await page.$$eval('#plan-layouts th', (ts) => ts.map((t) => t.textContent));
-  for (const h of ['tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Memory', 'MFU', 'Hours', 'Cost']) assert.ok(heads.includes(h), `plan column ${h}`);
+  for (const h of ['tp', 'pp', 'cp', 'ep', 'dp', 'ZeRO', 'Micro-batch', 'Recompute', 'Offload', 'Memory', 'MFU', 'Hours', 'Cost', 'Framework']) assert.ok(heads.includes(h), `plan column ${h}`);
   for (const [i, c] of j.candidates.entries()) {
     await sameNumber(`candidates.${i}.hours`, c.hours, hoursText(c.hours));
     await sameNumber(`candidates.${i}.machines.0.time.mfu`, c.machines[0].time.mfu);
@@ -222,6 +222,7 @@ try {
   const row = await page.$$eval('#plan-layouts tbody tr:first-child td', (ts) => ts.map((t) => t.textContent));
   assert.equal(row[1], `${j.candidates[0].devices} × ${j.candidates[0].machine}`);
   assert.equal(row[2], String(j.candidates[0].parallel.tp));
+  assert.equal(row[15], j.candidates[0].framework);
   await page.screenshot({ path: `${outDir}/plan.png`, fullPage: true });
 
   // 7. Accessible: every control has a label; the result is announced.
