@@ -327,14 +327,17 @@ const render = {
       parts: rowsMem.map((r) => ({ name: r.label, bytes: r.bytes })),
       capacity: (m.memory && m.memory.usable_bytes) || m.memory_capacity_bytes,
     }));
+    // The band: the model's own (its assumptions and its measured error on published runs,
+    // time.band), else the published-MFU range around the peak hours.
+    const band = (m) => (m.time && m.time.band ? [m.time.band.low_hours, m.time.band.high_hours] : [m.hours_at_peak / MFU_BAND[1], m.hours_at_peak / MFU_BAND[0]]);
     const hours = j.machines.map((m) => ({
-      label: machineLabel(m), value: m.hours, low: m.hours_at_peak / MFU_BAND[1], high: m.hours_at_peak / MFU_BAND[0],
+      label: machineLabel(m), value: m.hours, low: band(m)[0], high: band(m)[1],
       text: m.fits ? hoursText(m.hours) : `${hoursText(m.hours)}, does not fit`, muted: !m.fits,
     }));
     charts.replaceChildren(
       stackedBars('Memory per device against what each machine lets it use', bars, names),
-      logBars('Hours per machine; band: 38-56 % MFU', hours, 'hours'));
-    tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Cost'],
+      logBars('Hours per machine; band: the model\'s assumptions and its measured error', hours, 'hours'));
+    tables.replaceChildren(table(['Machine', 'Fits', 'Allocated peak', 'Reserved', 'Device total', 'Usable', 'Hours', 'Band', 'Cost'],
       j.machines.map((m, i) => [`${m.devices > 1 ? `${m.devices} × ` : ''}${m.name}`, VERDICT_WORDS[m.verdict] || m.verdict,
         // Online RL: the machine's own peak, with the engine's pool or the generation's cache.
         m.rollout ? num(`machines.${i}.memory.allocated_peak_bytes`, m.memory.allocated_peak_bytes, GB(m.memory.allocated_peak_bytes))
@@ -343,7 +346,9 @@ const render = {
         num(`machines.${i}.memory.device_total_bytes`, m.memory.device_total_bytes, GB(m.memory.device_total_bytes)),
         num(`machines.${i}.memory.usable_bytes`, m.memory.usable_bytes, GB(m.memory.usable_bytes)),
         num(`machines.${i}.hours`, m.hours, hoursText(m.hours)),
-        m.cost_usd == null ? '-' : num(`machines.${i}.cost_usd`, m.cost_usd, `$${m.cost_usd.toFixed(0)}`)])));
+        m.time && m.time.band ? `${hoursText(m.time.band.low_hours)} - ${hoursText(m.time.band.high_hours)}` : '-',
+        // No cost for a job that does not fit: it would not run.
+        m.cost_usd == null || !m.fits ? '-' : num(`machines.${i}.cost_usd`, m.cost_usd, `$${m.cost_usd.toFixed(0)}`)])));
     // Online RL (docs/rl.md): each machine's generation round and the peak of its two phases.
     const rl = j.machines.map((m, i) => [m, i]).filter(([m]) => m.rollout);
     if (rl.length) {

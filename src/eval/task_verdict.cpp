@@ -48,6 +48,15 @@ TaskMachine training_machine(const TrainingJob& job, const MachineChoice& choice
   }
   out.memory = m.numbers.allocated;
   out.capacity = m.allocatable;
+  // Online RL on the policy's generate(): under ZeRO-3 the weights are gathered whole for
+  // generation (rollout.cpp), so more devices cannot help once they alone overflow one.
+  if (out.devices == 0 && online_rl(job.objective) && out.node_limit == 0) {
+    const Bytes weights{job.params * 2.0};
+    if (weights > out.capacity) {
+      out.gathers_whole_model = true;
+      out.memory = weights;
+    }
+  }
   out.has_rate = m.rate.has_value();
   if (m.rate && out.devices > 0) {
     out.hours = hours(m.at_utilization);

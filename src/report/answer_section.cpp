@@ -9,6 +9,16 @@
 
 namespace tb::report {
 
+namespace {
+
+// The run's compute time as the band's two ends when the model timed it, else the point.
+std::string time_cell(const MachineEstimate& m) {
+  if (!m.time_band.present || m.time.steps <= 0.0) return duration(m.at_utilization);
+  return duration_range(m.time_band.low * m.time.steps, m.time_band.high * m.time.steps);
+}
+
+}  // namespace
+
 // Per machine, by id, whether it fits, the memory, the time, the
 // cost and the one change that fits; the machines' names in a legend under it.
 Section answer_section(const Estimate& e) {
@@ -30,7 +40,8 @@ Section answer_section(const Estimate& e) {
                // Online RL: this device's peak with the engine's pool (eval/rollout.hpp).
                fmt::format("{} / {}", gb(m.rollout ? m.numbers.allocated : s.memory.total),
                            gb(m.device.memory_capacity)),
-               m.rate && m.verdict != Verdict::kNoNetwork ? duration(m.at_utilization) : "-",
+               // The band, not the point: the forecast's range (docs/time.md, "Band").
+               m.rate && m.verdict != Verdict::kNoNetwork ? time_cell(m) : "-",
                m.cost_usd && m.fits ? dollars(m.cost_usd->value()) : "-"});
     const bool tight = m.fits && m.verdict == Verdict::kFitsTightly;
     if ((!m.fits || tight) && !m.advice.empty()) {
@@ -93,6 +104,12 @@ Section answer_section(const Estimate& e) {
     answer.text(
         "states fit: the model states fit; activations are not counted without the "
         "model's architecture ({model})");
+  }
+  const bool banded = std::any_of(s.machines.begin(), s.machines.end(), [](const auto& m) {
+    return m.rate && m.time_band.present && m.verdict != Verdict::kNoNetwork;
+  });
+  if (banded) {
+    answer.text("time: a band, with the model's measured error (docs/time.md); point under Time");
   }
   for (const std::string& c : changes) answer.text(c);
   for (const std::string& l : legend) answer.text(l);

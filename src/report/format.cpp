@@ -107,6 +107,24 @@ std::string duration(Seconds s) {
   return fixed(secs / kYear, 1) + " years";
 }
 
+std::string duration_range(Seconds low, Seconds high) {
+  const double lo = low.count();
+  const double hi = high.count();
+  constexpr double kHour = 3600.0;
+  constexpr double kDay = 24.0 * kHour;
+  constexpr double kWeek = 7.0 * kDay;
+  constexpr double kYear = 365.25 * kDay;
+  // Both ends in the unit the high end takes.
+  const auto in = [&](double unit, const char* name) {
+    return fmt::format("{:.1f}-{:.1f} {}", lo / unit, hi / unit, name);
+  };
+  if (hi < kHour) return in(60.0, "min");
+  if (hi < 2.0 * kDay) return in(kHour, "hours");
+  if (hi < 3.0 * kWeek) return in(kDay, "days");
+  if (hi < kYear) return in(kWeek, "weeks");
+  return in(kYear, "years");
+}
+
 // Three significant digits at most: 40 %, 80.3 %, 0.781 %.
 std::string percent(double fraction) { return fmt::format("{:.3g} %", fraction * 100.0); }
 

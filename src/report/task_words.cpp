@@ -73,6 +73,14 @@ std::string task_detail(const TaskMachine& m, Task task) {
     return fmt::format("{}: {:.1f} tokens/s per sequence{}{}", where(m), *m.decode_tokens_per_s,
                        m.devices == 1 ? " on one device" : "", per_million(m));
   }
+  if (m.devices == 0 && m.gathers_whole_model) {
+    return fmt::format(
+        "{}: does not fit on any number of devices with the policy's generate(): it gathers "
+        "the whole model ({}) on every device under ZeRO-3 (TRL's ds3_gather_for_generation), "
+        "over the {} a device allows; a vLLM engine with tensor parallelism runs it "
+        "({{rollout_engine}})",
+        m.id, m.memory, m.capacity);
+  }
   if (m.devices == 0 && m.node_limit > 0) {
     return fmt::format(
         "{}: does not fit on the {} devices of a {} node, which has no network to add more", m.id,

@@ -150,6 +150,24 @@ TEST(Verdict, CompareStopsAtTheNodeOfASystemWithoutANetwork) {
   EXPECT_TRUE(seen);
 }
 
+// compare: a 70B GRPO on the policy's generate() fits on no number of H100s, and the words say
+// why -- generation gathers the whole model's bf16 weights (141 GB) on every device under ZeRO-3.
+TEST(Verdict, GrpoOnGenerateSaysItGathersTheWholeModel) {
+  CompareInputs in;
+  in.training = job_for("llama-3.1-70b.json", Method::kLora);
+  const TaskComparison c = compare_tasks(in, {builtin_machine("h100-sxm")});
+  bool seen = false;
+  for (const TaskResult& t : c.tasks) {
+    if (t.task != Task::kGrpo) continue;
+    seen = true;
+    const TaskMachine& m = t.machines.front();
+    EXPECT_EQ(m.devices, 0);
+    EXPECT_TRUE(m.gathers_whole_model);
+    EXPECT_NEAR(m.memory.value(), 2.0 * in.training.params, 1.0);
+  }
+  EXPECT_TRUE(seen);
+}
+
 // Transformer Engine saves a trainable linear's input in FP8 (1 byte), the rest stays 16-bit:
 // under an fp8 recipe the qkv input row of a Llama 3 8B layer (b s h = 1 x 4096 x 4096) is
 // 16.8 MB instead of 33.6 MB; a LoRA base saves none, its adapters stay 16-bit.

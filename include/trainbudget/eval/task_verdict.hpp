@@ -57,6 +57,10 @@ struct TaskMachine {
   // the devices a node holds and the system's id (devices 0 then: none up to a node holds it).
   int node_limit{0};
   std::string system_id;
+  // online RL with the policy's generate(): no device count fits because generation gathers the
+  // whole model's 16-bit weights on every device under ZeRO-3 (TRL's ds3_gather_for_generation)
+  // and they alone exceed one device; `memory` is then those weights.
+  bool gathers_whole_model{false};
 };
 
 struct TaskResult {

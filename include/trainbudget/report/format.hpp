@@ -44,9 +44,11 @@ namespace tb::report {
 // (three significant digits past 1e15).
 [[nodiscard]] std::string dollars(double usd);
 [[nodiscard]] std::string kwh(double kilowatt_hours);
-[[nodiscard]] std::string count(double n);            // "7.00 B", "125 M"
-[[nodiscard]] std::string hours_text(Seconds s);      // "598.3 h"
-[[nodiscard]] std::string duration(Seconds s);        // "24.9 days", "8.9 weeks", "1.4 years"
+[[nodiscard]] std::string count(double n);        // "7.00 B", "125 M"
+[[nodiscard]] std::string hours_text(Seconds s);  // "598.3 h"
+[[nodiscard]] std::string duration(Seconds s);    // "24.9 days", "8.9 weeks", "1.4 years"
+// A band's two ends in the unit of its high end: "4.0-5.9 hours", "17.2-27.0 days".
+[[nodiscard]] std::string duration_range(Seconds low, Seconds high);
 [[nodiscard]] std::string percent(double fraction);   // "40 %"
 [[nodiscard]] std::string bytes_per_param(double b);  // "16", "2.0039"
 // "1 sequence", "29 sequences": the count and the noun that agrees with it.
