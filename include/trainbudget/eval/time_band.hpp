@@ -29,7 +29,7 @@ struct TimeBand {
 
 // The ends each assumption takes (docs/time.md cites each): kernel efficiency x[0.84, 1.0],
 // launch and dispatch costs x[0.5, 2.0], the share of communication overlap hides x[0, 1]; then
-// the model's measured error on published runs widens the ends (x0.773 fast, x1.087 slow).
+// the model's measured error on published runs widens the ends (x0.772 fast, x1.087 slow).
 [[nodiscard]] TimeBand time_band(const ModelProfile& profile, const Layout& layout,
                                  const ClusterProfile& cluster) noexcept;
 
