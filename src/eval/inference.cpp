@@ -328,9 +328,19 @@ ServingSize serving_size(const ServingJob& job, const MachineChoice& machine) {
   const double per_stage = (m.weights + m.kv + m.workspace).value();
   const double room = (m.usable - m.runtime).value();
   out.tp = largest;
+  // A stage holds at least one decoder layer: more stages than layers (or than kMaxServeStages
+  // without an architecture) serve it on no number of devices -- said as 0, never a count that
+  // overflows an int.
   if (room > 0.0) {
-    out.pp = static_cast<int>(std::ceil(per_stage / room));
-    out.devices = largest * out.pp;
+    const double stages = std::ceil(per_stage / room);
+    const double most_stages = arch != nullptr ? static_cast<double>(arch->num_layers)
+                                               : static_cast<double>(kMaxServeStages);
+    if (stages <= most_stages) {
+      out.pp = static_cast<int>(stages);
+      out.devices = largest * out.pp;
+    } else {
+      out.pp = 0;
+    }
   }
   out.needed = m.needed;
   out.usable = m.usable;

@@ -33,6 +33,11 @@ std::string model_title(const ServingEstimate& e) {
 std::string size_words(const ServingMachine& m, const ServingSize& z, const ServingEstimate& e) {
   const ServingSetup& s = e.job.setup;
   const std::string what = fmt::format("{} sequences of {} tokens", s.concurrency, s.context);
+  if (z.devices == 0 && z.pp == 0) {
+    return fmt::format(
+        "  {}: no number of devices serves {}: a pipeline stage would hold less than one layer",
+        m.device.id, what);
+  }
   if (z.devices == 0) {
     return fmt::format("  {}: no number of devices serves {}: the runtime alone fills one",
                        m.device.id, what);

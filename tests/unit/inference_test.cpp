@@ -229,6 +229,21 @@ TEST(Serving, ConcurrencyPastMemoryDoesNotFit) {
   EXPECT_LT(e.machines[0].max_concurrency, 100);
 }
 
+// A cache far past any pipeline (a million sequences of 128k tokens of a Llama 3 8B on 80 GB):
+// more stages than its 32 layers would be needed, so no number of devices serves it, said as 0
+// devices and 0 stages -- never an overflowed count (issue: counts in 64 bits).
+TEST(Serving, PastOneLayerAStageServesOnNoNumberOfDevices) {
+  ServingJob job;
+  job.model.architecture = config("meta-llama-3-8b.json");
+  job.setup.context = 131072;
+  job.setup.concurrency = 1000000;
+  const Device d = test_device(80e9, 2e12, 500.0);
+  const ServingSize s = serving_size(job, MachineChoice{&d, std::nullopt, nullptr});
+  EXPECT_EQ(s.devices, 0);
+  EXPECT_EQ(s.pp, 0);
+  EXPECT_FALSE(s.fits);
+}
+
 TEST(Serving, BadInputNamesTheField) {
   ServingJob job;
   job.model.architecture = config("meta-llama-3-8b.json");

@@ -35,10 +35,15 @@ void validate(const ServingJob& job);
 // inside a node, the smallest power of two that divides the attention heads and fits the
 // weights, the cache of every sequence and the workspace; past a node, pipeline stages of a
 // node's tensor-parallel group, as many as the weights and cache need (pipeline not timed).
+// Pipeline stages a serving size may take without an architecture to count its layers.
+inline constexpr int kMaxServeStages = 4096;
+
 struct ServingSize {
   int tp{1};
-  int pp{1};
-  int devices{0};                   // 0: not even a stage fits (the runtime alone exceeds a device)
+  int pp{1};  // 0 with devices 0
+  // 0: no number of devices serves it (the runtime alone exceeds a device, or a stage would
+  // hold less than one layer)
+  int devices{0};
   bool fits{false};                 // within one node, timed
   double decode_tokens_per_s{0.0};  // at that tp (0 past a node)
   Bytes needed, usable;             // per device at the largest tp tried
