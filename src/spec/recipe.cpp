@@ -94,7 +94,7 @@ std::vector<Recipe> make_recipes() {
        {{K::kWeights, "weights (bf16)", 2.0},
         {K::kGradients, "gradient accumulation buffer (fp32)", 4.0},
         {K::kOptimizer, "Adam m, v (bf16)", 4.0}},
-       "Megatron-LM --accumulate-allreduce-grads-in-fp32 (an fp32 main_grad buffer beside bf16 "
+       "Megatron-LM's accumulate_allreduce_grads_in_fp32 (an fp32 main_grad buffer beside bf16 "
        "params); moments in bf16 as pure-bf16-adam: 2 + 4 + 4 = 10 B/param"},
       {"adam-in-backward",
        "mixed-precision AdamW stepped inside the backward pass (no gradient buffer)",

@@ -1,5 +1,5 @@
-// The layer arrows stay one-way (DESIGN.md): units <- spec <- model <- eval <- plan <- api,
-// io -> spec/model, report -> eval/plan/measure, measure -> spec; and no CLI flag is spelled
+// The layer arrows stay one-way (docs/architecture.md): units <- spec <- model <- eval <- plan <-
+// api, io -> spec/model, report -> eval/plan/measure, measure -> spec; and no CLI flag is spelled
 // under src/ or include/ (front ends render field keys their own way).
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"measure", {"units", "spec", "measure"}},
       {"report", {"units", "spec", "model", "eval", "plan", "measure", "report"}},
       {"api", {"units", "spec", "model", "eval", "plan", "io", "api"}},
-      // The web server is a front end beside the CLI (DESIGN.md: server/): it sits on api.
+      // The web server is a front end beside the CLI (docs/architecture.md): it sits on api.
       {"server", {"units", "spec", "model", "eval", "plan", "io", "api", "report", "server"}},
   };
   return kAllowed;
@@ -65,7 +65,7 @@ TEST(Layers, IncludesPointOneWay) {
   for (const auto& [layer, file] : library_files()) {
     ++files;
     const auto rule = allowed().find(layer);
-    ASSERT_NE(rule, allowed().end()) << file << ": a layer DESIGN.md does not name";
+    ASSERT_NE(rule, allowed().end()) << file << ": a layer docs/architecture.md does not name";
     const std::string text = text_of(file);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
          it != std::sregex_iterator(); ++it) {

@@ -14,8 +14,8 @@
 
 namespace tb::measure {
 
-// Whether a backend or a run could be measured (STYLE.md: a measurement that could not run is a
-// status in the result, never an exception).
+// Whether a backend or a run could be measured (docs/architecture.md, "Errors": a measurement that
+// could not run is a status in the result, never an exception).
 enum class Status { kOk, kSkipped, kFailed };
 
 [[nodiscard]] constexpr const char* status_name(Status s) {

@@ -1,4 +1,5 @@
-// The one error path: exceptions for failures that stop an operation (STYLE.md, "Errors").
+// The one error path: exceptions for failures that stop an operation (docs/architecture.md,
+// "Errors").
 #pragma once
 
 #include <cstddef>
