@@ -171,8 +171,14 @@ const std::array kEstimateFields{
           degrees, [](V v, R r) { r.job.parallel.cp = degree(v, "cp"); }, "layout"},
     Field{"ep", FieldType::kInteger, "N", "devices", "1",
           "Expert-parallel degree for MoE models: routed experts split over N of the dp x cp "
-          "ranks, all-to-all dispatch and combine",
+          "ranks (with {etp} below tp, of the tp x cp x dp ranks), all-to-all dispatch and "
+          "combine",
           degrees, [](V v, R r) { r.job.parallel.ep = degree(v, "ep"); }, "layout"},
+    Field{"etp", FieldType::kInteger, "N", "devices", "",
+          "Expert tensor-parallel degree (Megatron-Core's expert_tensor_parallel_size): each "
+          "expert split over N devices (default: tp); below {tp} the experts fold over the tensor-parallel "
+          "ranks too, ep x etp dividing tp x cp x dp (MoE parallel folding)",
+          degrees, [](V v, R r) { r.job.parallel.etp = degree(v, "etp"); }, "layout"},
     Field{"sequence_parallel", FieldType::kFlag, "", "", "",
           "Megatron-LM sequence parallelism: norm and dropout activations split over {tp} too",
           flags, [](V v, R r) { r.job.parallel.sequence_parallel = flag(v, "sequence_parallel"); },

@@ -33,9 +33,9 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
     if (f == nullptr || key == "format") continue;
     out[key] = value;
   }
-  for (const char* chosen : {"tp", "pp", "cp", "ep", "virtual_stages", "sequence_parallel", "zero",
-                             "offload", "shard_group", "micro_batch", "grad_accum", "recompute",
-                             "devices", "method", "recipe", "lora_rank"}) {
+  for (const char* chosen : {"tp", "pp", "cp", "ep", "etp", "virtual_stages", "sequence_parallel",
+                             "zero", "offload", "shard_group", "micro_batch", "grad_accum",
+                             "recompute", "devices", "method", "recipe", "lora_rank"}) {
     out.erase(chosen);
   }
   // With a model the rank stands for the fraction (the two cannot be combined).
@@ -63,6 +63,7 @@ std::map<std::string, std::string> apply_fields(const EstimateRequest& r, const 
   if (x.pp > 1) out["pp"] = std::to_string(x.pp);
   if (x.cp > 1) out["cp"] = std::to_string(x.cp);
   if (x.ep > 1) out["ep"] = std::to_string(x.ep);
+  if (x.etp > 0 && x.etp != x.tp) out["etp"] = std::to_string(x.etp);
   if (x.virtual_stages > 1) out["virtual_stages"] = std::to_string(x.virtual_stages);
   if (x.sequence_parallel) out["sequence_parallel"] = "true";
   if (l.zero_stage > 0) out["zero"] = std::to_string(l.zero_stage);

@@ -91,6 +91,7 @@ void pin(const EstimateRequest& r, const Layout& base, plan::PlanSpace& s) {
   if (r.has("pp")) s.pp = {x.pp};
   if (r.has("cp")) s.cp = {x.cp};
   if (r.has("ep")) s.ep = {x.ep};
+  if (r.has("etp")) s.etp = {x.etp};
   if (r.has("virtual_stages")) s.virtual_stages = {x.virtual_stages};
   if (r.has("zero")) s.zero = {r.job.zero_stage};
   if (r.has("offload")) s.offload = {x.offload};

@@ -370,7 +370,7 @@ StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const Stat
   if (share.expert > 0.0) {
     const int expert_z =
         zero_partition(l.zero_stage, t.shard_stage, std::max(1, l.expert_shards() / l.replicas()));
-    bytes += t.bytes * (share.expert / (tp * x.ep * expert_z));
+    bytes += t.bytes * (share.expert / (l.expert_tp() * static_cast<double>(x.ep) * expert_z));
   }
   StateOnDevice out;
   out.zero_shards = dense_z;
@@ -420,7 +420,9 @@ StepCost untimed(const ModelProfile& profile, const Layout& layout, const Cluste
       double most = -1.0;
       for (int i = 1; i + 1 < layout.parallel.pp; ++i) {
         const StageSpan st = stage_at(profile, layout, i);
-        const double share = st.dense_share + st.expert_share / layout.parallel.ep;
+        const double share =
+            st.dense_share + st.expert_share * layout.parallel.tp /
+                                 (static_cast<double>(layout.parallel.ep) * layout.expert_tp());
         // Among equal shares the earlier stage holds more micro-batches in flight.
         if (share > most * (1.0 + 1e-9)) {
           most = share;

@@ -148,17 +148,20 @@ struct GemmPasses {
 
 GemmPasses gemm_passes(const GemmKernel& g, double tokens, const Layout& l, bool fp8,
                        const ClusterProfile& c, const KernelCostModel& cost) {
-  const double tp = l.parallel.tp;
+  // An expert's weights split over etp, every other weight over tp.
+  const double tp = g.expert ? l.expert_tp() : l.parallel.tp;
   const double n = g.split == GemmSplit::kColumn ? g.n / tp : g.n;
   const double k = g.split == GemmSplit::kRow ? g.k / tp : g.k;
   double m = tokens;
   double count = g.instances;
   if (g.expert) {
     // Expert parallelism: this device holds E/ep experts and gets their tokens from the ep
-    // group, k/E of the group's tokens each (uniform routing).
+    // group, k/E of the group's tokens each (uniform routing). Folded (etp below tp), the tp
+    // ranks' tokens are dispatched apart, so each expert rank sees etp/tp of them: the expert
+    // grid's etp x ep x edp ranks share the tp x cp x dp ranks' routed tokens evenly.
     const double ep = l.parallel.ep;
     count = g.instances / ep;
-    m = tokens * ep * g.active / g.instances;
+    m = tokens * ep * (tp / l.parallel.tp) * g.active / g.instances;
   }
   GemmPasses out;
   if (m <= 0.0 || count <= 0.0) return out;

@@ -33,10 +33,14 @@ bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
     case LayoutRule::kInterleavedBatches:
       return x.virtual_stages > 1 && !divides(x.pp, l.grad_accum);
     case LayoutRule::kExperts:
-      return x.ep > 1 && (p.experts == 0 || !divides(x.ep, p.experts));
+      return (x.ep > 1 && (p.experts == 0 || !divides(x.ep, p.experts))) ||
+             (x.etp > 0 && x.etp != x.tp && p.experts == 0);
     case LayoutRule::kExpertRanks:
-      return x.ep > 1 && divides(static_cast<std::int64_t>(x.tp) * x.pp * x.cp, l.devices) &&
-             !divides(x.ep, l.dense_shards());
+      // Megatron-Core's parallel_state.py: the expert grid etp x ep x edp fills tp x cp x dp.
+      return (x.ep > 1 || x.etp > 0) &&
+             divides(static_cast<std::int64_t>(x.tp) * x.pp * x.cp, l.devices) &&
+             !divides(static_cast<std::int64_t>(x.ep) * l.expert_tp(),
+                      static_cast<std::int64_t>(l.dense_shards()) * x.tp);
     case LayoutRule::kSequence:
       return x.cp > 1 && !divides(2 * static_cast<std::int64_t>(x.cp), l.seq_len);
     case LayoutRule::kCpAttention:
@@ -112,16 +116,27 @@ Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
                           l.grad_accum, x.pp),
               "a multiple of pp"};
     case LayoutRule::kExperts:
+      if (p.experts == 0 && x.ep <= 1) {
+        return {"etp", "expert tensor parallelism needs an MoE model", "the same as tp"};
+      }
       if (p.experts == 0) return {"ep", "expert parallelism needs an MoE model", "1"};
       return {"ep",
               fmt::format("{} does not divide the model's {} routed experts", x.ep, p.experts),
               "a divisor of the routed experts"};
     case LayoutRule::kExpertRanks:
+      if (l.expert_tp() == x.tp) {
+        return {"ep",
+                fmt::format("{} does not divide the {} data-parallel x context-parallel ranks "
+                            "that hold the experts",
+                            x.ep, l.dense_shards()),
+                "a divisor of dp x cp, or with {etp} below tp of tp x cp x dp over etp"};
+      }
       return {"ep",
-              fmt::format("{} does not divide the {} data-parallel x context-parallel ranks that "
-                          "hold the experts",
-                          x.ep, l.dense_shards()),
-              "a divisor of dp x cp"};
+              fmt::format("ep x etp = {} x {} does not divide the {} tensor x context x "
+                          "data-parallel ranks the experts are folded over (Megatron-Core's "
+                          "expert grid etp x ep x edp)",
+                          x.ep, l.expert_tp(), static_cast<std::int64_t>(l.dense_shards()) * x.tp),
+              "ep x etp a divisor of tp x cp x dp"};
     case LayoutRule::kSequence:
       return {"cp",
               fmt::format("2 x {} chunks do not divide the sequence of {} tokens (causal load "

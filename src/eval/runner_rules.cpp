@@ -14,7 +14,7 @@ struct Refusal {
   const char* words;
 };
 
-constexpr std::size_t kMostRefusals = 8;
+constexpr std::size_t kMostRefusals = 9;
 using Refusals = std::array<Refusal, kMostRefusals>;
 
 Refusals megatron(const Layout& l) noexcept {
@@ -50,6 +50,7 @@ Refusals megatron(const Layout& l) noexcept {
       {x.shard_group > 0 && l.zero_stage < 1,
        "Megatron-Core's partial sharding (num_distributed_optimizer_instances) needs the "
        "distributed optimizer"},
+      {false, ""},
       {false, ""},
       {false, ""},
   }};
@@ -90,6 +91,11 @@ Refusals deepspeed(const Layout& l) noexcept {
       {l.partial_recompute(1 << 30),
        "DeepSpeed's activation checkpointing wraps what the model checkpoints: no first-N-layers "
        "method (Megatron-Core's recompute_method block)"},
+      // deepspeed/utils/groups.py, _create_expert_data_and_model_parallel: the expert-parallel
+      // groups are cut from the data-parallel groups only.
+      {x.ep > 1 && l.expert_tp() != x.tp,
+       "DeepSpeed's MoE splits experts over data-parallel ranks only (deepspeed/utils/groups.py): "
+       "no folding over the tensor-parallel ranks"},
   }};
 }
 
@@ -115,6 +121,7 @@ Refusals fsdp(const Layout& l) noexcept {
       {false, ""},
       {false, ""},
       {false, ""},
+      {false, ""},
   }};
 }
 
@@ -137,6 +144,7 @@ Refusals accelerate(const Layout& l) noexcept {
        "partial recomputation)"},
       {x.shard_group > 0 && l.zero_stage < 2,
        "hybrid sharding (FSDP HYBRID_SHARD, HYBRID_SHARD_ZERO2) needs ZeRO-2/3"},
+      {false, ""},
       {false, ""},
       {false, ""},
       {false, ""},

@@ -44,7 +44,8 @@ DataParallelBytes data_parallel_bytes(const ModelProfile& p, const Layout& l, co
       const double all = p.layer_param_prefix[end] - p.layer_param_prefix[b];
       // Experts sit on ep times fewer devices: their bytes per device over the row's.
       const double dense = (l.parallel.pp == 1 ? 1.0 : all) - e;
-      const double expert = e / l.parallel.ep;
+      const double expert =
+          e * l.parallel.tp / (static_cast<double>(l.parallel.ep) * l.expert_tp());
       expert_share = dense + expert > 0.0 ? expert / (dense + expert) : 0.0;
     }
     const Bytes expert = on.device * expert_share;
@@ -212,7 +213,7 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // with that micro-batch.
   const DataParallelBytes db = data_parallel_bytes(p, l, first);
   const Group dense_group{l.zero_shards(), x.tp};
-  const Group expert_group{std::max(1, l.expert_shards()), x.tp * x.ep};
+  const Group expert_group{std::max(1, l.expert_shards()), l.expert_tp() * x.ep};
   const Link dense_link = group_link(f, dense_group);
   if (l.dense_shards() > 1) {
     // ZeRO-1/2 gather the updated (trainable) weights after the step; ZeRO-3 gathers all the
@@ -337,7 +338,8 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // all-to-all dispatches each token's top-k copies and another combines them, forward and
   // again backward.
   if (x.ep > 1 && p.moe_layers > 0) {
-    const Group g{x.ep, x.tp * x.cp};
+    // Megatron-Core's expert grid orders etp, ep, edp: folded, the ep ranks sit etp apart.
+    const Group g{x.ep, l.expert_tp() == x.tp ? x.tp * x.cp : l.expert_tp()};
     const double moe_layers = static_cast<double>(p.moe_layers) / x.pp;
     const Bytes msg{tokens * d.k * d.h * e / x.tp};
     const Seconds once = comm.time(Collective::kAllToAll, msg, g, f) * (4.0 * moe_layers);

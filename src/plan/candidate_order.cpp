@@ -11,7 +11,7 @@ bool before(const Candidate& a, const Candidate& b) {
   const auto key = [](const Candidate& c) {
     const Layout& l = c.layout;
     const Parallelism& x = l.parallel;
-    return std::make_tuple(l.devices, c.workload, x.tp, x.pp, x.cp, x.ep, x.virtual_stages,
+    return std::make_tuple(l.devices, c.workload, x.tp, x.pp, x.cp, x.ep, x.etp, x.virtual_stages,
                            l.zero_stage, static_cast<int>(x.offload), x.shard_group, l.micro_batch,
                            static_cast<int>(l.recompute), l.recompute_layers);
   };
@@ -21,7 +21,7 @@ bool before(const Candidate& a, const Candidate& b) {
 bool same_knobs(const Layout& a, const Layout& b) {
   const Parallelism& x = a.parallel;
   const Parallelism& y = b.parallel;
-  return x.tp == y.tp && x.pp == y.pp && x.cp == y.cp && x.ep == y.ep &&
+  return x.tp == y.tp && x.pp == y.pp && x.cp == y.cp && x.ep == y.ep && x.etp == y.etp &&
          x.virtual_stages == y.virtual_stages && x.offload == y.offload &&
          x.shard_group == y.shard_group && a.zero_stage == b.zero_stage &&
          a.micro_batch == b.micro_batch && a.recompute == b.recompute &&

@@ -44,8 +44,8 @@ struct Local {
       return a.devices == b.devices && a.parallel.tp == b.parallel.tp &&
              a.parallel.cp == b.parallel.cp && a.parallel.pp == b.parallel.pp &&
              a.parallel.virtual_stages == b.parallel.virtual_stages &&
-             a.parallel.ep == b.parallel.ep && a.micro_batch == b.micro_batch &&
-             a.grad_accum == b.grad_accum;
+             a.parallel.ep == b.parallel.ep && a.parallel.etp == b.parallel.etp &&
+             a.micro_batch == b.micro_batch && a.grad_accum == b.grad_accum;
     }
     static std::size_t at(const Layout& l) {
       return static_cast<std::size_t>(std::clamp(l.zero_stage, 0, 3)) * 6 +

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace tb::plan {
 namespace {
@@ -11,6 +12,19 @@ std::vector<int> powers_of_two_to(std::int64_t limit) {
   std::vector<int> out;
   for (std::int64_t v = 1; v <= limit && v <= kMaxDegree; v *= 2)
     out.push_back(static_cast<int>(v));
+  return out;
+}
+
+// The (ep, etp) pairs worth trying at tensor-parallel degree tp: every ep unfolded, and folded
+// (etp 1) only where it differs, with tp > 1 and ep > 1.
+std::vector<std::pair<int, int>> expert_grid(const PlanSpace& space, int tp) {
+  std::vector<std::pair<int, int>> out;
+  for (const int ep : space.ep) {
+    for (const int etp : space.etp) {
+      if (etp > 0 && (etp == tp || ep == 1)) continue;
+      out.emplace_back(ep, etp);
+    }
+  }
   return out;
 }
 
@@ -48,6 +62,7 @@ PlanSpace default_space(const ModelProfile& p, int devices, const Fabric& fabric
     for (std::int64_t e = 2; e <= p.experts && e <= devices; e *= 2) {
       if (p.experts % e == 0) s.ep.push_back(static_cast<int>(e));
     }
+    if (p.experts > 0) s.etp = {0, 1};
     s.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
     for (std::int64_t b = 1; b <= 64; b *= 2) s.micro_batch.push_back(b);
   } else {
@@ -76,8 +91,8 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
   std::size_t grid = 1;
   for (const std::size_t n :
        {space.tp.size(), space.cp.size(), space.pp.size(), space.virtual_stages.size(),
-        space.ep.size(), space.micro_batch.size(), space.recompute.size(), space.zero.size(),
-        space.offload.size(), space.shard_group.size()}) {
+        space.ep.size(), space.etp.size(), space.micro_batch.size(), space.recompute.size(),
+        space.zero.size(), space.offload.size(), space.shard_group.size()}) {
     grid *= n;
   }
   constexpr std::size_t kMostReserved = std::size_t{1} << 22;
@@ -96,7 +111,7 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
           if (v > 1 && (layers == 0 || layers % (static_cast<std::int64_t>(pp) * v) != 0)) {
             continue;
           }
-          for (const int ep : space.ep) {
+          for (const auto& [ep, etp] : expert_grid(space, tp)) {
             for (const std::int64_t mb : space.micro_batch) {
               for (const Recompute rc : space.recompute) {
                 for (const int zero : space.zero) {
@@ -114,6 +129,7 @@ std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profi
                       l.parallel.pp = pp;
                       l.parallel.virtual_stages = v;
                       l.parallel.ep = ep;
+                      l.parallel.etp = etp;
                       l.parallel.sequence_parallel = tp > 1;
                       l.parallel.offload = off;
                       // A node's ranks over the model-parallel degree of each.

@@ -132,6 +132,7 @@ std::string layout_line(const TrainingJob& job) {
   std::string line = fmt::format("layout    {} devices = dp {} x tp {} x pp {} x cp {}",
                                  job.devices, dp, x.tp, x.pp, x.cp);
   if (x.ep > 1) line += fmt::format(", ep {}", x.ep);
+  if (x.etp > 0 && x.etp != x.tp) line += fmt::format(", expert tp {}", x.etp);
   if (x.virtual_stages > 1) line += fmt::format(", {} virtual stages", x.virtual_stages);
   if (x.sequence_parallel) line += ", sequence parallel";
   if (x.pp_scatter_gather) line += ", pipeline sends scattered over tp";

@@ -367,6 +367,7 @@ ordered_json parallel_json(const Layout& l) {
           {"pp", l.parallel.pp},
           {"cp", l.parallel.cp},
           {"ep", l.parallel.ep},
+          {"etp", l.expert_tp()},
           {"virtual_stages", l.parallel.virtual_stages},
           {"sequence_parallel", l.parallel.sequence_parallel},
           {"pp_scatter_gather", l.parallel.pp_scatter_gather},

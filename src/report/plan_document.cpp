@@ -18,6 +18,7 @@ std::string layout_cell(const Layout& l) {
   if (x.virtual_stages > 1) s += fmt::format("x{}", x.virtual_stages);
   if (x.cp > 1) s += fmt::format(" cp{}", x.cp);
   if (x.ep > 1) s += fmt::format(" ep{}", x.ep);
+  if (x.etp > 0 && x.etp != x.tp) s += fmt::format(" etp{}", x.etp);
   return s;
 }
 

@@ -96,6 +96,7 @@ class EvalMemo {
   struct KernelKey {
     Shape shape;
     int ep{0};
+    int etp{0};
     const ClusterProfile* cluster{nullptr};
     double rate{0.0}, rate_16{0.0}, bandwidth{0.0}, kernel{0.0}, overhead{0.0};
     bool operator==(const KernelKey&) const = default;
@@ -107,9 +108,15 @@ class EvalMemo {
   };
   static KernelKey kernel_key(const ModelProfile& p, const Layout& l,
                               const ClusterProfile& c) noexcept {
-    return {shape_of(p, l), l.parallel.ep,     &c,
-            c.rate.value(), c.rate_16.value(), c.memory_bandwidth.value(),
-            c.knobs.kernel, c.knobs.overhead};
+    return {shape_of(p, l),
+            l.parallel.ep,
+            l.expert_tp(),
+            &c,
+            c.rate.value(),
+            c.rate_16.value(),
+            c.memory_bandwidth.value(),
+            c.knobs.kernel,
+            c.knobs.overhead};
   }
   struct ActivationEntry {
     Shape key;

@@ -22,7 +22,7 @@ enum class LayoutRule : std::uint8_t {
   kVirtualStages,       // virtual stages without a pipeline
   kInterleavedBatches,  // interleaving needs the micro-batches a multiple of pp
   kExperts,             // ep > 1 on a dense model, or ep does not divide the experts
-  kExpertRanks,         // ep does not divide the data-parallel x context-parallel ranks
+  kExpertRanks,         // ep x etp does not divide the tp x cp x dp ranks
   kSequence,            // cp does not divide the sequence (2 x cp chunks for causal balance)
   kCpAttention,         // context parallelism needs a flash kernel
   kSequenceParallel,    // sequence parallelism needs tp > 1

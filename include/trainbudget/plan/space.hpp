@@ -22,6 +22,10 @@ inline constexpr int kMaxPlanVirtualStages = 32;
 
 struct PlanSpace {
   std::vector<int> tp, pp, cp, ep, virtual_stages, zero;
+  // Expert tensor parallelism: 0 (the experts split like the dense weights, over tp) and, for
+  // an MoE model, 1 (folded: whole experts, ep over the tp ranks too; Megatron-Core's
+  // expert_tensor_parallel_size).
+  std::vector<int> etp{0};
   std::vector<std::int64_t> micro_batch;  // powers of two; those dividing the per-replica batch
   std::vector<Recompute> recompute;
   std::vector<Offload> offload;

@@ -52,8 +52,16 @@ struct Layout {
   // Ranks that hold the same dense weights and share their gradients and ZeRO shards: the
   // data-parallel and context-parallel ones (Megatron-LM's data-parallel-with-CP group).
   [[nodiscard]] constexpr int dense_shards() const { return dp() * parallel.cp; }
-  // Ranks that hold the same experts: those shards over the expert-parallel degree.
-  [[nodiscard]] constexpr int expert_shards() const { return dense_shards() / parallel.ep; }
+  // The degree each expert's weights are split over: etp, or tp when it is not set.
+  [[nodiscard]] constexpr int expert_tp() const {
+    return parallel.etp > 0 ? parallel.etp : parallel.tp;
+  }
+  // Ranks that hold the same experts: the expert grid's data-parallel size, tp x cp x dp over
+  // etp x ep (Megatron-Core's parallel_state.py: expert_data_parallel_size); dp x cp over ep
+  // when etp is tp.
+  [[nodiscard]] constexpr int expert_shards() const {
+    return dense_shards() * parallel.tp / (expert_tp() * parallel.ep);
+  }
   // Ranks ZeRO partitions the dense rows over: the shard group under hybrid sharding.
   [[nodiscard]] constexpr int zero_shards() const {
     return parallel.shard_group > 0 ? parallel.shard_group : dense_shards();

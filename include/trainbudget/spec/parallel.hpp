@@ -40,6 +40,10 @@ struct Parallelism {
   int pp{1};  // pipeline stages, the decoder layers split evenly over them
   int cp{1};  // context parallel: the sequence split over cp devices (ring attention)
   int ep{1};  // expert parallel: the routed experts split over ep of the data-parallel ranks
+  // Expert tensor parallel (Megatron-Core's expert_tensor_parallel_size, "MoE parallel
+  // folding"): each expert's weights split over etp ranks, the expert grid etp x ep x edp laid
+  // over the tp x cp x dp ranks. 0: the same as tp (Megatron-Core's default).
+  int etp{0};
   // Model chunks per pipeline device: 1 is 1F1B, > 1 the interleaved schedule (Narayanan et
   // al. 2021, sec. 2.2.2) with that many virtual stages.
   int virtual_stages{1};
