@@ -270,6 +270,13 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
       r.job.tokens = r.epochs * *r.dataset_tokens;
     }
   }
+  if (r.job.rollout.mean_completion_length > r.job.rollout.max_completion_length) {
+    problems.push_back(
+        {"mean_completion_length",
+         fmt::format("{} is above max_completion_length {}", r.job.rollout.mean_completion_length,
+                     r.job.rollout.max_completion_length),
+         "at most max_completion_length"});
+  }
   // Online RL trains on the prompt and its completion.
   if (problems.empty() && online_rl(r.job.objective)) {
     r.job.setup.seq_len = trained_seq_len(r.job.rollout);

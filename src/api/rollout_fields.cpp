@@ -50,11 +50,21 @@ const std::array kRolloutFields{
         [](V v, R r) { r.job.rollout.max_prompt_length = whole(v, "max_prompt_length", 1048576); },
         "job"},
     Field{"max_completion_length", FieldType::kInteger, "TOKENS", "tokens", "256",
-          "grpo, rloo, ppo: tokens generated per completion (PPOConfig's response_length; every "
-          "completion is timed at this length)",
+          "grpo, rloo, ppo: the most tokens a completion generates (PPOConfig's "
+          "response_length): decode runs this many steps, and the memory holds sequences this "
+          "long",
           lengths,
           [](V v, R r) {
             r.job.rollout.max_completion_length = whole(v, "max_completion_length", 1048576);
+          },
+          "job"},
+    Field{"mean_completion_length", FieldType::kInteger, "TOKENS", "tokens", "",
+          "grpo, rloo, ppo: the completions' mean length as the run logs it (TRL "
+          "completions/mean_length, verl response_length/mean); the cache, the log-prob passes "
+          "and the update follow it; default: {max_completion_length}",
+          lengths,
+          [](V v, R r) {
+            r.job.rollout.mean_completion_length = whole(v, "mean_completion_length", 1048576);
           },
           "job"},
     Field{"beta", FieldType::kNumber, "BETA", "", "0",

@@ -184,7 +184,7 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
     StepCost cost = evaluate(s.profile, s.layout, cluster);
     // Online RL: a generation round per step; its peak and its time are the job's.
     if (online_rl(job.objective) && s.profile.has_architecture && rate != nullptr) {
-      RolloutCost r = apply_rollout(job, recipe, s.layout, cluster, choice, cost);
+      RolloutCost r = apply_rollout(job, recipe, s.profile, s.layout, cluster, choice, cost);
       m.assumptions.insert(m.assumptions.end(), r.assumptions.begin(), r.assumptions.end());
       m.rollout = std::move(r);
     }

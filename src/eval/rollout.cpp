@@ -57,8 +57,12 @@ Bytes generate_workspace(const ModelArchitecture& a, double rows, double prompt,
 
 RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                          const ClusterProfile& cluster, const MachineChoice& machine,
-                         const StepCost& step, const std::optional<CriticCost>& critics) {
+                         const StepCost& step, const std::optional<CriticCost>& critics,
+                         const StepCost* at_mean) {
   const RolloutSpec& rl = job.rollout;
+  // The training step at the completions' mean length times the passes over the batch; the
+  // step at the longest (the layout's) holds the memory.
+  const StepCost& mean_step = at_mean != nullptr ? *at_mean : step;
   RolloutCost out;
   out.engine = rl.engine;
   out.critics = critics;
@@ -87,9 +91,14 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       out.completions = per_device;
       break;
     case RolloutEngine::kColocate:
-      // An engine spans tp training processes and decodes all their completions.
-      out.completions = per_device * tp;
+      // The generation batch is counted per data-parallel rank of the training layout (NeMo RL's
+      // vllm_generation.py shards it by the data-parallel axis; verl's rollout dispatch splits
+      // it into dp chunks, single_controller/base/decorator.py): dp x per_device completions
+      // over the devices' engines of tp each. Without tp x pp, dp is the devices: an engine
+      // decodes its tp processes' completions.
       out.engines = std::max(1, layout.devices / tp);
+      out.completions =
+          std::max<std::int64_t>(1, (per_device * dp + out.engines - 1) / out.engines);
       break;
     case RolloutEngine::kServer:
       out.engines = std::max(1, rl.vllm_server_devices / tp);
@@ -98,7 +107,12 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       break;
   }
   const std::int64_t prompt = rl.max_prompt_length;
+  // Decode runs until the longest completion of the batch; the cache and every pass after
+  // generation follow the mean.
   const std::int64_t completion = rl.max_completion_length;
+  const std::int64_t mean = mean_completion(rl);
+  out.decode_length = completion;
+  out.mean_length = mean;
   out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
   // PPO generates its batch in chunks (local_rollout_forward_batch_size): one chunk's cache at a
   // time, the chunks decoded one after another.
@@ -115,8 +129,11 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   if (rl.engine == RolloutEngine::kGenerate) {
     per_token = per_token * (activation_bytes(layout.activation_dtype) / 2.0);
   }
+  // vLLM allocates a sequence's cache block by block as it grows and frees it when it ends, so
+  // the batch holds about its mean length each; one sequence must fit at its longest.
   const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
-  out.kv_needed = one_sequence * static_cast<double>(batch) / static_cast<double>(tp);
+  out.kv_needed = per_token * static_cast<double>(prompt + mean) * static_cast<double>(batch) /
+                  static_cast<double>(tp);
   out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
 
   // Training states while generating: no gradients (zero_grad(set_to_none) after each step);
@@ -177,7 +194,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
 
   // Generation: each prompt prefilled once (vLLM's prefix cache shares it among its G
   // completions; generate() prefills every row), then completion-length decode steps.
-  const ServingMachine serve = serve_one(job, machine, batch, prompt, completion, tp);
+  const ServingMachine serve = serve_one(job, machine, batch, prompt, mean, tp);
   const std::int64_t prefills =
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
@@ -201,25 +218,24 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                                        {out.kv_capacity.value(), out.kv_needed.value()}));
   }
   out.generation = out.prefill + out.decode;
-  out.decode_tokens_per_s =
-      out.decode.count() > 0.0
-          ? static_cast<double>(out.completions * completion) / out.decode.count()
-          : 0.0;
+  out.decode_tokens_per_s = out.decode.count() > 0.0
+                                ? static_cast<double>(out.completions * mean) / out.decode.count()
+                                : 0.0;
   // Log-probs under no_grad over the whole generation batch (spg micro-batches): the
   // reference's when beta > 0, the old policy's when old_policy_logprobs() says TRL needs them.
   out.logprob_passes =
       (rl.beta > 0.0 ? 1 : 0) + (old_policy_logprobs(rl, layout.grad_accum) ? 1 : 0);
   out.logprobs =
-      step.time.forward * static_cast<double>(spg) * static_cast<double>(out.logprob_passes);
-  out.update = step.time.step * out.updates;
+      mean_step.time.forward * static_cast<double>(spg) * static_cast<double>(out.logprob_passes);
+  out.update = mean_step.time.step * out.updates;
   if (critics) {
     // PPO: the old policy's log-probs come from generate()'s scores; the reference, the value
     // model and the reward model each run a forward over every row, and each update trains the
     // value model beside the policy.
     out.logprob_passes = 3;
-    out.logprobs = (step.time.forward + critics->value_forward + critics->reward_forward) *
+    out.logprobs = (mean_step.time.forward + critics->value_forward + critics->reward_forward) *
                    static_cast<double>(spg);
-    out.update = (step.time.step + critics->value_step) * out.updates;
+    out.update = (mean_step.time.step + critics->value_step) * out.updates;
   }
   // The new weights into the engine: an in-device copy (colocate), or a broadcast from the
   // trainer to the server over the network between them.
@@ -238,20 +254,32 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   return out;
 }
 
-RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Layout& layout,
-                          const ClusterProfile& cluster, const MachineChoice& machine,
-                          StepCost& step) {
+RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const ModelProfile& profile,
+                          const Layout& layout, const ClusterProfile& cluster,
+                          const MachineChoice& machine, StepCost& step) {
   std::optional<CriticCost> critics;
   if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, layout, cluster);
-  RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics);
+  // Below the longest, the passes over the batch are timed at the mean length.
+  std::optional<StepCost> at_mean;
+  const std::int64_t mean = mean_completion(job.rollout);
+  if (mean < job.rollout.max_completion_length) {
+    Layout shorter = layout;
+    shorter.seq_len = job.rollout.max_prompt_length + mean;
+    at_mean = evaluate(profile, shorter, cluster);
+  }
+  RolloutCost r =
+      rollout_cost(job, layout, cluster, machine, step, critics, at_mean ? &*at_mean : nullptr);
   if (step.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
     step.status = Status::kOutOfMemory;
   }
   step.memory = r.peak;
   // The dataset's tokens pass once through generation: a round consumes generation_steps
-  // micro-batches of them where a step consumes grad_accum.
+  // micro-batches of them where a step consumes grad_accum, and its sequences hold the mean
+  // completion where the step's counted the longest.
+  const double longest = static_cast<double>(layout.seq_len);
+  const double held = static_cast<double>(job.rollout.max_prompt_length + mean);
   step.at_utilization = r.round * step.time.steps * static_cast<double>(layout.grad_accum) /
-                        static_cast<double>(r.generation_steps);
+                        static_cast<double>(r.generation_steps) * (longest / held);
   step.at_peak = step.at_utilization;
   return r;
 }

@@ -56,7 +56,7 @@ Point price(const TrainingJob& job, const MachineChoice& machine) {
   const ClusterProfile cluster = cluster_of(job, machine, rate);
   StepCost cost = evaluate(profile, layout, cluster);
   try {
-    p.rollout = apply_rollout(job, recipe, layout, cluster, machine, cost);
+    p.rollout = apply_rollout(job, recipe, profile, layout, cluster, machine, cost);
   } catch (const InvalidRequest&) {
     return p;
   }

@@ -99,6 +99,58 @@ TEST(Rollout, TheReferenceIsLoadedOnlyForAKlTerm) {
   EXPECT_EQ(on(run(lora)).rollout->logprob_passes, 1);
 }
 
+// A mean completion below the longest (issue 39, item 2): decode still runs
+// max_completion_length steps, while the cache and the passes after generation follow the mean:
+// 8 completions of 512 + 64 tokens in the cache, the update and the log-probs the step of a
+// 576-token sequence, and the memory the step of the longest (768).
+TEST(Rollout, DecodeRunsToTheLongestAndTheRestFollowsTheMean) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  const Estimate longest = run(job);
+  job.rollout.mean_completion_length = 64;
+  const Estimate e = run(job);
+  const MachineEstimate& m = on(e);
+  const RolloutCost& r = *m.rollout;
+  EXPECT_EQ(r.decode_length, 256);
+  EXPECT_EQ(r.mean_length, 64);
+  EXPECT_DOUBLE_EQ(r.kv_needed.value(), 8.0 * (512.0 + 64.0) * kKvPerToken);
+  EXPECT_EQ(e.primary.layout.seq_len, 768);
+  EXPECT_DOUBLE_EQ(r.update_peak.value(), on(longest).rollout->update_peak.value());
+  TrainingJob shorter = grpo(Method::kLora, RolloutEngine::kColocate);
+  shorter.rollout.max_completion_length = 64;
+  const Estimate s = run(shorter);
+  EXPECT_NEAR(r.update.count(), on(s).rollout->update.count(), 1e-12);
+  EXPECT_NEAR(r.logprobs.count(), on(s).rollout->logprobs.count(), 1e-12);
+  EXPECT_LT(r.update.count(), on(longest).rollout->update.count());
+  // 256 decode steps where the 64-token run takes 64, each at the same mean context.
+  EXPECT_NEAR(r.decode.count(), 4.0 * on(s).rollout->decode.count(), 1e-12);
+  // The dataset's tokens hold 576 a sequence where the step counts 768: 4/3 as many rounds.
+  EXPECT_NEAR(m.at_utilization.count(), r.round.count() * m.time.steps * 768.0 / 576.0,
+              1e-6 * m.at_utilization.count());
+}
+
+// The generation batch is per data-parallel rank (NeMo RL's vllm_generation.py shards it by the
+// data-parallel axis; verl's dispatch into dp chunks): 8 devices at tp 2 x pp 2 are 2 ranks of
+// 8 completions, 16 over 8 engines of one device, 2 each; at dp 8, 8 each.
+TEST(Rollout, ColocatedEnginesShareTheDataParallelRanksCompletions) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kColocate);
+  job.devices = 8;
+  job.zero_stage = 1;
+  const Estimate flat = run(job);
+  EXPECT_EQ(on(flat).rollout->completions, 8);
+  job.parallel.tp = 2;
+  job.parallel.pp = 2;
+  job.setup.grad_accumulation = 2;
+  const Estimate split = run(job);
+  ASSERT_TRUE(on(split).rollout);
+  // 8 x 2 micro-batches x 2 ranks = 32 completions over 8 engines.
+  EXPECT_EQ(on(split).rollout->completions, 4);
+  EXPECT_EQ(on(split).rollout->engines, 8);
+  job.rollout.vllm_tensor_parallel_size = 2;
+  const Estimate wide = run(job);
+  EXPECT_EQ(on(wide).rollout->completions, 8);
+  EXPECT_EQ(on(wide).rollout->engines, 4);
+}
+
 // steps_per_generation (TRL >= 0.18): a generation batch of micro_batch x spg completions per
 // process, trained on as spg / grad_accum optimizer steps; when it spans more than one step the
 // samples come from an earlier policy and the old policy's log-probs are computed

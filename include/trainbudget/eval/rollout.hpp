@@ -85,8 +85,12 @@ struct RolloutCost {
   Seconds update{0.0};  // updates x the training step
   Seconds sync{0.0};    // the new weights into the engine
   Seconds round{0.0};
-  double decode_tokens_per_s{0.0};    // per engine, all its completions together
-  std::int64_t chunks{1};             // PPO: the generation batch in chunks, one after another
+  double decode_tokens_per_s{0.0};  // per engine, all its completions together
+  std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
+  // Which length priced what: decode steps run to the longest (max_completion_length); the
+  // cache, the decode step's context, the log-prob passes and the update use the mean.
+  std::int64_t decode_length{0};
+  std::int64_t mean_length{0};
   std::optional<CriticCost> critics;  // PPO
   std::vector<Note> assumptions;
 };
@@ -97,15 +101,17 @@ struct RolloutCost {
 [[nodiscard]] RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                                        const ClusterProfile& cluster, const MachineChoice& machine,
                                        const StepCost& step,
-                                       const std::optional<CriticCost>& critics = std::nullopt);
+                                       const std::optional<CriticCost>& critics = std::nullopt,
+                                       const StepCost* at_mean = nullptr);
 
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak
 // passes the device or the engine cannot hold a sequence. What the estimate and the advice both
 // price an online RL job with.
 [[nodiscard]] RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe,
-                                        const Layout& layout, const ClusterProfile& cluster,
-                                        const MachineChoice& machine, StepCost& step);
+                                        const ModelProfile& profile, const Layout& layout,
+                                        const ClusterProfile& cluster, const MachineChoice& machine,
+                                        StepCost& step);
 
 // PPO's value and reward models priced on the policy's layout and cluster: each a full model of
 // its own architecture (a score head of one output), the value model trained with the job's

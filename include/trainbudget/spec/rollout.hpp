@@ -27,9 +27,13 @@ struct EnumNames<RolloutEngine> {
 struct RolloutSpec {
   std::int64_t num_generations{8};          // completions sampled per prompt
   std::int64_t max_prompt_length{512};      // TRL's earlier default; prompts are padded to it
-  std::int64_t max_completion_length{256};  // every completion is timed at this length
-  double beta{0.0};                         // KL coefficient: > 0 loads and runs a reference model
-  std::int64_t num_iterations{1};           // updates per generation batch (mu)
+  std::int64_t max_completion_length{256};  // the longest a completion may run
+  // The completions' mean length as the run logs it (TRL's completions/mean_length, verl's
+  // response_length/mean); 0: every completion at max_completion_length. Decode runs until the
+  // longest completion of a batch; the cache, the log-prob passes and the update follow the mean.
+  std::int64_t mean_completion_length{0};
+  double beta{0.0};                // KL coefficient: > 0 loads and runs a reference model
+  std::int64_t num_iterations{1};  // updates per generation batch (mu)
   // Micro-batches each generation batch feeds (TRL >= 0.18); 0: gradient_accumulation_steps,
   // TRL's default, so one generation batch per optimizer step.
   std::int64_t steps_per_generation{0};
@@ -67,6 +71,13 @@ inline constexpr std::int64_t kPpoRolloutChunk = 64;
   const std::int64_t every = generation_steps(r, grad_accum) * r.num_iterations;
   const bool vllm = r.engine != RolloutEngine::kGenerate;
   return grad_accum % every != 0 || (vllm && r.vllm_importance_sampling_correction);
+}
+
+// The completions' mean length: the given mean, or every completion at its maximum.
+[[nodiscard]] constexpr std::int64_t mean_completion(const RolloutSpec& r) noexcept {
+  return r.mean_completion_length > 0 && r.mean_completion_length < r.max_completion_length
+             ? r.mean_completion_length
+             : r.max_completion_length;
 }
 
 // The sequence online RL trains on: each prompt and its completion.
