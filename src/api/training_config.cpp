@@ -105,6 +105,13 @@ void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
   } catch (const DataError& e) {
     throw InvalidRequest("config", fmt::format("the DeepSpeed config it names: {}", e.what()));
   }
+  // The file a config names is bounded like the config itself (issue 43: a deep one overflowed
+  // the value readers' recursion).
+  if (json_nesting_depth(text) > kMaxJsonDepth) {
+    throw InvalidRequest("config", fmt::format("the DeepSpeed config it names, {}, nests more "
+                                               "than {} levels",
+                                               io::shown(ds), kMaxJsonDepth));
+  }
   const json parsed = json::parse(text, nullptr, false);
   if (!parsed.is_object()) {
     throw InvalidRequest("config", fmt::format("{} is not a JSON object", io::shown(ds)));

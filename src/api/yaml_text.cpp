@@ -65,7 +65,15 @@ json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
     case YAML::NodeType::Map: {
       json out = json::object();
       for (const auto& kv : node) {
-        out[kv.first.as<std::string>()] = convert(kv.second, depth + 1, nodes);
+        // A key that is not a scalar (`? [a, b]`, a flow mapping as a key) names no field any
+        // format reads; an empty key likewise.
+        if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+          throw InvalidRequest("config",
+                               fmt::format("line {}: a mapping key must be a plain name, not {}",
+                                           kv.first.Mark().line + 1,
+                                           kv.first.IsScalar() ? "empty" : "a list or a mapping"));
+        }
+        out[kv.first.Scalar()] = convert(kv.second, depth + 1, nodes);
       }
       return out;
     }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 
@@ -100,13 +101,20 @@ DatasetText count_dataset_text(const std::filesystem::path& file) {
                                      excerpt(file.string())),
                          "a .json or .jsonl file");
   }
+  // The kind is checked before the file is opened: opening a FIFO blocks until a writer comes.
+  std::uintmax_t size = 0;
+  try {
+    size = regular_file_size(file);
+  } catch (const DataError& e) {
+    throw InvalidRequest("dataset_file", e.what(), "a regular .json or .jsonl file");
+  }
   std::ifstream in(file, std::ios::binary);
-  std::error_code ec;
-  if (!in || !std::filesystem::is_regular_file(file, ec)) {
-    throw InvalidRequest("dataset_file", fmt::format("{}: no such file", excerpt(file.string())));
+  if (!in) {
+    throw InvalidRequest("dataset_file",
+                         fmt::format("{}: cannot be opened", excerpt(file.string())));
   }
   DatasetText out;
-  out.bytes = static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
+  out.bytes = static_cast<std::int64_t>(size);
   if (!lines) {
     Counter counter(out, false);
     json::sax_parse(in, &counter);

@@ -178,12 +178,35 @@ std::optional<fs::path> hf_cached_snapshot(std::string_view repo_id) {
       *cache / ("models--" + repo.substr(0, slash) + "--" + repo.substr(slash + 1));
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return std::nullopt;
+  // A ref is a commit hash of 40 characters: read as a small regular file (never a FIFO, a
+  // device or a link to one), and only a plain name is taken from it, so the snapshot stays
+  // inside the cache.
   std::string commit = revision;
-  if (std::ifstream ref{root / "refs" / revision}; ref) {
-    std::getline(ref, commit);
+  const fs::path ref = root / "refs" / revision;
+  const bool named = fs::symlink_status(ref, ec).type() != fs::file_type::not_found;
+  if (named) {
+    commit = read_regular_file(ref, kMaxRefBytes);
+    while (!commit.empty() && std::isspace(static_cast<unsigned char>(commit.back())) != 0) {
+      commit.pop_back();
+    }
+    const bool plain =
+        !commit.empty() && commit.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+    if (!plain) {
+      throw DataError(shown(ref), {fmt::format("does not hold a commit hash ('{}'); the cache "
+                                               "entry for {} is broken",
+                                               excerpt(commit, 60), repo)});
+    }
   }
   const fs::path snapshot = root / "snapshots" / commit;
   if (fs::is_regular_file(snapshot / "config.json", ec)) return snapshot;
+  // The entry is there but unusable: say so rather than "not a model".
+  if (named || fs::is_directory(snapshot, ec)) {
+    throw DataError(shown(snapshot / "config.json"),
+                    {fmt::format("the cached snapshot {} of {} has no readable config.json (a "
+                                 "download cut short, or a link into blobs/ that is missing); "
+                                 "download the repo again",
+                                 excerpt(commit, 60), repo)});
+  }
   return std::nullopt;
 }
 

@@ -104,7 +104,10 @@ sys.stdout.write('{\"model_type\": \"gemma3\", \"text_config\": ' + '{\"a\": '*n
   # --- effective hangs: quadratic loops, blocking opens -------------------------------------------
   many_moe_layers)
     printf '{"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 100000, "intermediate_size": 128, "vocab_size": 100, "num_attention_heads": 4, "kv_lora_rank": 16, "q_lora_rank": null, "n_routed_experts": 8, "moe_intermediate_size": 32, "num_experts_per_tok": 2, "moe_layer_freq": 2, "first_k_dense_replace": 1}' >config.json
-    expect 0 "" "jq:.model.params_total > 0" --model config.json --format json ;;
+    expect 1 "config.json: num_hidden_layers: 100000 must be between 1 and 4096$" empty \
+      --model config.json &&
+      sed 's/100000/4096/' config.json >deepest.json &&
+      expect 0 "" "jq:.model.params_total > 0" compare --model deepest.json --format json ;;
   many_shards)
     mkdir m && llama >m/config.json
     python3 -c "
@@ -213,5 +216,27 @@ for i, n in enumerate('bcdefgh'):
   yaml_deep)
     python3 -c "import sys; n=10000; sys.stdout.write('a: ' + '['*n + ']'*n + '\\n')" >deep.yaml
     expect 1 "^trainbudget: error: --config: nests more than 64 levels$" empty --config deep.yaml ;;
+  deep_named_deepspeed)
+    # The DeepSpeed JSON a TrainingArguments config names is bounded like the config itself.
+    printf '{"per_device_train_batch_size": 1, "deepspeed": "ds.json"}' >args.json
+    printf '{"zero_optimization": %s}' "$(nested 100000)" >ds.json
+    expect 1 "^trainbudget: error: --config: the DeepSpeed config it names, .*ds.json, nests more than 64 levels$" \
+      empty --config args.json ;;
+  yaml_list_key)
+    printf '? [a, b]\n: 1\n' >k.yaml
+    expect 1 "^trainbudget: error: --config: line 1: a mapping key must be a plain name, not a list or a mapping$" \
+      empty --config k.yaml ;;
+  yaml_empty_key)
+    printf 'x: 1\n"": 3\n' >k.yaml
+    expect 1 "^trainbudget: error: --config: line 2: a mapping key must be a plain name, not empty$" \
+      empty --config k.yaml ;;
+  fifo_dataset)
+    mkfifo ds.jsonl
+    expect 1 "^trainbudget: error: --dataset-file: ds.jsonl: is a FIFO, not a regular file" empty \
+      --dataset-file ds.jsonl ;;
+  folder_dataset)
+    mkdir ds.jsonl
+    expect 1 "^trainbudget: error: --dataset-file: ds.jsonl: is a directory, not a regular file" empty \
+      --dataset-file ds.jsonl ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -43,7 +43,7 @@ TEST(DatasetText, AJsonArrayCountsItsItemsAsRecords) {
 
 TEST(DatasetText, ErrorsNameTheFieldTheFileAndTheLine) {
   EXPECT_NE(message_of(kData + "broken.jsonl").find("line 2"), std::string::npos);
-  EXPECT_NE(message_of(kData + "missing.jsonl").find("no such file"), std::string::npos);
+  EXPECT_NE(message_of(kData + "missing.jsonl").find("does not exist"), std::string::npos);
   EXPECT_NE(message_of(kData + "tiny.parquet").find(".jsonl"), std::string::npos);
 }
 

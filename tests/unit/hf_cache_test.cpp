@@ -1,6 +1,7 @@
 // --model by Hugging Face repo id from the local hub cache: a cache laid out on disk as
 // huggingface_hub writes it (blobs, snapshots of symlinks, refs), never the network.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "scratch_dir.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb {
 namespace {
@@ -67,6 +69,34 @@ TEST_F(HfCache, ARevisionPicksItsSnapshot) {
   EXPECT_EQ(old->filename(), "old");
   EXPECT_FALSE(io::hf_cached_snapshot("acme/tiny@missing").has_value());
   EXPECT_FALSE(io::hf_cached_snapshot("acme/tiny@../../x").has_value());
+}
+
+// A ref is read as a small regular file holding a hash (issue 43): a FIFO or a link to
+// /dev/zero is refused by kind, a path is not followed out of the cache, and an entry whose
+// snapshot lost its config.json is named as broken rather than "not a model".
+TEST_F(HfCache, BrokenEntriesAreNamedAndRefsStayInsideTheCache) {
+  const fs::path refs = hub_ / "models--acme--tiny" / "refs";
+  const auto message = [](const std::string& id) {
+    try {
+      (void)io::hf_cached_snapshot(id);
+    } catch (const DataError& e) {
+      return std::string{e.what()};
+    }
+    return std::string{"no error"};
+  };
+  fs::create_symlink("/dev/zero", refs / "zero");
+  EXPECT_NE(message("acme/tiny@zero").find("not a regular file"), std::string::npos)
+      << message("acme/tiny@zero");
+  ASSERT_EQ(mkfifo((refs / "pipe").c_str(), 0600), 0);
+  EXPECT_NE(message("acme/tiny@pipe").find("is a FIFO"), std::string::npos);
+  std::ofstream{refs / "escape"} << "../../../../etc";
+  EXPECT_NE(message("acme/tiny@escape").find("does not hold a commit hash"), std::string::npos);
+  std::ofstream{refs / "gone"} << "deadbeef";
+  EXPECT_NE(message("acme/tiny@gone").find("has no readable config.json"), std::string::npos);
+  // A snapshot whose config.json link points at a blob that is not there.
+  fs::remove(hub_ / "models--acme--tiny" / "blobs" / "a1");
+  EXPECT_NE(message("acme/tiny").find("the cached snapshot c0ffee of acme/tiny"), std::string::npos)
+      << message("acme/tiny");
 }
 
 TEST_F(HfCache, NotCachedFallsBackToThePresetThatCarriesTheRepoId) {

@@ -189,8 +189,9 @@ TEST(HfConfig, AbsurdValuesAreRejected) {
               HasSubstr("out of range"));
   EXPECT_THAT(error_of(llama(R"(, "tie_word_embeddings": "yes")")),
               HasSubstr("tie_word_embeddings: \"yes\" must be true or false"));
-  // In range one by one, but 9e6 wide and 90,000 deep is ~3e19 parameters: past int64.
-  EXPECT_THAT(error_of(llama(R"(, "hidden_size": 9000000, "num_hidden_layers": 90000,
+  // In range one by one, but 9e6 wide and 4,000 deep is ~1.5e18 parameters: past the 1e15
+  // accepted.
+  EXPECT_THAT(error_of(llama(R"(, "hidden_size": 9000000, "num_hidden_layers": 4000,
                                  "intermediate_size": 9000000)")),
               HasSubstr("parameters, past the"));
 }

@@ -16,6 +16,8 @@ namespace tb::io {
 inline constexpr std::uintmax_t kMaxConfigBytes = 16'000'000;
 inline constexpr std::uintmax_t kMaxIndexBytes = 256'000'000;
 inline constexpr std::uintmax_t kMaxTomlBytes = 1'000'000;
+// A Hugging Face cache ref (refs/main) holds a 40-character commit hash.
+inline constexpr std::uintmax_t kMaxRefBytes = 256;
 inline constexpr std::uintmax_t kMaxRequestBytes = 1'000'000;
 
 // The path as a message shows it: escaped, one line.
