@@ -23,8 +23,10 @@
 #include "fields.hpp"
 #include "fields_command.hpp"
 #include "hardware_command.hpp"
+#include "help_formatter.hpp"
 #include "infer_command.hpp"
 #include "measure_command.hpp"
+#include "models_command.hpp"
 #include "plan_command.hpp"
 #include "recipes_command.hpp"
 #include "serve_command.hpp"
@@ -43,8 +45,9 @@ bool needs_default_command(const std::vector<std::string>& args) {
 }
 
 bool is_command(std::string_view word) {
-  constexpr std::array<std::string_view, 9> kCommands{
-      "estimate", "hardware", "fields", "recipes", "measure", "plan", "infer", "serve", "compare"};
+  constexpr std::array<std::string_view, 10> kCommands{"estimate", "hardware", "fields", "recipes",
+                                                       "measure",  "plan",     "infer",  "serve",
+                                                       "compare",  "models"};
   return std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end();
 }
 
@@ -115,6 +118,8 @@ int run(const std::string& version, std::vector<std::string> args, bool implicit
       "cost and a verdict, with every figure sourced.",
       "trainbudget"};
   app.set_version_flag("--version", version);
+  // Before the subcommands are added: each copies its parent's formatter.
+  app.formatter(std::make_shared<tb::cli::WrappingFormatter>());
   app.require_subcommand(0, 1);
   tb::cli::register_only(named);
 
@@ -128,6 +133,7 @@ int run(const std::string& version, std::vector<std::string> args, bool implicit
   tb::cli::HardwareOptions hardware_options;
   tb::cli::FieldsOptions fields_options;
   tb::cli::RecipesOptions recipes_options;
+  tb::cli::ModelsOptions models_options;
   tb::cli::MeasureCommandOptions measure_options;
   tb::cli::PlanCommandOptions plan_options;
   tb::cli::InferCommandOptions infer_options;
@@ -140,6 +146,7 @@ int run(const std::string& version, std::vector<std::string> args, bool implicit
                                                  : tb::cli::HardwareCommands{};
   CLI::App* fields = wanted("fields") ? tb::cli::setup_fields(app, fields_options) : nullptr;
   CLI::App* recipes = wanted("recipes") ? tb::cli::setup_recipes(app, recipes_options) : nullptr;
+  CLI::App* models = wanted("models") ? tb::cli::setup_models(app, models_options) : nullptr;
   CLI::App* measure = wanted("measure") ? tb::cli::setup_measure(app, measure_options) : nullptr;
   CLI::App* plan = wanted("plan") ? tb::cli::setup_plan(app, plan_options) : nullptr;
   CLI::App* infer = wanted("infer") ? tb::cli::setup_infer(app, infer_options) : nullptr;
@@ -190,6 +197,8 @@ int run(const std::string& version, std::vector<std::string> args, bool implicit
       tb::cli::run_fields(fields_options, out);
     } else if (ran(recipes)) {
       tb::cli::run_recipes(recipes_options, out);
+    } else if (ran(models)) {
+      tb::cli::run_models(models_options, out);
     } else if (ran(plan)) {
       tb::cli::run_plan(plan_options, out);
     } else if (ran(serve)) {

@@ -37,7 +37,20 @@ std::vector<std::string> wrap_line(const std::string& line, std::size_t width) {
     if (start == std::string::npos) break;
     std::size_t end = line.find(' ', start);
     if (end == std::string::npos) end = line.size();
-    words.emplace_back(line.substr(at, start - at), line.substr(start, end - start));
+    const std::string word = line.substr(start, end - start);
+    if (width > hang && display_width(word) > width - hang && word.find('|') != std::string::npos) {
+      // A list of values joined by '|' wider than a line: broken after each '|'.
+      std::string spaces = line.substr(at, start - at);
+      for (std::size_t from = 0; from < word.size();) {
+        const std::size_t bar = word.find('|', from);
+        const std::size_t to = bar == std::string::npos ? word.size() : bar + 1;
+        words.emplace_back(spaces, word.substr(from, to - from));
+        spaces.clear();
+        from = to;
+      }
+    } else {
+      words.emplace_back(line.substr(at, start - at), word);
+    }
     at = end;
   }
   std::vector<std::string> out;
@@ -77,7 +90,7 @@ void TextTable::render_text(std::ostream& out, const std::string& indent, std::s
             columns_[c].header.empty() ? row[c] : columns_[c].header + " " + row[c];
         if (current.size() > inner.size() &&
             display_width(current) + 3 + display_width(pair) > width) {
-          out << current << '\n';
+          for (const std::string& l : wrap_line(current, width)) out << l << '\n';
           current = inner;
         }
         if (current.size() > inner.size()) current += " | ";

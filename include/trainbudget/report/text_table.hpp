@@ -52,7 +52,8 @@ class TextTable {
 [[nodiscard]] std::size_t display_width(const std::string& text);
 
 // `line` broken at spaces into lines of at most `width` columns (0: no limit); continuation lines
-// are indented two more than the line's own leading spaces. A word longer than a line stays whole.
+// are indented two more than the line's own leading spaces. A word longer than a line stays whole,
+// but a list of values joined by '|' is broken after a '|'.
 [[nodiscard]] std::vector<std::string> wrap_line(const std::string& line, std::size_t width);
 
 }  // namespace tb::report
