@@ -141,7 +141,16 @@ std::string usage_error_message(const CLI::App& root, const CLI::ParseError& err
     }
     return fmt::format("unknown subcommand {}{}", plain->word, suggestion(plain->word, subs, path));
   }
-  return error.what();
+  // CLI11's words for an option given twice ("--x: At Most 1 required but received 2").
+  const std::string what = error.what();
+  if (const std::size_t at = what.find(": At Most 1 required but received");
+      at != std::string::npos) {
+    return fmt::format(
+        "{}: given more than once; give it once (a list field takes "
+        "comma-separated values)",
+        what.substr(0, at));
+  }
+  return what;
 }
 
 }  // namespace tb::cli
