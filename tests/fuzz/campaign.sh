@@ -14,7 +14,8 @@ runs=${RUNS:-1000000}
 max_len=${MAX_LEN:-65536}
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] ||
-  targets=(hf_config safetensors shard_index device_toml model_preset quantity request)
+  targets=(hf_config safetensors shard_index device_toml model_preset quantity request
+    http_request dataset_text hub_cache verl_script training_config)
 mkdir -p campaign
 if [[ ${GENERATED:-0} == 1 ]]; then
   [[ -d generated ]] || python3 "$here/make_seeds.py" generated

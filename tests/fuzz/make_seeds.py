@@ -229,7 +229,43 @@ def training_config_seeds():
     return seeds
 
 
+def http_request_seeds():
+    host = "Host: 127.0.0.1:8765\r\n"
+    return {
+        "many-fields": "GET / HTTP/1.1\r\n" + host + "".join(f"X-{i}: {i}\r\n" for i in range(MANY // 100)) + "\r\n",
+        "long-target": "GET /" + "a" * LONG + " HTTP/1.1\r\n" + host + "\r\n",
+        "many-chunks": "POST /api/estimate HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n"
+                       + "1\r\nx\r\n" * (MANY // 10) + "0\r\n\r\n",
+        "huge-chunk-size": "POST /api/plan HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n"
+                           + "f" * 40 + "\r\nx\r\n",
+        "percent-run": "GET /?q=" + "%41" * (LONG // 3) + " HTTP/1.1\r\n" + host + "\r\n",
+    }
+
+
+def dataset_text_seeds():
+    return {
+        "many-lines": "\n".join(json.dumps({"text": f"line {i}"}) for i in range(MANY)),
+        "deep-record": nested_object(DEPTH),
+        "long-string": json.dumps({"text": "x" * LONG}),
+        "many-blank-lines": "\n" * MANY,
+    }
+
+
+def hub_cache_seeds():
+    return {"long-ref": "a" * LONG, "many-lines": "c0ffee\n" * MANY}
+
+
+def verl_script_seeds():
+    seeds = {k: v for k, v in training_config_seeds().items() if k.startswith("verl-")}
+    seeds["deep-arithmetic"] = "data.train_batch_size=$((" * 1000 + "1" + "))" * 1000 + "\n"
+    return seeds
+
+
 TARGETS = {
+    "http_request": http_request_seeds,
+    "dataset_text": dataset_text_seeds,
+    "hub_cache": hub_cache_seeds,
+    "verl_script": verl_script_seeds,
     "hf_config": hf_config_seeds,
     "safetensors": safetensors_seeds,
     "shard_index": shard_index_seeds,
