@@ -408,7 +408,9 @@ const std::array kEstimateFields{
           "Also find the largest micro-batch and the longest sequence that fit each machine", flags,
           [](V v, R r) { r.fit = flag(v, "fit"); }, "step"},
     Field{"explain", FieldType::kFlag, "", "", "",
-          "Print every term's formula, symbol values and value", flags,
+          "Print every term's formula, symbol values and value (a bare {params}: its model "
+          "states and FLOPs)",
+          flags,
           [](V v, R r) { r.explain = flag(v, "explain"); }, "step"},
     Field{"format", FieldType::kChoice, "FORMAT", "", "table",
           "Output: table (for people), json (docs/json.md), csv, markdown, html (a "

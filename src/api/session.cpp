@@ -150,6 +150,7 @@ EstimateResult Session::estimate(const EstimateRequest& request) const {
   }
   if (r.fit) add_fits(out.estimate);
   const auto words = [&](Scenario& s) {
+    s.explain = r.explain;
     if (s.step) s.step->explain = r.explain;
   };
   words(out.estimate.primary);

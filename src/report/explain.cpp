@@ -90,4 +90,26 @@ Explanation explain(const ActivationEstimate& activations, const ArchFlops& flop
   return out;
 }
 
+Explanation explain_states(const Scenario& s, double tokens) {
+  Explanation out;
+  out.symbols = {{"N", s.params_total, "parameters"},
+                 {"N_t", s.params_trainable, "trained parameters"},
+                 {"T", tokens, "training tokens"}};
+  for (const MemoryComponent& c : s.memory.components) {
+    const char* of = c.params == s.params_total ? "N" : c.params == s.params_trainable ? "N_t" : "";
+    const std::string formula = *of != '\0'
+                                    ? fmt::format("{:g} x {}", c.bytes_per_param, of)
+                                    : fmt::format("{:g} x {:g}", c.bytes_per_param, c.params);
+    out.lines.push_back(
+        {"model states (a full replica)", c.key, formula, c.replica.value(), "B", c.label});
+  }
+  out.lines.push_back({"flops per token", "reference_6n", "6 x N", s.compute.flops_per_token_6n,
+                       "FLOP", "the 6N rule: forward 2N, backward 4N"});
+  out.lines.push_back({"flops per token", "counted", flops_formula_text(s),
+                       s.compute.flops_per_token, "FLOP", "what the clock uses"});
+  out.lines.push_back(
+      {"flops", "total", "flops per token x T", s.compute.total.value(), "FLOP", "the whole run"});
+  return out;
+}
+
 }  // namespace tb::report

@@ -164,9 +164,10 @@ std::vector<Section> step_sections(const Estimate& e) {
 
 std::vector<Section> explain_sections(const Estimate& e) {
   std::vector<Section> out;
-  if (!e.primary.step || !e.primary.step->explain) return out;
-  const StepAnalysis& step = *e.primary.step;
-  const Explanation x = explain(step.activations, step.flops, step.peak);
+  if (!e.primary.explain) return out;
+  const Explanation x = e.primary.step ? explain(e.primary.step->activations, e.primary.step->flops,
+                                                 e.primary.step->peak)
+                                       : explain_states(e.primary, e.job.tokens);
   Section sec;
   sec.title = fmt::format("Explain -- {}", scenario_label(e.primary.name));
   std::string symbols;

@@ -92,7 +92,11 @@ void add_step_json(const Scenario& s, ordered_json& j) {
 }
 
 void add_setup_json(const Estimate& e, ordered_json& root) {
-  if (!e.primary.step) return;
+  if (!e.primary.step) {
+    if (e.primary.explain)
+      root["explain"] = explanation_json(explain_states(e.primary, e.job.tokens));
+    return;
+  }
   const StepAnalysis& step = *e.primary.step;
   const TrainingSetup& s = step.setup;
   root["setup"] = {{"micro_batch", s.micro_batch},
@@ -106,7 +110,10 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                    {"grad_accumulation", s.grad_accumulation},
                    {"causal_flops", s.causal_flops}};
   if (!step.explain) return;
-  const Explanation x = explain(step.activations, step.flops, step.peak);
+  root["explain"] = explanation_json(explain(step.activations, step.flops, step.peak));
+}
+
+ordered_json explanation_json(const Explanation& x) {
   ordered_json symbols = ordered_json::object();
   for (const Symbol& sym : x.symbols) {
     symbols[sym.name] = {{"value", sym.value}, {"meaning", sym.meaning}};
@@ -120,7 +127,7 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                      {"unit", l.unit},
                      {"note", l.note}});
   }
-  root["explain"] = {{"symbols", symbols}, {"terms", lines}};
+  return {{"symbols", symbols}, {"terms", lines}};
 }
 
 }  // namespace tb::report

@@ -25,6 +25,7 @@ Device device(double gb) { return testing_models::test_device(gb); }
 // session adds them when a request asks for fit and explain.
 Estimate with_fits(Estimate e) {
   add_fits(e);
+  e.primary.explain = true;
   if (e.primary.step) e.primary.step->explain = true;
   return e;
 }

@@ -199,7 +199,8 @@ struct Scenario {
   ComputeEstimate compute;
   std::vector<MachineEstimate> machines;
   std::optional<StepAnalysis> step;  // with an architecture: activations, peak, arch FLOPs
-  ModelProfile profile;              // what was evaluated, kept for queries over layouts (plan/)
+  bool explain{false};   // --explain: the report lists every term (a bare count: its states)
+  ModelProfile profile;  // what was evaluated, kept for queries over layouts (plan/)
   Layout layout;
   Bytes comm_buffers;  // ZeRO buffers inside the peak
   Bytes host_per_device;

@@ -7,6 +7,7 @@
 
 #include "trainbudget/eval/activation_memory.hpp"
 #include "trainbudget/eval/arch_flops.hpp"
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/eval/peak_memory.hpp"
 
 namespace tb::report {
@@ -27,5 +28,10 @@ struct Explanation {
 
 [[nodiscard]] Explanation explain(const ActivationEstimate& activations, const ArchFlops& flops,
                                   const PeakMemory& peak);
+
+// What a bare parameter count explains (no architecture, so no activations): each model-state
+// row as bytes per parameter x the parameters it is kept for, and the FLOPs per token and in
+// total over `tokens`.
+[[nodiscard]] Explanation explain_states(const Scenario& scenario, double tokens);
 
 }  // namespace tb::report
