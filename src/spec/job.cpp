@@ -7,20 +7,25 @@
 
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/parse_named.hpp"
 #include "trainbudget/spec/recipe.hpp"
 
 namespace tb {
 
 Method parse_method(std::string_view text) {
   if (const auto m = enum_from_name<Method>(text)) return *m;
-  throw InvalidRequest("method", fmt::format("unknown method '{}'", excerpt(text)),
-                       enum_choices<Method>());
+  throw InvalidRequest(
+      "method",
+      fmt::format("unknown method '{}'{}", excerpt(text), did_you_mean(text, names_of<Method>())),
+      enum_choices<Method>());
 }
 
 JobKind parse_job_kind(std::string_view text) {
   if (const auto k = enum_from_name<JobKind>(text)) return *k;
-  throw InvalidRequest("job_kind", fmt::format("unknown kind '{}'", excerpt(text)),
-                       enum_choices<JobKind>());
+  throw InvalidRequest(
+      "job_kind",
+      fmt::format("unknown kind '{}'{}", excerpt(text), did_you_mean(text, names_of<JobKind>())),
+      enum_choices<JobKind>());
 }
 
 int rows_per_example(Objective objective) noexcept {

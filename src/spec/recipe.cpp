@@ -6,6 +6,8 @@
 #include <numeric>
 
 #include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/parse_named.hpp"
 
 namespace tb {
 namespace {
@@ -270,7 +272,11 @@ const Recipe& find_recipe(std::string_view id) {
   for (const Recipe& recipe : recipes()) {
     if (recipe.id == id) return recipe;
   }
-  throw InvalidRequest("recipe", fmt::format("unknown recipe '{}'", id), recipe_choices());
+  std::vector<std::string> ids;
+  for (const Recipe& recipe : recipes()) ids.emplace_back(recipe.id);
+  throw InvalidRequest("recipe",
+                       fmt::format("unknown recipe '{}'{}", excerpt(id), did_you_mean(id, ids)),
+                       recipe_choices());
 }
 
 double adam_moment_bytes(const Recipe& recipe) {

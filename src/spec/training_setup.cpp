@@ -8,26 +8,33 @@
 
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
+#include "trainbudget/spec/parse_named.hpp"
 
 namespace tb {
 namespace {}  // namespace
 
 AttentionImpl parse_attention(std::string_view text) {
   if (const auto a = enum_from_name<AttentionImpl>(text)) return *a;
-  throw InvalidRequest("attention", fmt::format("unknown attention '{}'", excerpt(text)),
+  throw InvalidRequest("attention",
+                       fmt::format("unknown attention '{}'{}", excerpt(text),
+                                   did_you_mean(text, names_of<AttentionImpl>())),
                        enum_choices<AttentionImpl>());
 }
 
 Recompute parse_recompute(std::string_view text) {
   if (const auto r = enum_from_name<Recompute>(text)) return *r;
-  throw InvalidRequest("recompute", fmt::format("unknown mode '{}'", excerpt(text)),
-                       enum_choices<Recompute>());
+  throw InvalidRequest(
+      "recompute",
+      fmt::format("unknown mode '{}'{}", excerpt(text), did_you_mean(text, names_of<Recompute>())),
+      enum_choices<Recompute>());
 }
 
 DType parse_activation_dtype(std::string_view text) {
   const std::optional<DType> d = enum_from_name<DType>(text);
   if (d && (*d == DType::kBf16 || *d == DType::kFp16 || *d == DType::kFp32)) return *d;
-  throw InvalidRequest("activation_dtype", fmt::format("unknown dtype '{}'", excerpt(text)),
+  throw InvalidRequest("activation_dtype",
+                       fmt::format("unknown dtype '{}'{}", excerpt(text),
+                                   did_you_mean(text, {"bf16", "fp16", "fp32"})),
                        "bf16|fp16|fp32");
 }
 

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/job.hpp"
+#include "trainbudget/spec/training_setup.hpp"
+
 namespace tb {
 namespace {
 
@@ -31,6 +36,36 @@ TEST(ClosestNames, MaxDistanceLeavesOutFarNames) {
 TEST(ClosestNames, RepeatedCandidatesAreSuggestedOnce) {
   const std::vector<std::string> names{"--format", "--format", "--force"};
   EXPECT_EQ(closest_names("--formt", names, 2), (std::vector<std::string>{"--format", "--force"}));
+}
+
+// Presets by family and size first (issue 42): a Llama 3 70B the user names the old way is one of
+// the 3.x 70B presets, not Llama 2's.
+TEST(ClosestPresets, FamilyAndSizeComeFirst) {
+  const std::vector<std::string> ids{"llama-2-70b",   "llama-2-7b",   "llama-3-8b",
+                                     "llama-3.1-70b", "llama-3.1-8b", "llama-3.3-70b",
+                                     "qwen2.5-32b",   "qwen3-8b"};
+  EXPECT_EQ(io::closest_presets("llama-3-70b", ids),
+            (std::vector<std::string>{"llama-3.1-70b", "llama-3.3-70b", "llama-2-70b"}));
+  EXPECT_EQ(io::closest_presets("qwen-32b", ids).front(), "qwen2.5-32b");
+  // No size given: spelling alone.
+  EXPECT_EQ(io::closest_presets("lama-3.1-8b", ids).front(), "llama-3.1-8b");
+}
+
+// A mistyped choice names the nearest accepted value.
+TEST(ClosestPresets, ChoicesSuggestTheNearestValue) {
+  const auto message = [](auto parse) {
+    try {
+      parse();
+    } catch (const InvalidRequest& e) {
+      return e.problems().front().message;
+    }
+    return std::string{};
+  };
+  EXPECT_EQ(message([] { (void)parse_method("lroa"); }),
+            "unknown method 'lroa'; did you mean 'lora'?");
+  EXPECT_EQ(message([] { (void)parse_recompute("ful"); }),
+            "unknown mode 'ful'; did you mean 'full'?");
+  EXPECT_EQ(message([] { (void)parse_method("zzzzzzzz"); }), "unknown method 'zzzzzzzz'");
 }
 
 }  // namespace

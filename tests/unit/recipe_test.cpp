@@ -136,7 +136,8 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(),
-                 "recipe: unknown recipe 'adam'; accepted: amp-adam|megatron|deepspeed|"
+                 "recipe: unknown recipe 'adam'; did you mean 'amp-adam'?; accepted: "
+                 "amp-adam|megatron|deepspeed|"
                  "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
                  "fp32-adam|fp32-sgd|adam-8bit|paged-adam-8bit|fp8-amp|fp8-params-bf16-adam|"
                  "megatron-fp8|sgd-momentum|"

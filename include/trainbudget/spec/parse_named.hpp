@@ -14,6 +14,10 @@ namespace tb {
 [[noreturn]] void unknown_name(const char* key, std::string_view text, const std::string& accepted,
                                const std::vector<std::string>& candidates);
 
+// "; did you mean 'lora'?" for the candidate nearest `text` (edit distance 3 at most), else "".
+[[nodiscard]] std::string did_you_mean(std::string_view text,
+                                       const std::vector<std::string>& candidates);
+
 // Every name of a named enum, for suggestions.
 template <NamedEnum E>
 std::vector<std::string> names_of() {
