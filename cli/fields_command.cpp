@@ -63,11 +63,7 @@ void run_fields(const FieldsOptions& o, std::ostream& out) {
   doc.sections.push_back(std::move(s));
   doc.rows = std::move(t);
   // Text wraps and stacks to the terminal like every other command's.
-  if (format_of(o.common) == report::Format::kTable) {
-    report::render_text(doc, out, text_width());
-    return;
-  }
-  report::render(doc, format_of(o.common), out);
+  report::render(doc, format_of(o.common), out, {}, text_width());
 }
 
 }  // namespace tb::cli

@@ -69,11 +69,8 @@ void run_models(const ModelsOptions& o, std::ostream& out) {
   s.table(t);
   doc.sections.push_back(std::move(s));
   doc.rows = std::move(t);
-  if (format_of(o.common) == report::Format::kTable) {
-    report::render_text(doc, out, text_width());
-    return;
-  }
-  report::render(doc, format_of(o.common), out);
+  // Text wraps and stacks to the terminal like every other command's.
+  report::render(doc, format_of(o.common), out, {}, text_width());
 }
 
 }  // namespace tb::cli

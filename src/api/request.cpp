@@ -148,7 +148,7 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
   if (!r.has("model")) {
     // The step fields size activations and FLOPs, which only an architecture has.
     for (const Field& f : estimate_fields()) {
-      // --explain explains what a bare count has: its states and its 6N FLOPs.
+      // The explain field explains what a bare count has: its states and its 6N FLOPs.
       if (f.group != "step" || !r.has(f.key) || f.key == "explain") continue;
       problems.push_back({std::string{f.key},
                           "needs an architecture ({model}) to size activations and FLOPs; a "

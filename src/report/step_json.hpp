@@ -16,7 +16,7 @@ void add_step_json(const Scenario& scenario, nlohmann::ordered_json& scenario_js
 // The top-level `setup` block and, with --explain, `explain`; nothing without an architecture.
 void add_setup_json(const Estimate& estimate, nlohmann::ordered_json& root);
 
-// --explain's `symbols` and `terms`.
+// The explain field's `symbols` and `terms`.
 [[nodiscard]] nlohmann::ordered_json explanation_json(const Explanation& explanation);
 
 }  // namespace tb::report

@@ -256,7 +256,9 @@ def hub_cache_seeds():
 
 
 def verl_script_seeds():
-    seeds = {k: v for k, v in training_config_seeds().items() if k.startswith("verl-")}
+    # The hostile verl seeds and the test configs' verl scripts (tests/data/configs/verl*.sh).
+    seeds = {k: v for k, v in training_config_seeds().items()
+             if k.startswith("verl-") or (k.startswith("config-verl") and k.endswith(".sh"))}
     seeds["deep-arithmetic"] = "data.train_batch_size=$((" * 1000 + "1" + "))" * 1000 + "\n"
     return seeds
 

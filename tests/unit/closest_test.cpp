@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/io/preset_suggestions.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/job.hpp"
 #include "trainbudget/spec/training_setup.hpp"

@@ -199,7 +199,7 @@ struct Scenario {
   ComputeEstimate compute;
   std::vector<MachineEstimate> machines;
   std::optional<StepAnalysis> step;  // with an architecture: activations, peak, arch FLOPs
-  bool explain{false};   // --explain: the report lists every term (a bare count: its states)
+  bool explain{false};   // the explain field: every term listed (a bare count: its states)
   ModelProfile profile;  // what was evaluated, kept for queries over layouts (plan/)
   Layout layout;
   Bytes comm_buffers;  // ZeRO buffers inside the peak

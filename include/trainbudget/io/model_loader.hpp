@@ -45,11 +45,6 @@ struct ModelPreset {
 [[nodiscard]] std::optional<CheckpointSummary> read_checkpoint_headers(
     const std::filesystem::path& dir);
 
-// At most three preset ids to suggest for `spec`: those of its family and size first ("llama-3-70b"
-// -> llama-3.1-70b, llama-3.3-70b), then the closest spellings.
-[[nodiscard]] std::vector<std::string> closest_presets(std::string_view spec,
-                                                       const std::vector<std::string>& ids);
-
 // The local Hugging Face hub cache, as huggingface_hub finds it: $HF_HUB_CACHE, else
 // $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
 [[nodiscard]] std::optional<std::filesystem::path> hf_hub_cache_dir();
