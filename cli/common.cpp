@@ -1,6 +1,7 @@
 // Shared CLI options: output format and the hardware catalog's locations.
 #include "common.hpp"
 
+#include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -58,6 +59,19 @@ std::size_t text_width() {
     return size.ws_col;
   }
   return 80;
+}
+
+}  // namespace tb::cli
+
+namespace tb::cli {
+
+api::Sources cli_sources(const std::optional<std::string>& hardware_dir) {
+  api::Sources s;
+  s.data_dir = io::data_dir();
+  if (hardware_dir) s.hardware_dir = *hardware_dir;
+  s.hub_fetch = true;
+  s.fetch_progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  return s;
 }
 
 }  // namespace tb::cli

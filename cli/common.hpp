@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trainbudget/api/session.hpp"
 #include "trainbudget/report/format.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -20,6 +21,11 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& options);
 
 [[nodiscard]] report::Format format_of(const CommonOptions& options);
+
+// The CLI's sources: the data folder, an extra device folder, the user's configuration, model
+// paths, and repo ids fetched from the Hugging Face Hub with a line on stderr while a fetch is
+// slow.
+[[nodiscard]] api::Sources cli_sources(const std::optional<std::string>& hardware_dir);
 
 // A result's warnings and notes on stderr, one line each, fields spelled as flags.
 void print_problems(const std::vector<Problem>& warnings, const std::vector<Problem>& notes);

@@ -27,7 +27,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
 void run_compare(const CompareCommandOptions& o, std::ostream& out) {
   const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_compare_request(values);
-  const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
+  const api::Session session{cli_sources(request.hardware_dir)};
   const api::CompareResult result = session.compare(request);
   print_problems(result.warnings, result.notes);
   report::write(result.comparison, report::parse_format(request.format), out, flag_of, text_width(),

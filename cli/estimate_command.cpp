@@ -136,7 +136,7 @@ void run_estimate(const EstimateOptions& o, std::ostream& out) {
   common.hardware_dir = request.hardware_dir;
   ensure_local_profile(request.machines, common);  // machine local: measure once, then reuse
 
-  api::Sources sources{io::data_dir(), request.hardware_dir, true};
+  api::Sources sources = cli_sources(request.hardware_dir);
   const api::Session session{sources};
   const api::EstimateResult result = session.estimate(request);
   print_problems(result.warnings, result.notes);

@@ -26,7 +26,7 @@ CLI::App* setup_infer(CLI::App& app, InferCommandOptions& o) {
 void run_infer(const InferCommandOptions& o, std::ostream& out) {
   const api::FieldMap values = request_values(o.request_file, o.fields);
   const api::EstimateRequest request = api::parse_infer_request(values);
-  const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
+  const api::Session session{cli_sources(request.hardware_dir)};
   const api::InferResult result = session.infer(request);
   print_problems(result.warnings, result.notes);
   report::write(result.estimate, report::parse_format(request.format), out, flag_of, text_width(),

@@ -135,7 +135,7 @@ int run_measure(const MeasureCommandOptions& o, std::ostream& out) {
     }
     const api::EstimateRequest request =
         api::parse_estimate_request(request_values(o.step, FieldSlots{}));
-    const api::Session session{api::Sources{io::data_dir(), request.hardware_dir, true}};
+    const api::Session session{cli_sources(request.hardware_dir)};
     for (const GemmDims& g : session.step_gemm_shapes(request)) {
       measure::ShapeSpec spec;
       spec.shape = {static_cast<std::int64_t>(g.m), static_cast<std::int64_t>(g.n),

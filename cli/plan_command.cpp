@@ -34,7 +34,7 @@ void run_plan(const PlanCommandOptions& o, std::ostream& out) {
   const api::FieldMap values =
       request_values(o.request_file, o.fields, o.config_file, o.config_format);
   const api::EstimateRequest request = api::parse_plan_request(values);
-  api::Sources sources{io::data_dir(), request.hardware_dir, true};
+  api::Sources sources = cli_sources(request.hardware_dir);
   const api::Session session{sources};
   // Progress: a line on stderr each second once a search has run for one.
   const auto start = std::chrono::steady_clock::now();

@@ -21,6 +21,9 @@ if(TRAINBUDGET_YAML_CPP_ARCHIVE AND NOT TRAINBUDGET_SANITIZE)
 else()
   target_link_libraries(trainbudget_yaml_cpp INTERFACE yaml-cpp)
 endif()
+# Models from the Hugging Face Hub (io/hub_fetch.cpp): Debian's libcurl4-openssl-dev, its header
+# at build time; the library is loaded (libcurl.so.4) only when a fetch needs it.
+find_package(CURL 7.85 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 

@@ -43,7 +43,9 @@ const std::array kEstimateFields{
           [](V v, R r) { r.job.params = parse_count(v, "params", kParamsRange); }, "job"},
     Field{"model", FieldType::kText, "MODEL", "", "",
           "The model, counted exactly from its architecture (docs/models.md): a config.json, a "
-          "model folder (config.json + safetensors headers), a preset id from data/models "
+          "model folder (config.json + safetensors headers), a Hugging Face repo id "
+          "(owner/name[@revision]: the local cache, else its config.json fetched from the Hub "
+          "into that cache; HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE), a preset id from data/models "
           "(e.g. llama-3.1-8b) or a config.json's text itself (starting with '{'); replaces "
           "{params}",
           model_forms,

@@ -14,8 +14,7 @@ ServingJob Session::serving_job(const EstimateRequest& request,
   job.setup = request.serving;
   job.system = request.job.system;
   if (request.model.empty()) return job;
-  job.model = io::load_model(request.model, models_dir_,
-                             model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);
+  job.model = load(request.model);
   job.params = static_cast<double>(job.model.counts->total);
   for (const std::string& w : job.model.warnings) warnings.push_back({"model", w, ""});
   const std::int64_t positions = job.model.architecture->max_positions;

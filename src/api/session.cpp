@@ -70,15 +70,23 @@ void attach_systems(const std::string& system, const HardwareCatalog& catalog,
 Session::Session(const Sources& sources)
     : models_dir_{sources.data_dir / "models"},
       model_paths_{sources.model_paths},
+      hub_fetch_{sources.hub_fetch},
+      fetch_progress_{sources.fetch_progress},
       catalog_{io::load_catalog(catalog_sources(sources))} {}
+
+ModelSource Session::load(const std::string& spec) const {
+  const io::ModelPaths paths = !model_paths_ ? io::ModelPaths::kRefused
+                               : hub_fetch_  ? io::ModelPaths::kFetch
+                                             : io::ModelPaths::kRead;
+  return io::load_model(spec, models_dir_, paths, fetch_progress_);
+}
 
 // A PPO value or reward model given by the user, with a score head (model/score_head.hpp); none
 // given: the library makes it from the policy.
 ModelSource Session::critic_model(const std::string& given, std::string_view field,
                                   EstimateResult& out) const {
   if (given.empty()) return {};
-  ModelSource m = io::load_model(given, models_dir_,
-                                 model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);
+  ModelSource m = load(given);
   for (const std::string& w : m.warnings) out.warnings.push_back({std::string{field}, w, ""});
   return with_score_head(std::move(m));
 }
@@ -101,8 +109,7 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
          ""});
   }
   if (r.model.empty()) return;
-  r.job.model = io::load_model(r.model, models_dir_,
-                               model_paths_ ? io::ModelPaths::kRead : io::ModelPaths::kRefused);
+  r.job.model = load(r.model);
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
   if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);

@@ -328,7 +328,8 @@ std::vector<ModelPreset> load_model_presets(const fs::path& dir) {
   return out;
 }
 
-ModelSource load_model(const std::string& spec, const fs::path& presets_dir, ModelPaths paths) {
+ModelSource load_model(const std::string& spec, const fs::path& presets_dir, ModelPaths paths,
+                       const FetchProgress& progress) {
   if (spec.empty()) throw InvalidRequest("model", "empty (a config.json, a folder or a preset id)");
   // A config.json's text itself (the web page's paste box, scripts): no file is read.
   if (spec.find_first_not_of(" \t\r\n") != std::string::npos &&
@@ -341,8 +342,9 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
   const fs::path path{spec};
   std::error_code ec;
   // A server reads no file or folder a request names (docs/serve.md): not even whether it exists.
-  const fs::file_status status =
-      paths == ModelPaths::kRead ? fs::status(path, ec) : fs::file_status{fs::file_type::not_found};
+  const fs::file_status status = paths != ModelPaths::kRefused
+                                     ? fs::status(path, ec)
+                                     : fs::file_status{fs::file_type::not_found};
   // A name too long for a path is not a file: it may still be a preset id (it is not).
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::filename_too_long) {
     throw DataError(shown(path), {fmt::format("cannot be read: {}", ec.message())});
@@ -395,11 +397,28 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
       if (lower(p.hf_repo) == wanted) return from_preset(std::move(p), id);
     }
+    // Not here: the Hub's config.json, fetched into the cache (the CLI only; offline, or with
+    // the endpoint out of reach, a preset of the same name below is the answer, said so).
+    std::optional<Problem> unreachable;
+    const HubSettings hub = hub_settings_from_environment();
+    if (const auto id = parse_repo_id(spec); id && paths == ModelPaths::kFetch && !hub.offline) {
+      try {
+        ModelSource m = from_folder(fetch_hub_config(*id, hub, progress), spec);
+        m.kind = "hf-hub";
+        m.name = id->repo;
+        return m;
+      } catch (const HubUnreachable& e) {
+        unreachable = e.problems().front();
+      }
+    }
     // A mirror or a tuned variant of a preset's repo (NousResearch/Meta-Llama-3-8B,
     // meta-llama/Meta-Llama-3-8B-Instruct): the same name after the owner, without an
     // instruct/chat suffix, has the same architecture. Said as a warning.
     const auto base_name = [&](std::string_view id) {
       std::string name = lower(id.substr(id.find('/') + 1));
+      // Meta's first name for Llama 3 and 3.1 repos (meta-llama/Meta-Llama-3.1-8B, since renamed
+      // Llama-3.1-8B), which mirrors such as NousResearch's keep.
+      if (name.starts_with("meta-llama-")) name = name.substr(5);
       for (bool cut = true; cut;) {
         cut = false;
         for (const std::string_view suffix : {"-instruct", "-chat", "-hf", "-it", "-base"}) {
@@ -418,11 +437,24 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
         const std::string repo = p.hf_repo;
         ModelSource m = from_preset(std::move(p), id);
         m.warnings.push_back(fmt::format(
-            "'{}' is not in the local Hugging Face cache; read as the preset {} ({}), whose name "
-            "it shares: the same architecture",
-            excerpt(spec), id, repo));
+            "'{}' is not in the local Hugging Face cache{}; read as the preset {} ({}), whose "
+            "name it shares: the same architecture",
+            excerpt(spec),
+            unreachable   ? " and the Hub could not be reached"
+            : hub.offline ? " (HF_HUB_OFFLINE is set)"
+                          : "",
+            id, repo));
         return m;
       }
+    }
+    if (unreachable) {
+      throw HubUnreachable(unreachable->field,
+                           fmt::format("{}; closest presets: {}", unreachable->message,
+                                       fmt::join(closest_presets(spec, ids), ", ")),
+                           unreachable->accepted);
+    }
+    if (paths == ModelPaths::kFetch && hub.offline && parse_repo_id(spec)) {
+      (void)fetch_hub_config(*parse_repo_id(spec), hub, progress);  // throws: offline, said
     }
   }
   if (paths == ModelPaths::kRefused &&

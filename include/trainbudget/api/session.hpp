@@ -14,6 +14,7 @@
 #include "trainbudget/eval/inference.hpp"
 #include "trainbudget/eval/kernel_time.hpp"
 #include "trainbudget/eval/task_verdict.hpp"
+#include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/plan/plan_report.hpp"
 #include "trainbudget/spec/catalog.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -27,6 +28,10 @@ struct Sources {
   // false for the server: a request's model is a preset, a cached repo id or a config.json's
   // text, never a path on this machine (docs/serve.md).
   bool model_paths{true};
+  // A repo id found nowhere here is fetched from the Hugging Face Hub (the CLI; docs/models.md,
+  // "From the Hub"), `fetch_progress` hearing of a slow fetch.
+  bool hub_fetch{false};
+  io::FetchProgress fetch_progress{};
 };
 
 struct EstimateResult {
@@ -106,8 +111,12 @@ class Session {
   // The serving job of an infer or compare request, its model loaded.
   [[nodiscard]] ServingJob serving_job(const EstimateRequest& request,
                                        std::vector<Problem>& warnings) const;
+  // Loads a model as the sources allow (paths, the Hub).
+  [[nodiscard]] ModelSource load(const std::string& spec) const;
   std::filesystem::path models_dir_;
   bool model_paths_{true};
+  bool hub_fetch_{false};
+  io::FetchProgress fetch_progress_;
   HardwareCatalog catalog_;
 };
 

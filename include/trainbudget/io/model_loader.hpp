@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainbudget/io/hub_fetch.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/model_source.hpp"
 
@@ -58,10 +59,14 @@ struct ModelPreset {
 // local Hugging Face cache (its snapshot, read as a folder), else a preset id or the repo id a
 // preset carries, in presets_dir. Throws InvalidArgument naming --model when SPEC is none of
 // them, DataError for a broken file. With ModelPaths::kRefused (the server) no file or folder
-// SPEC names is looked at: only the text, the cache and the presets.
-enum class ModelPaths { kRead, kRefused };
+// SPEC names is looked at: only the text, the cache and the presets. With ModelPaths::kFetch (the
+// CLI) a repo id found nowhere here is fetched from the Hub into the cache (io/hub_fetch.hpp),
+// `progress` hearing of a slow fetch; offline or unreachable, a preset of the same name is taken
+// with a warning, else the error names the cache searched.
+enum class ModelPaths { kRead, kFetch, kRefused };
 [[nodiscard]] ModelSource load_model(const std::string& spec,
                                      const std::filesystem::path& presets_dir,
-                                     ModelPaths paths = ModelPaths::kRead);
+                                     ModelPaths paths = ModelPaths::kRead,
+                                     const FetchProgress& progress = {});
 
 }  // namespace tb::io

@@ -29,10 +29,11 @@ struct CheckpointSummary {
 };
 
 struct ModelSource {
-  std::string kind{"count"};  // count | config | folder | hf-cache | preset (JSON model.source)
-  std::string origin;         // the file, folder or preset id given to --model
-  std::string name;           // display name: the preset's, else the folder's or config's
-  std::string source;         // presets: where the published figures come from
+  // count | config | folder | hf-cache | hf-hub | preset (JSON model.source)
+  std::string kind{"count"};
+  std::string origin;  // the file, folder or preset id given to --model
+  std::string name;    // display name: the preset's, else the folder's or config's
+  std::string source;  // presets: where the published figures come from
   std::optional<ModelArchitecture> architecture;
   std::optional<ParamCounts> counts;
   std::optional<CheckpointSummary> checkpoint;  // folders with safetensors files
