@@ -198,6 +198,26 @@ std::optional<fs::path> hf_cached_snapshot(std::string_view repo_id) {
                                                excerpt(commit, 60), repo)});
     }
   }
+  // snapshot_download(revision=<commit>) writes no ref: without refs/main, the one snapshot
+  // that holds a config.json is the model; several are named, to choose one with @commit.
+  if (!named && revision == "main") {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(root / "snapshots", ec)) {
+      std::error_code entry_ec;
+      if (fs::is_regular_file(entry.path() / "config.json", entry_ec)) {
+        found.push_back(entry.path().filename().string());
+      }
+    }
+    std::sort(found.begin(), found.end());
+    if (found.size() == 1) return root / "snapshots" / found.front();
+    if (found.size() > 1) {
+      throw DataError(shown(root / "snapshots"),
+                      {fmt::format("{} has no refs/main and {} snapshots ({}): name one as "
+                                   "{}@<commit>",
+                                   repo, found.size(),
+                                   excerpt(fmt::format("{}", fmt::join(found, ", ")), 200), repo)});
+    }
+  }
   const fs::path snapshot = root / "snapshots" / commit;
   if (fs::is_regular_file(snapshot / "config.json", ec)) return snapshot;
   // The entry is there but unusable: say so rather than "not a model".

@@ -9,6 +9,7 @@
 
 #include "scratch_dir.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
+#include "trainbudget/io/hub_fetch.hpp"
 #include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -97,6 +98,66 @@ TEST_F(HfCache, BrokenEntriesAreNamedAndRefsStayInsideTheCache) {
   fs::remove(hub_ / "models--acme--tiny" / "blobs" / "a1");
   EXPECT_NE(message("acme/tiny").find("the cached snapshot c0ffee of acme/tiny"), std::string::npos)
       << message("acme/tiny");
+}
+
+// snapshot_download(revision=<commit>) leaves no refs/main (issue 41): the one snapshot with a
+// config.json is the model; with several, the error names them and the way to choose.
+TEST_F(HfCache, WithoutRefsMainTheOnlySnapshotIsTheModel) {
+  const fs::path repo = hub_ / "models--acme--tiny";
+  fs::remove(repo / "refs" / "main");
+  const auto message = [] {
+    try {
+      (void)io::hf_cached_snapshot("acme/tiny");
+    } catch (const DataError& e) {
+      return std::string{e.what()};
+    }
+    return std::string{"no error"};
+  };
+  EXPECT_NE(message().find("acme/tiny has no refs/main and 2 snapshots (c0ffee, old): name one as "
+                           "acme/tiny@<commit>"),
+            std::string::npos)
+      << message();
+  fs::remove_all(repo / "snapshots" / "old");
+  const auto snapshot = io::hf_cached_snapshot("acme/tiny");
+  ASSERT_TRUE(snapshot.has_value());
+  EXPECT_EQ(snapshot->filename(), "c0ffee");
+}
+
+// Repo ids as the Hub spells them: owner/name[@revision], letters, digits, '-', '_', '.'.
+TEST(HubRepoId, ParsesOwnerNameAndRevision) {
+  const auto id = io::parse_repo_id("Qwen/Qwen3-4B-Instruct-2507@v1.0");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->repo, "Qwen/Qwen3-4B-Instruct-2507");
+  EXPECT_EQ(id->revision, "v1.0");
+  EXPECT_EQ(io::parse_repo_id("a/b")->revision, "main");
+  for (const char* bad : {"a", "/b", "a/", "a/b/c", "a/../b", "a/b@", "a/b@../x", "../a/b", "a/b c",
+                          "a/.b", "a/b{x}"}) {
+    EXPECT_FALSE(io::parse_repo_id(bad).has_value()) << bad;
+  }
+}
+
+// The environment as huggingface_hub reads it: HF_HUB_OFFLINE's true spellings, HF_ENDPOINT
+// without a trailing slash, HF_TOKEN before the token file.
+TEST(HubSettings, FollowHuggingfaceHubsVariables) {
+  test_support::ScratchDir scratch;
+  setenv("HF_HOME", scratch.path().c_str(), 1);
+  std::ofstream{scratch.path() / "token"} << "from-file\n";
+  unsetenv("HF_TOKEN");
+  unsetenv("HF_TOKEN_PATH");
+  setenv("HF_ENDPOINT", "http://mirror.example/", 1);
+  for (const char* yes : {"1", "on", "YES", "True"}) {
+    setenv("HF_HUB_OFFLINE", yes, 1);
+    EXPECT_TRUE(io::hub_settings_from_environment().offline) << yes;
+  }
+  setenv("HF_HUB_OFFLINE", "0", 1);
+  io::HubSettings s = io::hub_settings_from_environment();
+  EXPECT_FALSE(s.offline);
+  EXPECT_EQ(s.endpoint, "http://mirror.example");
+  EXPECT_EQ(s.token, "from-file");
+  EXPECT_EQ(s.cache, scratch.path() / "hub");
+  setenv("HF_TOKEN", "from-env", 1);
+  EXPECT_EQ(io::hub_settings_from_environment().token, "from-env");
+  for (const char* v : {"HF_HOME", "HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"}) unsetenv(v);
 }
 
 TEST_F(HfCache, NotCachedFallsBackToThePresetThatCarriesTheRepoId) {
