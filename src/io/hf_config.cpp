@@ -14,6 +14,7 @@
 
 #include "field_reader.hpp"
 #include "json_text.hpp"
+#include "vision_config.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -269,37 +270,13 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
   return a;
 }
 
-// Gemma3Config.vision_config, a SiglipVisionConfig. Its dimensions are required (the
-// SiglipVisionConfig defaults describe a 224-pixel base model, not Gemma's tower);
-// num_channels defaults to 3 and vision_use_head to SiglipVisionConfig's True.
-std::optional<VisionTowerSpec> read_vision(Fields& top, std::vector<std::string>& problems) {
-  const Json* vision = top.find("vision_config");
-  if (vision == nullptr) {
-    problems.push_back("vision_config: missing (an object; model_type gemma3)");
-    return std::nullopt;
-  }
-  if (!vision->is_object()) {
-    problems.push_back("vision_config: must be an object");
-    return std::nullopt;
-  }
-  Fields f(*vision, "vision_config", problems);
-  VisionTowerSpec v;
-  v.hidden = f.required("hidden_size");
-  v.intermediate = f.required("intermediate_size");
-  v.layers = f.required("num_hidden_layers");
-  v.image_size = f.required("image_size");
-  v.patch_size = f.required("patch_size");
-  v.channels = f.optional("num_channels", 3);
-  v.pooling_head = f.flag("vision_use_head", true);
-  return v;
-}
-
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",   "gemma2", "gemma3", "gemma3_text", "gpt2",  "llama",
-      "mistral",     "mixtral", "olmo",   "phi3",   "qwen2",       "qwen3", "qwen3_moe"};
+      "deepseek_v3", "gemma", "gemma2",    "gemma3", "gemma3_text", "gpt2",      "llama",
+      "mistral",     "mixtral", "olmo",    "phi3",  "qwen2",       "qwen2_5_vl", "qwen2_vl",
+      "qwen3",       "qwen3_moe"};
   return kTypes;
 }
 
@@ -319,7 +296,9 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
   }
 
   ModelArchitecture arch;
+  std::string text_prefix;  // where the language model's keys are (Gemma 3: text_config.)
   if (type == "gemma3") {
+    text_prefix = "text_config.";
     // Gemma3Config wraps the language model in text_config (plus a SigLIP vision tower that
     // is not counted here). Google's published text_configs omit keys that Gemma3TextConfig
     // defaults (vocab_size 262208, num_attention_heads 8, num_key_value_heads 4, head_dim 256),
@@ -340,14 +319,29 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     Fields f(filled, "text_config", problems);
     arch = read_model(f, "gemma3_text");
     arch.model_type = "gemma3";
-    arch.vision = read_vision(top, problems);
+    arch.vision = read_vision_config(top, VisionKind::kSiglip, type, problems);
+  } else if (type == "qwen2_vl" || type == "qwen2_5_vl") {
+    // Qwen2VLConfig / Qwen2_5_VLConfig: the language model is Qwen2's, its keys at the top level
+    // in the released configs (newer transformers also write them under text_config, which
+    // then wins); the vision encoder from vision_config.
+    const Json* text = top.find("text_config");
+    if (text != nullptr && text->is_object()) {
+      Fields f(*text, "text_config", problems);
+      arch = read_model(f, "qwen2");
+      text_prefix = "text_config.";
+    } else {
+      arch = read_model(top, "qwen2");
+    }
+    arch.model_type = type;
+    arch.vision = read_vision_config(
+        top, type == "qwen2_vl" ? VisionKind::kQwen2Vl : VisionKind::kQwen25Vl, type, problems);
   } else {
     arch = read_model(top, type);
   }
   // Consistency problems, except for fields already reported as missing or mistyped.
   const auto read_problems = static_cast<std::ptrdiff_t>(problems.size());
   for (std::string p : architecture_problems(arch)) {
-    if (type == "gemma3" && !p.starts_with("vision_config.")) p = "text_config." + p;
+    if (!p.starts_with("vision_config.") && !p.starts_with("mm_")) p = text_prefix + p;
     const std::string field = p.substr(0, p.find(':') + 1);
     const bool known = std::any_of(problems.begin(), problems.begin() + read_problems,
                                    [&](const std::string& q) { return q.starts_with(field); });

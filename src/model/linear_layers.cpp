@@ -197,7 +197,40 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.tied = arch.tie_embeddings && arch.head_outputs == 0;
   all.push_back(head);
 
-  if (arch.vision) {
+  if (arch.vision && arch.vision->kind != VisionKind::kSiglip) {
+    // Qwen2-VL / Qwen2.5-VL (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py): visual.blocks.N's
+    // attn.qkv and attn.proj, mlp.fc1/fc2 (Qwen2.5-VL: mlp.gate_proj/up_proj/down_proj), all
+    // biased; visual.merger.mlp.0 and mlp.2 once. PEFT's suffix match makes "gate_proj" adapt
+    // Qwen2.5-VL's vision MLP as well as the language model's.
+    const VisionTowerSpec& v = *arch.vision;
+    const std::int64_t h = v.hidden;
+    Builder b{arch, {}};
+    b.add("qkv", "visual.blocks.attn.qkv", LinearKind::kQkv, LinearPlace::kVision, h, 3 * h, true,
+          1, 0);
+    b.add("proj", "visual.blocks.attn.proj", LinearKind::kOutput, LinearPlace::kVision, h, h, true,
+          1, 0);
+    if (v.kind == VisionKind::kQwen25Vl) {
+      b.add("gate_proj", "visual.blocks.mlp.gate_proj", LinearKind::kGate, LinearPlace::kVision, h,
+            v.intermediate, true, 1, 0);
+      b.add("up_proj", "visual.blocks.mlp.up_proj", LinearKind::kUp, LinearPlace::kVision, h,
+            v.intermediate, true, 1, 0);
+      b.add("down_proj", "visual.blocks.mlp.down_proj", LinearKind::kDown, LinearPlace::kVision,
+            v.intermediate, h, true, 1, 0);
+    } else {
+      b.add("fc1", "visual.blocks.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, h,
+            v.intermediate, true, 1, 0);
+      b.add("fc2", "visual.blocks.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
+            v.intermediate, h, true, 1, 0);
+    }
+    accumulate(all, b.out, v.layers);
+    const std::int64_t merged = h * v.spatial_merge * v.spatial_merge;
+    Builder m{arch, {}};
+    m.add("0", "visual.merger.mlp.0", LinearKind::kUp, LinearPlace::kVision, merged, merged, true,
+          1, 0);
+    m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged,
+          v.out_hidden, true, 1, 0);
+    accumulate(all, m.out, 1);
+  } else if (arch.vision) {
     // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
     const VisionTowerSpec& v = *arch.vision;
     Builder b{arch, {}};

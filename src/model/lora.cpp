@@ -35,6 +35,11 @@ bool is_alias(std::string_view t) {
 bool targeted(const LinearLayer& layer, std::string_view target) {
   if (layer.kind == LinearKind::kLmHead) return false;  // PEFT never adapts the output layer
   if (target == "all-linear") return true;
+  // A vision encoder's layers are matched by name, as PEFT matches a suffix: the alias q is
+  // q_proj, which SigLIP has and Qwen's fused attn.qkv is not; up is up_proj, not fc1.
+  if (is_alias(target) && layer.place == LinearPlace::kVision) {
+    return layer.name == fmt::format("{}_proj", target);
+  }
   if (is_alias(target)) return alias_matches(target, layer.kind);
   return layer.name == target;
 }

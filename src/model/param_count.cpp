@@ -170,9 +170,30 @@ std::int64_t mtp_module_params(const ModelArchitecture& arch) {
 // projections and a biased fc1/fc2 MLP, and post_layernorm. With vision_use_head, the
 // attention-pooling head adds a probe, a biased MultiheadAttention (in_proj 3h x h, out_proj),
 // a LayerNorm and another MLP.
+//
+// Qwen2-VL's Qwen2VisionTransformerPretrainedModel (modeling_qwen2_vl.py): PatchEmbed, a Conv3d
+// over temporal_patch x patch x patch without bias; per block norm1/norm2 (LayerNorm with bias),
+// attn.qkv (h -> 3h) and attn.proj, biased, and mlp.fc1/fc2 (h -> mlp_ratio h, biased); no
+// position table (rotary). Qwen2.5-VL's (modeling_qwen2_5_vl.py): the same with RMSNorms and a
+// gated MLP (gate_proj, up_proj, down_proj, all biased).
+std::int64_t qwen_vision_tower_params(const VisionTowerSpec& v) {
+  const std::int64_t h = v.hidden;
+  const bool v25 = v.kind == VisionKind::kQwen25Vl;
+  const std::int64_t norms = checked_mul(v25 ? 2 : 4, h);
+  const std::int64_t mlp =
+      v25 ? checked_add(checked_mul(2, linear(h, v.intermediate, true)),
+                        linear(v.intermediate, h, true))
+          : checked_add(linear(h, v.intermediate, true), linear(v.intermediate, h, true));
+  const std::int64_t block =
+      checked_add(norms, linear(h, checked_mul(3, h), true), linear(h, h, true), mlp);
+  return checked_add(checked_mul(v.channels, v.temporal_patch, v.patch_size, v.patch_size, h),
+                     checked_mul(v.layers, block));
+}
+
 std::int64_t vision_tower_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
   const VisionTowerSpec& v = *arch.vision;
+  if (v.kind != VisionKind::kSiglip) return qwen_vision_tower_params(v);
   const std::int64_t h = v.hidden;
   const std::int64_t side = v.image_size / v.patch_size;
   const std::int64_t patches = checked_mul(side, side);
@@ -190,9 +211,17 @@ std::int64_t vision_tower_params(const ModelArchitecture& arch) {
 
 // Gemma3MultiModalProjector: mm_input_projection_weight (vision hidden x text hidden, no bias)
 // and mm_soft_emb_norm, an RMSNorm over the vision hidden size.
+// Qwen2-VL's PatchMerger: ln_q (LayerNorm with bias; Qwen2.5-VL: RMSNorm) over the encoder
+// width, then mlp.0 (spatial_merge^2 h -> the same, biased), GELU, mlp.2 (-> out_hidden, biased).
 std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
-  return checked_add(checked_mul(arch.vision->hidden, arch.hidden), arch.vision->hidden);
+  const VisionTowerSpec& v = *arch.vision;
+  if (v.kind == VisionKind::kSiglip) {
+    return checked_add(checked_mul(v.hidden, arch.hidden), v.hidden);
+  }
+  const std::int64_t merged = checked_mul(v.hidden, v.spatial_merge, v.spatial_merge);
+  return checked_add(checked_mul(v.kind == VisionKind::kQwen25Vl ? 1 : 2, v.hidden),
+                     linear(merged, merged, true), linear(merged, v.out_hidden, true));
 }
 
 ParamCounts count_params(const ModelArchitecture& arch) {

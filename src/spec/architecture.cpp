@@ -119,10 +119,14 @@ double rough_param_bound(const ModelArchitecture& arch) {
   double vision = 0.0;
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
-    const double patches = d(v.image_size) * d(v.image_size) / (d(v.patch_size) * d(v.patch_size));
-    vision = d(v.layers) * d(v.hidden) * (4.0 * d(v.hidden) + 2.0 * d(v.intermediate) + 8.0) +
-             (patches + d(v.channels) * d(v.patch_size) * d(v.patch_size)) * d(v.hidden) +
-             d(v.hidden) * d(arch.hidden);
+    const double patches =
+        v.patch_size > 0 ? d(v.image_size) * d(v.image_size) / (d(v.patch_size) * d(v.patch_size))
+                         : 0.0;
+    const double merged = d(v.hidden) * d(v.spatial_merge) * d(v.spatial_merge);
+    vision = d(v.layers) * d(v.hidden) * (4.0 * d(v.hidden) + 3.0 * d(v.intermediate) + 8.0) +
+             (patches + d(v.channels) * d(v.temporal_patch) * d(v.patch_size) * d(v.patch_size)) *
+                 d(v.hidden) +
+             merged * (merged + d(v.out_hidden)) + d(v.hidden) * d(arch.hidden);
   }
   return vision + d(arch.num_layers + arch.mtp_layers) * layer +
          3.0 * d(arch.vocab) * d(arch.hidden) + d(arch.max_positions) * d(arch.hidden);
@@ -157,15 +161,40 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
   check_moe(arch, c);
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
-    c.positive("vision_config.hidden_size", v.hidden);
-    c.positive("vision_config.intermediate_size", v.intermediate);
-    c.positive("vision_config.num_hidden_layers", v.layers, kMaxLayers);
-    c.positive("vision_config.image_size", v.image_size);
-    c.positive("vision_config.patch_size", v.patch_size);
-    c.positive("vision_config.num_channels", v.channels);
-    if (v.patch_size > 0 && v.image_size % v.patch_size != 0) {
-      c.fail(fmt::format("vision_config.patch_size: {} does not divide image_size {}", v.patch_size,
-                         v.image_size));
+    const bool siglip = v.kind == VisionKind::kSiglip;
+    const bool qwen2 = v.kind == VisionKind::kQwen2Vl;
+    c.positive(qwen2 ? "vision_config.embed_dim" : "vision_config.hidden_size", v.hidden);
+    c.positive(qwen2 ? "vision_config.mlp_ratio" : "vision_config.intermediate_size",
+               v.intermediate);
+    c.positive(siglip ? "vision_config.num_hidden_layers" : "vision_config.depth", v.layers,
+               kMaxLayers);
+    c.positive("vision_config.patch_size", v.patch_size, 4096);
+    c.positive(siglip ? "vision_config.num_channels" : "vision_config.in_chans", v.channels, 64);
+    const char* heads = siglip ? "vision_config.num_attention_heads" : "vision_config.num_heads";
+    c.positive(heads, v.heads);
+    if (v.heads > 0 && v.hidden % v.heads != 0) {
+      c.fail(fmt::format("{}: {} does not divide the width {}", heads, v.heads, v.hidden));
+    }
+    if (siglip) {
+      c.positive("vision_config.image_size", v.image_size);
+      c.positive("mm_tokens_per_image", v.tokens_per_image);
+      if (v.patch_size > 0 && v.image_size % v.patch_size != 0) {
+        c.fail(fmt::format("vision_config.patch_size: {} does not divide image_size {}",
+                           v.patch_size, v.image_size));
+      }
+    } else {
+      c.positive("vision_config.temporal_patch_size", v.temporal_patch, 64);
+      c.positive("vision_config.spatial_merge_size", v.spatial_merge, 64);
+      c.positive(qwen2 ? "vision_config.hidden_size" : "vision_config.out_hidden_size",
+                 v.out_hidden);
+      c.non_negative("vision_config.window_size", v.window);
+      for (const std::int64_t i : v.full_attention_layers) {
+        if (i < 0 || i >= v.layers) {
+          c.fail(fmt::format("vision_config.fullatt_block_indexes: {} is not a block (0..{})", i,
+                             v.layers - 1));
+          break;
+        }
+      }
     }
   }
   c.non_negative("num_nextn_predict_layers", arch.mtp_layers, kMaxLayers);

@@ -34,6 +34,13 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
 std::int64_t vision_non_linear_params(const ModelArchitecture& a) {
   if (!a.vision) return 0;
   const VisionTowerSpec& v = *a.vision;
+  if (v.kind != VisionKind::kSiglip) {
+    // Qwen: the Conv3d patch embedding (no bias), two norms per block and the merger's ln_q
+    // (LayerNorm: weight and bias; Qwen2.5-VL's RMSNorm: weight).
+    const std::int64_t norm = v.kind == VisionKind::kQwen2Vl ? 2 * v.hidden : v.hidden;
+    return v.channels * v.temporal_patch * v.patch_size * v.patch_size * v.hidden +
+           v.layers * 2 * norm + norm;
+  }
   const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
   return v.channels * v.patch_size * v.patch_size * v.hidden + v.hidden + patches * v.hidden +
          v.layers * 4 * v.hidden + 2 * v.hidden + v.hidden * a.hidden + v.hidden;

@@ -83,17 +83,33 @@ struct MoeSpec {
   std::vector<std::int64_t> dense_layers;
 };
 
-// A SigLIP vision encoder and the projector into the language model (Gemma 3's
-// SiglipVisionModel + Gemma3MultiModalProjector; Zhai et al. 2023). Images only: no text token
-// runs through it, so it counts in the total but not in the active parameters.
+// The vision encoder of a vision-language checkpoint and its projector into the language model.
+// Images only: no text token runs through it, so it counts in the total but not in the active
+// parameters. Three encoders (docs/vision.md):
+// - kSiglip: Gemma 3's SiglipVisionModel + Gemma3MultiModalProjector (Zhai et al. 2023): a fixed
+//   image_size, its patches average-pooled to tokens_per_image tokens;
+// - kQwen2Vl: Qwen2-VL's ViT (Conv3d patch embedding over temporal_patch frames, LayerNorm,
+//   fused qkv, fc1/fc2 MLP) and PatchMerger (spatial_merge^2 patches -> one token, out_hidden);
+// - kQwen25Vl: Qwen2.5-VL's: RMSNorm, a gated MLP with biases, windowed attention (window
+//   pixels) except in full_attention_layers.
+enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl };
+
 struct VisionTowerSpec {
+  VisionKind kind{VisionKind::kSiglip};
   std::int64_t hidden{0};
   std::int64_t intermediate{0};
   std::int64_t layers{0};
-  std::int64_t image_size{0};
+  std::int64_t heads{0};
+  std::int64_t image_size{0};  // SigLIP: the fixed input side; Qwen: 0 (any size)
   std::int64_t patch_size{0};
   std::int64_t channels{3};
   bool pooling_head{false};  // SiglipMultiheadAttentionPoolingHead (vision_use_head)
+  std::int64_t tokens_per_image{0};  // SigLIP: mm_tokens_per_image (256)
+  std::int64_t temporal_patch{1};    // Qwen: frames per patch (2)
+  std::int64_t spatial_merge{1};     // Qwen: patches merged per side into one token (2)
+  std::int64_t out_hidden{0};        // Qwen: the merger's output (the language model's width)
+  std::int64_t window{0};            // Qwen2.5-VL: the attention window, pixels (112)
+  std::vector<std::int64_t> full_attention_layers;  // Qwen2.5-VL: fullatt_block_indexes
 };
 
 struct ModelArchitecture {

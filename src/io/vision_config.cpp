@@ -1,0 +1,115 @@
+// config.json's vision_config -> VisionTowerSpec, one reader per encoder, each with its
+// transformers config class's defaults (configuration_<family>.py).
+#include "vision_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tb::io {
+namespace {
+
+using Json = nlohmann::json;
+using Fields = FieldReader<JsonSource>;
+
+// Gemma3Config.vision_config, a SiglipVisionConfig. Its dimensions are required (the
+// SiglipVisionConfig defaults describe a 224-pixel base model, not Gemma's tower); num_channels
+// defaults to 3, num_attention_heads to 12 and vision_use_head to SiglipVisionConfig's True.
+// mm_tokens_per_image (Gemma3Config, default 256) sits beside it at the top level.
+VisionTowerSpec read_siglip(Fields& f, Fields& top) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kSiglip;
+  v.hidden = f.required("hidden_size");
+  v.intermediate = f.required("intermediate_size");
+  v.layers = f.required("num_hidden_layers");
+  v.heads = f.optional("num_attention_heads", 12);
+  v.image_size = f.required("image_size");
+  v.patch_size = f.required("patch_size");
+  v.channels = f.optional("num_channels", 3);
+  v.pooling_head = f.flag("vision_use_head", true);
+  v.tokens_per_image = top.optional("mm_tokens_per_image", 256);
+  return v;
+}
+
+// Qwen2VLVisionConfig: depth 32, embed_dim 1280, hidden_size 3584 (the merger's output),
+// mlp_ratio 4, num_heads 16, in_channels (in_chans in the released configs) 3, patch_size 14,
+// spatial_merge_size 2, temporal_patch_size 2.
+VisionTowerSpec read_qwen2_vl(Fields& f) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kQwen2Vl;
+  v.layers = f.optional("depth", 32);
+  v.hidden = f.optional("embed_dim", 1280);
+  v.out_hidden = f.optional("hidden_size", 3584);
+  const std::int64_t ratio = f.optional("mlp_ratio", 4);
+  v.intermediate = ratio >= 1 && ratio <= 64 && v.hidden >= 0 && v.hidden <= 10'000'000
+                       ? v.hidden * ratio
+                       : 0;
+  if (v.intermediate == 0) {
+    f.fail(fmt::format("mlp_ratio: {} gives no MLP width for embed_dim {}", ratio, v.hidden));
+  }
+  v.heads = f.optional("num_heads", 16);
+  v.channels = f.optional("in_channels", f.optional("in_chans", 3));
+  v.patch_size = f.optional("patch_size", 14);
+  v.spatial_merge = f.optional("spatial_merge_size", 2);
+  v.temporal_patch = f.optional("temporal_patch_size", 2);
+  return v;
+}
+
+// Qwen2_5_VLVisionConfig: depth 32, hidden_size 3584 (1280 in every released config),
+// intermediate_size 3420, num_heads 16, in_channels 3, patch_size 14, spatial_merge_size 2,
+// temporal_patch_size 2, window_size 112, out_hidden_size 3584, fullatt_block_indexes
+// [7, 15, 23, 31].
+VisionTowerSpec read_qwen2_5_vl(Fields& f) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kQwen25Vl;
+  v.layers = f.optional("depth", 32);
+  v.hidden = f.optional("hidden_size", 3584);
+  v.intermediate = f.optional("intermediate_size", 3420);
+  v.heads = f.optional("num_heads", 16);
+  v.channels = f.optional("in_channels", f.optional("in_chans", 3));
+  v.patch_size = f.optional("patch_size", 14);
+  v.spatial_merge = f.optional("spatial_merge_size", 2);
+  v.temporal_patch = f.optional("temporal_patch_size", 2);
+  v.window = f.optional("window_size", 112);
+  v.out_hidden = f.optional("out_hidden_size", 3584);
+  v.full_attention_layers = f.present("fullatt_block_indexes")
+                                ? f.integer_list("fullatt_block_indexes")
+                                : std::vector<std::int64_t>{7, 15, 23, 31};
+  std::sort(v.full_attention_layers.begin(), v.full_attention_layers.end());
+  v.full_attention_layers.erase(
+      std::unique(v.full_attention_layers.begin(), v.full_attention_layers.end()),
+      v.full_attention_layers.end());
+  return v;
+}
+
+}  // namespace
+
+std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, VisionKind kind,
+                                                  const std::string& model_type,
+                                                  std::vector<std::string>& problems) {
+  const Json* vision = top.find("vision_config");
+  if (vision == nullptr) {
+    // Qwen's config classes build the vision config from their defaults when it is absent.
+    if (kind == VisionKind::kSiglip) {
+      problems.push_back(fmt::format("vision_config: missing (an object; model_type {})",
+                                     model_type));
+      return std::nullopt;
+    }
+  } else if (!vision->is_object()) {
+    problems.push_back("vision_config: must be an object");
+    return std::nullopt;
+  }
+  static const Json kEmpty = Json::object();
+  Fields f(vision != nullptr ? *vision : kEmpty, "vision_config", problems);
+  switch (kind) {
+    case VisionKind::kSiglip:
+      return read_siglip(f, top);
+    case VisionKind::kQwen2Vl:
+      return read_qwen2_vl(f);
+    case VisionKind::kQwen25Vl:
+      return read_qwen2_5_vl(f);
+  }
+  return std::nullopt;
+}
+
+}  // namespace tb::io
