@@ -432,11 +432,16 @@ const std::array kEstimateFields{
           "output"},
 };
 
-// The estimate's rows with the online RL rows (rollout_fields.cpp) after the preference ones.
+// The estimate's rows with the vision rows (vision_fields.cpp) after seq_len and the online RL
+// rows (rollout_fields.cpp) after the preference ones.
 std::vector<Field> estimate_table() {
   std::vector<Field> out;
   for (const Field& f : kEstimateFields) {
     out.push_back(f);
+    if (f.key == "seq_len") {
+      const std::span<const Field> vision = vision_fields();
+      out.insert(out.end(), vision.begin(), vision.end());
+    }
     if (f.key == "precompute_ref_log_probs") {
       const std::span<const Field> rl = rollout_fields();
       out.insert(out.end(), rl.begin(), rl.end());

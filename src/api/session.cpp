@@ -7,6 +7,7 @@
 
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
+#include "trainbudget/model/image_tokens.hpp"
 #include "trainbudget/model/lora.hpp"
 #include "trainbudget/model/score_head.hpp"
 #include "trainbudget/plan/advice.hpp"
@@ -91,6 +92,52 @@ ModelSource Session::critic_model(const std::string& given, std::string_view fie
   return with_score_head(std::move(m));
 }
 
+namespace {
+
+// Images per sequence -> the model's image tokens (model/image_tokens.hpp): the language model's
+// sequence becomes the text (seq_len, or its default) plus the images' tokens, said as a note.
+void resolve_images(EstimateRequest& r, EstimateResult& out) {
+  ImageInput& im = r.job.setup.images;
+  const ModelArchitecture& arch = *r.job.model.architecture;
+  const bool asked = im.count > 0 || r.has("image_size") || r.has("image_max_pixels");
+  if (!asked) return;
+  if (!arch.vision) {
+    throw InvalidRequest("images",
+                         fmt::format("the model ({}) has no vision encoder", arch.model_type),
+                         "a vision-language model: gemma3, qwen2_vl, qwen2_5_vl");
+  }
+  if (im.count == 0) {
+    out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",
+                            "changes nothing without {images}", ""});
+    return;
+  }
+  if (r.has("image_max_pixels") && arch.vision->kind == VisionKind::kSiglip) {
+    out.warnings.push_back({"image_max_pixels",
+                            "changes nothing for Gemma 3, whose processor resizes every image to "
+                            "its encoder's size",
+                            ""});
+  }
+  const ImageGrid g = image_grid(*arch.vision, im.width, im.height, im.max_pixels);
+  im.tokens = g.tokens;
+  im.patches = g.patches;
+  im.text_tokens = resolved_setup(r.job.setup, arch.max_positions).seq_len;
+  r.job.setup.seq_len = im.text_tokens + im.count * g.tokens;
+  r.job.setup.seq_len_given = true;
+  out.notes.push_back(
+      {"images",
+       fmt::format("{} image{} of {}x{} px{}: {} tokens each ({} + 2 markers) from {} encoder "
+                   "patches; the sequence is {} text + {} image = {} tokens",
+                   im.count, im.count == 1 ? "" : "s", g.width, g.height,
+                   im.width > 0 && (im.width != g.width || im.height != g.height)
+                       ? fmt::format(" (resized from {}x{})", im.width, im.height)
+                       : std::string{},
+                   g.tokens, g.tokens - g.markers, g.patches, im.text_tokens, im.count * g.tokens,
+                   r.job.setup.seq_len),
+       ""});
+}
+
+}  // namespace
+
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
   if (r.has("epochs") && !r.dataset_tokens) {
     out.notes.push_back({"epochs",
@@ -108,7 +155,14 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
                      t.records, t.characters, io::kCharactersPerToken, *r.dataset_tokens),
          ""});
   }
-  if (r.model.empty()) return;
+  if (r.model.empty()) {
+    if (r.has("images") || r.has("image_size") || r.has("train_vision_tower")) {
+      throw InvalidRequest("images",
+                           "needs {model}: the images' tokens come from a vision-language "
+                           "model's encoder");
+    }
+    return;
+  }
   r.job.model = load(r.model);
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
@@ -117,6 +171,7 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
     r.job.value_model = critic_model(r.value_model, "value_model", out);
     r.job.reward_model = critic_model(r.reward_model, "reward_model", out);
   }
+  resolve_images(r, out);
   const std::int64_t context = r.job.model.architecture->max_positions;
   if (r.has("seq_len") && context > 0 && r.job.setup.seq_len > context) {
     out.warnings.push_back(

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "step_flops.hpp"
+#include "trainbudget/eval/vision_cost.hpp"
 
 namespace tb {
 namespace {
@@ -178,7 +179,10 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   const Bytes others = layers * (in_flight - 1.0);  // earlier micro-batches still waiting
   out.layers_saved = layers * in_flight;
   out.head_saved = st.head ? cached->head : Bytes{0.0};
-  out.saved = out.layers_saved + out.head_saved;
+  // The image encoder runs before the first layer and its backward comes last: what it keeps
+  // stays until the end of the stage's backward (eval/vision_cost.hpp).
+  const Bytes vision = st.embedding ? vision_saved_bytes(p, l) * in_flight : Bytes{0.0};
+  out.saved = out.layers_saved + out.head_saved + vision;
   out.logits_gradient = st.head ? cached->logits_gradient : Bytes{0.0};
 
   // ZeRO's buffers (docs/scale.md, "Buffers"). ZeRO-3 gathers a layer's weights before using
@@ -245,7 +249,7 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   Bytes layer_acts = layers;
   const auto at_layer = [&](std::int64_t i, const LayerKindBytes& kind) {
     const PhaseCost m =
-        moment(resident, held(produced), (offloaded ? layers : layer_acts) + others,
+        moment(resident, held(produced), (offloaded ? layers : layer_acts) + others + vision,
                kind.recompute_transient + kind.backward_workspace + gathered + reducing);
     if (m.total > worst.total) {
       worst = m;
@@ -282,7 +286,7 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   }
   if (st.embedding) {
     produced += p.adapters_only ? Bytes{0.0} : all * (p.embedding_gradient_share * norm);
-    const PhaseCost embedding = moment(resident, held(produced), others, Bytes{0.0});
+    const PhaseCost embedding = moment(resident, held(produced), others + vision, Bytes{0.0});
     if (embedding.total > worst.total) {
       worst = embedding;
       worst_at = kBackwardAtEmbedding;

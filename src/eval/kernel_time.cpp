@@ -13,6 +13,7 @@
 
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
+#include "trainbudget/eval/vision_cost.hpp"
 
 namespace tb {
 namespace {
@@ -362,6 +363,7 @@ MicroBatchKernels micro_batch_kernels(const ModelProfile& p, const Layout& l,
   if (p.dense_layers > 0) out.dense = layer_passes(p, l, c, cost, false, largest);
   if (p.moe_layers > 0) out.moe = layer_passes(p, l, c, cost, true, largest);
   out.head = head_passes(p, l, c, cost, largest);
+  out.vision = vision_passes(p, l, c, cost);
   // The embedding lookup writes h-wide rows; its backward (when trained) adds them into the
   // table's gradient.
   const StepDims d = step_dims(p, l, false);

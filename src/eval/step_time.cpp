@@ -122,7 +122,10 @@ StageCompute stage_compute(const ModelProfile& p, const Layout& l, const Cluster
   out.layer_forward = pass_time(common.forward, mode, c);
   out.layer_backward =
       pass_time(common.backward, mode, c) + pass_time(common.recompute, mode, c) * rerun;
-  if (first) add(k.embedding, 1.0, 1.0);
+  if (first) {
+    add(k.embedding, 1.0, 1.0);
+    add(k.vision, 1.0, 0.0);
+  }
   if (last) add(k.head, 1.0, 1.0);
   return out;
 }

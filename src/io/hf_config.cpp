@@ -14,9 +14,9 @@
 
 #include "field_reader.hpp"
 #include "json_text.hpp"
-#include "vision_config.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
+#include "vision_config.hpp"
 
 namespace tb::io {
 namespace {
@@ -274,9 +274,8 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma", "gemma2",    "gemma3", "gemma3_text", "gpt2",      "llama",
-      "mistral",     "mixtral", "olmo",    "phi3",  "qwen2",       "qwen2_5_vl", "qwen2_vl",
-      "qwen3",       "qwen3_moe"};
+      "deepseek_v3", "gemma", "gemma2", "gemma3", "gemma3_text", "gpt2",     "llama", "mistral",
+      "mixtral",     "olmo",  "phi3",   "qwen2",  "qwen2_5_vl",  "qwen2_vl", "qwen3", "qwen3_moe"};
   return kTypes;
 }
 

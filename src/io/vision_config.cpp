@@ -41,9 +41,8 @@ VisionTowerSpec read_qwen2_vl(Fields& f) {
   v.hidden = f.optional("embed_dim", 1280);
   v.out_hidden = f.optional("hidden_size", 3584);
   const std::int64_t ratio = f.optional("mlp_ratio", 4);
-  v.intermediate = ratio >= 1 && ratio <= 64 && v.hidden >= 0 && v.hidden <= 10'000'000
-                       ? v.hidden * ratio
-                       : 0;
+  v.intermediate =
+      ratio >= 1 && ratio <= 64 && v.hidden >= 0 && v.hidden <= 10'000'000 ? v.hidden * ratio : 0;
   if (v.intermediate == 0) {
     f.fail(fmt::format("mlp_ratio: {} gives no MLP width for embed_dim {}", ratio, v.hidden));
   }
@@ -91,8 +90,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
   if (vision == nullptr) {
     // Qwen's config classes build the vision config from their defaults when it is absent.
     if (kind == VisionKind::kSiglip) {
-      problems.push_back(fmt::format("vision_config: missing (an object; model_type {})",
-                                     model_type));
+      problems.push_back(
+          fmt::format("vision_config: missing (an object; model_type {})", model_type));
       return std::nullopt;
     }
   } else if (!vision->is_object()) {

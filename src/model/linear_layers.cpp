@@ -219,16 +219,16 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
     } else {
       b.add("fc1", "visual.blocks.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, h,
             v.intermediate, true, 1, 0);
-      b.add("fc2", "visual.blocks.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
-            v.intermediate, h, true, 1, 0);
+      b.add("fc2", "visual.blocks.mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
+            h, true, 1, 0);
     }
     accumulate(all, b.out, v.layers);
     const std::int64_t merged = h * v.spatial_merge * v.spatial_merge;
     Builder m{arch, {}};
     m.add("0", "visual.merger.mlp.0", LinearKind::kUp, LinearPlace::kVision, merged, merged, true,
           1, 0);
-    m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged,
-          v.out_hidden, true, 1, 0);
+    m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged, v.out_hidden,
+          true, 1, 0);
     accumulate(all, m.out, 1);
   } else if (arch.vision) {
     // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.

@@ -58,9 +58,16 @@ void add_frozen_base(const TrainingJob& job, const Recipe& recipe, Params traina
     frozen("NF4 constants", constants, all, constants * all);
     return;
   }
-  // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen.
+  // LoRA keeps the whole base frozen; freeze keeps the untrained share frozen, and a full
+  // fine-tune its frozen vision encoder.
   const Params params =
       job.method == Method::kLora ? Params{job.params} : Params{job.params} - trainable;
+  if (job.method == Method::kFull) {
+    if (params > Params{0.0}) {
+      frozen(fmt::format("frozen vision encoder ({})", dtype), storage, params, storage * params);
+    }
+    return;
+  }
   if (params > Params{0.0}) {
     frozen(fmt::format("frozen weights ({})", dtype), storage, params, storage * params);
   }
@@ -150,6 +157,37 @@ void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
   p.kv_heads = arch.attention.latent ? arch.attention.num_heads : arch.attention.num_kv_heads;
 }
 
+// The encoder's work per sequence, from the images as resolved (api) and the encoder's shape.
+void vision_load(const TrainingJob& job, ModelProfile& p) {
+  const VisionTowerSpec& v = *job.model.architecture->vision;
+  const ImageInput& in = job.setup.images;
+  VisionLoad& out = p.vision;
+  out.images = static_cast<double>(in.count);
+  out.patches = static_cast<double>(in.patches);
+  out.layers = static_cast<double>(v.layers);
+  out.hidden = static_cast<double>(v.hidden);
+  out.intermediate = static_cast<double>(v.intermediate);
+  out.heads = static_cast<double>(v.heads);
+  out.gated = v.kind == VisionKind::kQwen25Vl;
+  out.merge = v.kind == VisionKind::kSiglip ? 1.0 : static_cast<double>(v.spatial_merge);
+  out.out_hidden = static_cast<double>(
+      v.kind == VisionKind::kSiglip ? job.model.architecture->hidden : v.out_hidden);
+  out.full_layers = out.layers;
+  if (v.kind == VisionKind::kQwen25Vl && v.window > 0) {
+    const double side = std::max(1.0, static_cast<double>(v.window / v.patch_size));
+    out.window = std::min(side * side, out.patches);
+    out.full_layers = static_cast<double>(v.full_attention_layers.size());
+  }
+  bool adapted = false;  // adapters in the encoder need its backward (their inputs' gradients)
+  if (uses_adapters(job.method)) {
+    for (const AdaptedLinear& a : lora_adapters(*job.model.architecture, job.lora)) {
+      adapted = adapted || a.layer.place == LinearPlace::kVision;
+    }
+  }
+  out.weight_gradients = in.train_encoder && !uses_adapters(job.method);
+  out.backward = out.weight_gradients || adapted;
+}
+
 void add_architecture(const TrainingJob& job, ModelProfile& p) {
   const ModelArchitecture& arch = *job.model.architecture;
   p.has_architecture = true;
@@ -194,6 +232,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
   p.attention_kernel = resolved_setup(job.setup, 0).attention_kernel.value_or(fw.attention_kernel);
   p.dp_bucket_bytes = dp_bucket_bytes(job.setup.framework);
+  if (arch.vision && job.setup.images.count > 0) vision_load(job, p);
 }
 
 }  // namespace
@@ -203,6 +242,10 @@ Params trainable_params(const TrainingJob& job) {
   const Params params{job.params};
   switch (job.method) {
     case Method::kFull:
+      // A vision encoder trains only when asked (LLaMA-Factory's freeze_vision_tower default).
+      if (arch && arch->vision && !job.setup.images.train_encoder && job.model.counts) {
+        return params - Params{static_cast<double>(job.model.counts->vision)};
+      }
       return params;
     case Method::kLora:
     case Method::kQlora:

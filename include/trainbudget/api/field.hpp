@@ -47,6 +47,8 @@ struct Field {
 [[nodiscard]] std::span<const Field> estimate_fields();
 // The online RL rows (num_generations, rollout_engine, ...), part of the estimate's table.
 [[nodiscard]] std::span<const Field> rollout_fields();
+// The vision-language rows (images, image_size, ...), part of the estimate's table.
+[[nodiscard]] std::span<const Field> vision_fields();
 // A plan request's: the estimate's (less fit and explain) and the plan's own.
 [[nodiscard]] std::span<const Field> plan_fields();
 

@@ -52,6 +52,7 @@ struct MicroBatchKernels {
   LayerPasses moe;        // one MoE decoder layer
   LayerPasses head;       // final norm, LM head and loss (the last pipeline stage)
   LayerPasses embedding;  // the lookup and its gradient (the first stage)
+  LayerPasses vision;     // the image encoder and projector (the first stage; eval/vision_cost)
 };
 
 [[nodiscard]] MicroBatchKernels micro_batch_kernels(const ModelProfile& profile,

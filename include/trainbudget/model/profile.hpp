@@ -41,6 +41,23 @@ struct StateTerm {
   int shard_stage{3};  // the ZeRO stage from which it is partitioned
 };
 
+// A vision-language job's encoder work per sequence (docs/vision.md, "Step"): its images, each
+// a sequence of patches through the encoder's layers, then the merger. Empty: no images.
+struct VisionLoad {
+  double images{0.0};   // per language-model sequence
+  double patches{0.0};  // per image: the encoder's sequence
+  double window{0.0};   // keys per query in windowed layers (Qwen2.5-VL); 0: every patch
+  double layers{0.0};
+  double full_layers{0.0};  // of which attend over the whole image (all of them unless windowed)
+  double hidden{0.0}, intermediate{0.0}, heads{0.0};
+  double merge{1.0};             // patches merged per side into a token (Qwen: 2; SigLIP pools: 1)
+  double out_hidden{0.0};        // the projector's output
+  bool gated{false};             // a gated MLP (Qwen2.5-VL)
+  bool backward{false};          // gradients run back through it (trained, or adapters in it)
+  bool weight_gradients{false};  // its own weights trained
+  [[nodiscard]] bool any() const { return images > 0.0 && patches > 0.0; }
+};
+
 struct ModelProfile {
   Method method{Method::kFull};
   Params params;         // the base model's parameters
@@ -95,6 +112,7 @@ struct ModelProfile {
   FlopShape flops;
   std::vector<AdapterShape> adapters;
   KernelInventory kernels;  // the GEMM shapes the step's time prices (docs/time.md)
+  VisionLoad vision;        // the image encoder's work (vision-language jobs with images)
   // The framework's way of running kernels (framework_profile): how it issues them, which
   // fused attention it calls, whether its element-wise ops are fused.
   Dispatch dispatch{Dispatch::kFused};

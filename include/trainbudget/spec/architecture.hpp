@@ -103,7 +103,7 @@ struct VisionTowerSpec {
   std::int64_t image_size{0};  // SigLIP: the fixed input side; Qwen: 0 (any size)
   std::int64_t patch_size{0};
   std::int64_t channels{3};
-  bool pooling_head{false};  // SiglipMultiheadAttentionPoolingHead (vision_use_head)
+  bool pooling_head{false};          // SiglipMultiheadAttentionPoolingHead (vision_use_head)
   std::int64_t tokens_per_image{0};  // SigLIP: mm_tokens_per_image (256)
   std::int64_t temporal_patch{1};    // Qwen: frames per patch (2)
   std::int64_t spatial_merge{1};     // Qwen: patches merged per side into one token (2)

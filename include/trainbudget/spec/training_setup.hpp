@@ -40,6 +40,23 @@ inline constexpr std::int64_t kMaxGradAccum = std::int64_t{1} << 20;
 // recompute_layers' "every layer".
 inline constexpr std::int64_t kAllLayers = -1;
 
+// Images per sequence as the user gives them; the tokens they become are resolved from the
+// model's encoder (api: the session's model resolution).
+struct ImageInput {
+  std::int64_t count{0};  // images per sequence; 0: a text-only job
+  std::int64_t width{0};  // pixels; 0: the encoder's own size (SigLIP) or 448 x 448 (Qwen)
+  std::int64_t height{0};
+  // Qwen's processor cap on an image's pixels (Qwen2VLImageProcessor max_pixels; LLaMA-Factory's
+  // image_max_pixels); 0: the released preprocessor_config.json's 12,845,056.
+  std::int64_t max_pixels{0};
+  bool train_encoder{false};  // the vision encoder and projector trained (else frozen)
+  // Resolved: per image, the language model's tokens (its markers included) and the encoder's
+  // sequence (patches); the text tokens beside them in a sequence.
+  std::int64_t tokens{0};
+  std::int64_t patches{0};
+  std::int64_t text_tokens{0};
+};
+
 struct TrainingSetup {
   std::int64_t micro_batch{1};           // b: sequences per forward/backward
   std::int64_t seq_len{kDefaultSeqLen};  // s: tokens per sequence
@@ -76,6 +93,9 @@ struct TrainingSetup {
   // Liger Kernel's Triton patches (transformers' use_liger_kernel): RMSNorm, RoPE and the
   // gated MLP's SiLU x up each one fused kernel (docs/frameworks.md, "Liger Kernel").
   bool liger{false};
+  // Images in each sequence of a vision-language model (docs/vision.md): what the user gives,
+  // and what the model's rule resolves it to (model/image_tokens.hpp).
+  ImageInput images;
 };
 
 template <>

@@ -1,0 +1,37 @@
+// The tokens an image becomes, by each encoder's own rule (docs/vision.md, "Image tokens").
+#pragma once
+
+#include <cstdint>
+
+#include "trainbudget/spec/architecture.hpp"
+
+namespace tb {
+
+// The released Qwen2-VL / Qwen2.5-VL preprocessor_config.json: min_pixels 3,136 (56 x 56),
+// max_pixels 12,845,056 (16,384 merged tokens of 28 x 28 px).
+inline constexpr std::int64_t kQwenMinPixels = 3136;
+inline constexpr std::int64_t kQwenMaxPixels = 12'845'056;
+// The side an image takes when none is given to a Qwen encoder (any size is accepted).
+inline constexpr std::int64_t kQwenDefaultSide = 448;
+
+struct ImageGrid {
+  std::int64_t width{0}, height{0};  // after the processor's resize
+  std::int64_t patches{0};           // the encoder's sequence for one image
+  std::int64_t tokens{0};            // the language model's, markers included
+  std::int64_t markers{0};           // of which the begin/end-of-image tokens
+  // Keys a query attends to in the encoder's windowed layers (Qwen2.5-VL); 0: every patch.
+  std::int64_t window_patches{0};
+};
+
+// One image of `width` x `height` pixels (0 x 0: the encoder's own size, or kQwenDefaultSide
+// square). SigLIP (Gemma 3): resized to image_size, (image_size / patch)^2 patches pooled to
+// tokens_per_image. Qwen (transformers' Qwen2VLImageProcessor.smart_resize): each side rounded
+// half-to-even to a multiple of patch x merge (28), scaled down (floor) past `max_pixels` or up
+// (ceil) below min_pixels; the (h/14)(w/14) patches over temporal_patch frames (one image is
+// one temporal patch) merge 2 x 2 into tokens. Both add <start>/<end> markers (2 tokens).
+// Throws InvalidRequest naming image_size for a side below 28 px (Qwen) or an aspect ratio past
+// 200 (the processor refuses both).
+[[nodiscard]] ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width,
+                                   std::int64_t height, std::int64_t max_pixels);
+
+}  // namespace tb

@@ -1,0 +1,74 @@
+// The vision-language rows of the estimate's field table (docs/vision.md): images per sequence,
+// their size and Qwen's pixel cap, as LLaMA-Factory and transformers' processors name them, and
+// whether the encoder trains. The session turns them into tokens once the model is known.
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+
+#include "field_checks.hpp"
+#include "trainbudget/api/field.hpp"
+#include "trainbudget/api/request.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api {
+namespace {
+
+using R = EstimateRequest&;
+using V = std::string_view;
+using checks::flag;
+using checks::whole;
+
+constexpr std::int64_t kMaxImageSide = 1'000'000;
+
+std::string image_counts() { return "0..4096 images per sequence"; }
+std::string image_sizes() { return "WIDTHxHEIGHT in pixels (1280x720), or one side for a square"; }
+std::string pixel_caps() { return "784..1000000000000 pixels"; }
+std::string booleans() { return "true|false"; }
+
+// "1280x720" or "896": each side a whole number of pixels.
+void parse_image_size(V v, R r) {
+  const auto side = [&](V part) {
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), n);
+    if (ec != std::errc{} || end != part.data() + part.size() || n < 1 || n > kMaxImageSide) {
+      throw InvalidRequest("image_size", fmt::format("'{}' is not a size in pixels", excerpt(v)),
+                           image_sizes());
+    }
+    return n;
+  };
+  const auto x = v.find_first_of("xX");
+  r.job.setup.images.width = side(v.substr(0, x));
+  r.job.setup.images.height = x == V::npos ? r.job.setup.images.width : side(v.substr(x + 1));
+}
+
+const std::array kVisionFields{
+    Field{"images", FieldType::kInteger, "N", "images per sequence", "0",
+          "Vision-language models (docs/vision.md): images in each sequence, each becoming the "
+          "model's image tokens; {seq_len} then counts the text beside them",
+          image_counts, [](V v, R r) { r.job.setup.images.count = whole(v, "images", 0, 4096); },
+          "step"},
+    Field{"image_size", FieldType::kText, "WxH", "pixels", "",
+          "each image's size: Qwen2-VL/Qwen2.5-VL resize it to multiples of 28 px within "
+          "{image_max_pixels}; Gemma 3 to its 896 x 896; default 448x448 for Qwen",
+          image_sizes, parse_image_size, "step"},
+    Field{"image_max_pixels", FieldType::kInteger, "PIXELS", "pixels", "12845056",
+          "Qwen's processor cap on an image (max_pixels; LLaMA-Factory image_max_pixels, whose "
+          "default is 589824 = 768 x 768)",
+          pixel_caps,
+          [](V v, R r) { r.job.setup.images.max_pixels = whole(v, "image_max_pixels", 784, 1e12); },
+          "step"},
+    Field{"train_vision_tower", FieldType::kFlag, "", "", "false",
+          "the vision encoder and projector trained with the language model (default frozen, "
+          "as LLaMA-Factory's freeze_vision_tower: no states, a forward only)",
+          booleans,
+          [](V v, R r) { r.job.setup.images.train_encoder = flag(v, "train_vision_tower"); },
+          "job"},
+};
+
+}  // namespace
+
+std::span<const Field> vision_fields() { return kVisionFields; }
+
+}  // namespace tb::api

@@ -1,0 +1,81 @@
+// Image -> tokens, as each model's processor computes it.
+#include "trainbudget/model/image_tokens.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainbudget/spec/error.hpp"
+
+namespace tb {
+namespace {
+
+// Qwen2VLImageProcessor.smart_resize (transformers, image_processing_qwen2_vl.py): Python's
+// round() is half-to-even, as std::nearbyint in the default rounding mode.
+void smart_resize(double& h, double& w, double factor, double min_pixels, double max_pixels) {
+  double hb = std::nearbyint(h / factor) * factor;
+  double wb = std::nearbyint(w / factor) * factor;
+  if (hb * wb > max_pixels) {
+    const double beta = std::sqrt(h * w / max_pixels);
+    hb = std::max(factor, std::floor(h / beta / factor) * factor);
+    wb = std::max(factor, std::floor(w / beta / factor) * factor);
+  } else if (hb * wb < min_pixels) {
+    const double beta = std::sqrt(min_pixels / (h * w));
+    hb = std::ceil(h * beta / factor) * factor;
+    wb = std::ceil(w * beta / factor) * factor;
+  }
+  h = hb;
+  w = wb;
+}
+
+}  // namespace
+
+ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t height,
+                     std::int64_t max_pixels) {
+  ImageGrid g;
+  g.markers = 2;
+  if (v.kind == VisionKind::kSiglip) {
+    // Gemma3ImageProcessor resizes every image to image_size square; the projector pools the
+    // patch grid to tokens_per_image (Gemma3MultiModalProjector's AvgPool2d).
+    g.width = g.height = v.image_size;
+    const std::int64_t side = v.image_size / v.patch_size;
+    g.patches = side * side;
+    g.tokens = v.tokens_per_image + g.markers;
+    return g;
+  }
+  const std::int64_t factor = v.patch_size * v.spatial_merge;
+  double w = static_cast<double>(width > 0 ? width : kQwenDefaultSide);
+  double h = static_cast<double>(height > 0 ? height : kQwenDefaultSide);
+  if (w < static_cast<double>(factor) || h < static_cast<double>(factor)) {
+    throw InvalidRequest("image_size",
+                         fmt::format("{}x{} has a side below {} px, which the model's processor "
+                                     "refuses (patch {} x merge {})",
+                                     width, height, factor, v.patch_size, v.spatial_merge),
+                         fmt::format("WIDTHxHEIGHT, each side {} px or more", factor));
+  }
+  if (std::max(w, h) / std::min(w, h) > 200.0) {
+    throw InvalidRequest("image_size",
+                         fmt::format("{}x{}: an aspect ratio past 200, which the model's "
+                                     "processor refuses",
+                                     width, height),
+                         "WIDTHxHEIGHT with the longer side at most 200 times the shorter");
+  }
+  const double cap = static_cast<double>(max_pixels > 0 ? max_pixels : kQwenMaxPixels);
+  smart_resize(h, w, static_cast<double>(factor), static_cast<double>(kQwenMinPixels),
+               std::max(cap, static_cast<double>(factor * factor)));
+  g.width = static_cast<std::int64_t>(w);
+  g.height = static_cast<std::int64_t>(h);
+  const std::int64_t grid_h = g.height / v.patch_size;
+  const std::int64_t grid_w = g.width / v.patch_size;
+  g.patches = grid_h * grid_w;  // grid_t = 1: one image fills one temporal patch
+  g.tokens = g.patches / (v.spatial_merge * v.spatial_merge) + g.markers;
+  if (v.kind == VisionKind::kQwen25Vl && v.window > 0) {
+    // Qwen2.5-VL's get_window_index: windows of window / patch patches a side (8 x 8 = 64).
+    const std::int64_t side = std::max<std::int64_t>(v.window / v.patch_size, 1);
+    g.window_patches = std::min(side * side, g.patches);
+  }
+  return g;
+}
+
+}  // namespace tb
