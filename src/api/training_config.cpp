@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -98,7 +99,28 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
 
 void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
                       TrainingConfig& out) {
-  const std::filesystem::path ds = dir / path;
+  // axolotl, LLaMA-Factory and transformers' TrainingArguments open the path as given, from
+  // where the job is launched; a path beside the config is tried after it. Both named if neither.
+  const std::filesystem::path given_path{path};
+  std::vector<std::filesystem::path> tried{given_path};
+  if (given_path.is_relative() && !dir.empty() && dir != ".") tried.push_back(dir / given_path);
+  std::filesystem::path ds = tried.back();
+  std::error_code ec;
+  const auto found = std::find_if(tried.begin(), tried.end(), [&](const auto& p) {
+    return std::filesystem::symlink_status(p, ec).type() != std::filesystem::file_type::not_found;
+  });
+  if (found == tried.end()) {
+    throw InvalidRequest(
+        "config",
+        tried.size() == 1
+            ? fmt::format("the DeepSpeed config it names, {}, is not there", io::shown(ds))
+            : fmt::format("the DeepSpeed config it names is neither at {} (from where the job is "
+                          "launched, as axolotl, LLaMA-Factory and transformers open it) nor at "
+                          "{} (beside the config)",
+                          io::shown(tried.front()), io::shown(tried.back())),
+        "run from the folder the training job is launched in, or give the path from there");
+  }
+  ds = *found;
   std::string text;
   try {
     text = io::read_regular_file(ds, kMaxConfigBytes);

@@ -115,6 +115,24 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       }
     } else if (key == "deepspeed" && v.is_string()) {
       follow_deepspeed(v.get<std::string>(), dir, out);
+    } else if (key == "rl") {
+      // axolotl's RLType (schemas/enums.py): dpo, ipo, kto, orpo, simpo, grpo run TRL's trainers.
+      const std::string t = text_of(v);
+      if (t == "dpo" || t == "ipo" || t == "kto" || t == "orpo" || t == "simpo" || t == "grpo") {
+        out.values["trainer"] = t;
+        out.mapped.push_back("rl -> trainer");
+      } else {
+        r.unknown(fmt::format("rl={} (not modelled)", excerpt(t)));
+      }
+    } else if (key == "reward_model" || key == "process_reward_model") {
+      if (r.flag(v)) {
+        r.unknown(
+            fmt::format("{}=true (a reward model's training is not modelled: read as the "
+                        "language-model loss)",
+                        key));
+      } else {
+        r.none(key);
+      }
     } else if (key == "num_epochs") {
       // Mapped with a local dataset (keys are read in order: datasets first).
       if (!out.values.contains("epochs")) r.none(key);
@@ -240,6 +258,12 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
         r.set("recipe", recipe, key);
     } else if (key == "deepspeed" && v.is_string()) {
       follow_deepspeed(v.get<std::string>(), dir, out);
+    } else if (key == "freeze_vision_tower") {
+      // FinetuningArguments: the vision encoder frozen unless false (default true).
+      if (v.is_boolean() && !v.get<bool>()) out.values["train_vision_tower"] = "true";
+      out.mapped.push_back("freeze_vision_tower -> train_vision_tower");
+    } else if (key == "image_max_pixels") {
+      r.set("image_max_pixels", v, key);
     } else if (one_of(key, kNoEffect)) {
       r.none(key);
     } else {

@@ -1,0 +1,72 @@
+// The frameworks' own rules in --config (issue 41): axolotl's rl trainers, LLaMA-Factory's
+// vision keys, and DeepSpeed paths resolved from where the job is launched, as axolotl,
+// LLaMA-Factory and transformers open them, before the config's own folder.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "scratch_dir.hpp"
+#include "trainbudget/api/training_config.hpp"
+#include "trainbudget/spec/error.hpp"
+
+namespace tb::api {
+namespace {
+
+const char* kAxolotl = "base_model: NousResearch/Meta-Llama-3-8B\nsequence_len: 2048\n";
+
+TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
+  for (const char* t : {"dpo", "ipo", "kto", "orpo", "simpo", "grpo"}) {
+    const TrainingConfig c =
+        parse_training_config(std::string{kAxolotl} + "rl: " + t + "\n", "/nonexistent");
+    EXPECT_EQ(c.values.at("trainer"), t);
+  }
+  const TrainingConfig rm =
+      parse_training_config(std::string{kAxolotl} + "reward_model: true\n", "/nonexistent");
+  ASSERT_FALSE(rm.unknown.empty());
+  EXPECT_NE(rm.unknown.back().find("reward model's training is not modelled"), std::string::npos);
+  const TrainingConfig odd =
+      parse_training_config(std::string{kAxolotl} + "rl: exotic\n", "/nonexistent");
+  EXPECT_FALSE(odd.values.contains("trainer"));
+}
+
+TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
+  const TrainingConfig c = parse_training_config(
+      "model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct\nstage: sft\nfinetuning_type: full\n"
+      "freeze_vision_tower: false\nimage_max_pixels: 589824\n",
+      "/nonexistent");
+  EXPECT_EQ(c.values.at("train_vision_tower"), "true");
+  EXPECT_EQ(c.values.at("image_max_pixels"), "589824");
+}
+
+// The working directory is this test process's own (ctest runs each test as a process).
+TEST(FrameworkConfig, DeepSpeedPathsResolveFromTheLaunchFolderFirst) {
+  test_support::ScratchDir scratch;
+  const std::filesystem::path launch = scratch.path() / "repo";
+  const std::filesystem::path configs = launch / "examples";
+  std::filesystem::create_directories(configs / "deepspeed");
+  std::filesystem::create_directories(launch / "examples" / "deepspeed");
+  std::ofstream{launch / "examples" / "deepspeed" / "ds_z3.json"}
+      << R"({"zero_optimization": {"stage": 3}})";
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(launch);
+  const std::string text = std::string{kAxolotl} + "deepspeed: examples/deepspeed/ds_z3.json\n";
+  const TrainingConfig c = parse_training_config(text, configs / "llama3");
+  EXPECT_EQ(c.values.at("zero"), "3");
+  try {
+    (void)parse_training_config(std::string{kAxolotl} + "deepspeed: nowhere/ds.json\n",
+                                configs / "llama3");
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidRequest& e) {
+    const std::string m = e.problems().front().message;
+    EXPECT_NE(m.find("is neither at nowhere/ds.json (from where the job is launched"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("llama3/nowhere/ds.json (beside the config)"), std::string::npos) << m;
+  }
+  std::filesystem::current_path(before);
+}
+
+}  // namespace
+}  // namespace tb::api
