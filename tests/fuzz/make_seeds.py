@@ -65,6 +65,19 @@ def hf_config_seeds():
         "deepseek-huge-dims": with_(DEEPSEEK, hidden_size=10_000_000, kv_lora_rank=10_000_000,
                                     q_lora_rank=10_000_000, qk_nope_head_dim=10_000_000,
                                     v_head_dim=10_000_000, num_attention_heads=10_000_000),
+        # Vision-language encoders (io/vision_config.cpp): huge ratios and widths, many or
+        # out-of-range full-attention blocks, a vision_config of the wrong kind.
+        "qwen2-vl-huge-ratio": with_(LLAMA, model_type="qwen2_vl",
+                                     vision_config={"embed_dim": 10_000_000, "mlp_ratio": 64,
+                                                    "depth": MANY, "num_heads": 1}),
+        "qwen2-5-vl-many-full-blocks": with_(LLAMA, model_type="qwen2_5_vl",
+                                             vision_config={"depth": 32,
+                                                            "fullatt_block_indexes":
+                                                                list(range(-MANY, MANY))}),
+        "qwen2-vl-vision-list": with_(LLAMA, model_type="qwen2_vl", vision_config=[1, 2]),
+        "qwen2-5-vl-text-config": with_({}, model_type="qwen2_5_vl", text_config=LLAMA,
+                                        vision_config={"spatial_merge_size": 0,
+                                                       "patch_size": 0}),
         "qwen-moe-mlp-only-layers": with_(QWEN_MOE, num_hidden_layers=MANY,
                                           mlp_only_layers=list(range(0, MANY, 2))),
         "gemma3-layer-types": with_(LLAMA, model_type="gemma3_text",
