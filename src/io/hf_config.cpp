@@ -219,8 +219,25 @@ ModelArchitecture read_deepseek_v3(Fields& f) {
   return a;
 }
 
+// GPTNeoXConfig (Pythia, GPT-NeoX-20B): hidden_act gelu, tie_word_embeddings False,
+// use_parallel_residual (no parameter); GPTNeoXLayer has input_layernorm and
+// post_attention_layernorm (LayerNorm with bias), attention.query_key_value (fused, biased) and
+// attention.dense (attention_bias, default True), mlp.dense_h_to_4h / dense_4h_to_h (biased);
+// rotary positions (no table); embed_in and embed_out.
+ModelArchitecture read_gpt_neox(Fields& f) {
+  ModelArchitecture a = read_llama_like(f, "gpt_neox", {});
+  a.norm = {NormKind::kLayerNorm, true};
+  a.attention.fused_qkv = true;
+  a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", true);
+  a.mlp.gated = false;
+  a.mlp.bias = true;
+  a.mlp.activation = f.text("hidden_act", "gelu");
+  return a;
+}
+
 ModelArchitecture read_family(Fields& f, const std::string& type) {
   if (type == "gpt2") return read_gpt2(f);
+  if (type == "gpt_neox") return read_gpt_neox(f);
   // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
   if (type == "llama" || type == "mistral") return read_llama_like(f, type, {});
   if (type == "mixtral") return read_mixtral(f);
@@ -274,8 +291,9 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma", "gemma2", "gemma3", "gemma3_text", "gpt2",     "llama", "mistral",
-      "mixtral",     "olmo",  "phi3",   "qwen2",  "qwen2_5_vl",  "qwen2_vl", "qwen3", "qwen3_moe"};
+      "deepseek_v3", "gemma",      "gemma2",   "gemma3",  "gemma3_text", "gpt2",
+      "gpt_neox",    "llama",      "mistral",  "mixtral", "olmo",        "phi3",
+      "qwen2",       "qwen2_5_vl", "qwen2_vl", "qwen3",   "qwen3_moe"};
   return kTypes;
 }
 

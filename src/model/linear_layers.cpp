@@ -39,6 +39,23 @@ void gpt2_layer(Builder& b) {
         a.attention.output_bias);
 }
 
+// GPT-NeoX (GPTNeoXAttention / GPTNeoXMLP): attention.query_key_value, attention.dense,
+// mlp.dense_h_to_4h, mlp.dense_4h_to_h.
+void gpt_neox_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const AttentionSpec& at = a.attention;
+  const std::int64_t q = at.num_heads * at.head_dim;
+  const std::int64_t kv = at.num_kv_heads * at.head_dim;
+  b.add("query_key_value", "attention.query_key_value", LinearKind::kQkv, LinearPlace::kAttention,
+        a.hidden, q + 2 * kv, at.qkv_bias);
+  b.add("dense", "attention.dense", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        at.output_bias);
+  b.add("dense_h_to_4h", "mlp.dense_h_to_4h", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+        a.mlp.intermediate, a.mlp.bias);
+  b.add("dense_4h_to_h", "mlp.dense_4h_to_h", LinearKind::kDown, LinearPlace::kDenseMlp,
+        a.mlp.intermediate, a.hidden, a.mlp.bias);
+}
+
 void standard_attention(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
@@ -166,6 +183,10 @@ void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& 
 
 std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer) {
   Builder b{arch, {}};
+  if (arch.model_type == "gpt_neox") {
+    gpt_neox_layer(b);
+    return std::move(b.out);
+  }
   if (arch.model_type == "gpt2") {
     gpt2_layer(b);
   } else if (arch.attention.latent) {
