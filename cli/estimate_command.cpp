@@ -42,24 +42,33 @@ api::FieldMap request_fields(const std::string& path) {
 }
 
 api::FieldMap request_values(const std::string& request_file, const FieldSlots& fields,
-                             const std::string& config_file, const std::string& config_format) {
+                             const std::vector<std::string>& config_files,
+                             const std::string& config_format) {
   api::FieldMap values;
   std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
-  if (!config_file.empty()) {
+  for (const std::string& config_file : config_files) {
     const api::TrainingConfig config = api::read_training_config(config_file, config_format);
-    values = config.values;
-    for (const auto& [key, value] : values) origin[key] = fmt::format("--config {}", config_file);
+    std::vector<std::string> replaced;
+    for (const auto& [key, value] : config.values) {
+      const auto earlier = values.find(key);
+      if (earlier != values.end() && earlier->second != value) {
+        replaced.push_back(
+            fmt::format("{} = {} (was {} from {})", key, value, earlier->second, origin[key]));
+      }
+      values[key] = value;
+      origin[key] = fmt::format("--config {}", config_file);
+    }
     // "per_device_train_batch_size -> micro_batch": the config's own key for each field.
     for (const std::string& m : config.mapped) {
       const std::size_t arrow = m.find(" -> ");
       if (arrow == std::string::npos) continue;
       const std::string key = m.substr(arrow + 4);
-      if (origin.contains(key)) {
+      if (config.values.contains(key)) {
         origin[key] = fmt::format("--config {}: {}", config_file, m.substr(0, arrow));
       }
     }
     std::string note =
-        fmt::format("--config ({}): {}", config.format,
+        fmt::format("--config {} ({}): {}", config_file, config.format,
                     config.mapped.empty() ? std::string{"nothing mapped"}
                                           : fmt::format("{}", fmt::join(config.mapped, ", ")));
     if (!config.no_effect.empty()) {
@@ -67,6 +76,9 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
     }
     if (!config.unknown.empty()) {
       note += fmt::format("; not understood (ignored): {}", fmt::join(config.unknown, ", "));
+    }
+    if (!replaced.empty()) {
+      note += fmt::format("; replaces an earlier --config's {}", fmt::join(replaced, ", "));
     }
     std::cerr << "trainbudget: note: " << one_line(note) << '\n';
   }
@@ -94,18 +106,20 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   return values;
 }
 
-void add_config_option(CLI::App& cmd, std::string& config_file, std::string& config_format) {
+void add_config_option(CLI::App& cmd, std::vector<std::string>& config_files,
+                       std::string& config_format) {
   cmd.add_option("--config-format", config_format,
                  "The format of --config when its keys do not show it: " + api::config_formats() +
                      " (default auto: detected by content)")
       ->type_name("FORMAT");
-  cmd.add_option("--config", config_file,
+  cmd.add_option("--config", config_files,
                  "A training config you already have: a Hugging Face / TRL TrainingArguments JSON "
                  "(with the DeepSpeed JSON it names), a DeepSpeed JSON, an axolotl, "
                  "LLaMA-Factory, torchtune, accelerate or verl YAML, or a verl run script; its "
                  "keys map onto these "
                  "flags (docs/configs.md), --request and flags override them, keys not understood "
-                 "are listed")
+                 "are listed; repeatable (a training config with its DeepSpeed or accelerate "
+                 "file), a later file's value replacing an earlier one's, said")
       ->check(non_empty_path())
       ->type_name("FILE");
 }
@@ -122,13 +136,13 @@ CLI::App* setup_estimate(CLI::App& app, EstimateOptions& o) {
                   "(docs/fields.md)")
       ->check(non_empty_path())
       ->type_name("FILE");
-  add_config_option(*cmd, o.config_file, o.config_format);
+  add_config_option(*cmd, o.config_files, o.config_format);
   return cmd;
 }
 
 void run_estimate(const EstimateOptions& o, std::ostream& out) {
   const api::FieldMap values =
-      request_values(o.request_file, o.fields, o.config_file, o.config_format);
+      request_values(o.request_file, o.fields, o.config_files, o.config_format);
   const api::EstimateRequest request = api::parse_estimate_request(values);
 
   CommonOptions common;

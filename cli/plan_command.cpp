@@ -26,13 +26,13 @@ CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& o) {
                   "A JSON request file with the flags' names as keys, or - for standard input")
       ->check(non_empty_path())
       ->type_name("FILE");
-  add_config_option(*cmd, o.config_file, o.config_format);
+  add_config_option(*cmd, o.config_files, o.config_format);
   return cmd;
 }
 
 void run_plan(const PlanCommandOptions& o, std::ostream& out) {
   const api::FieldMap values =
-      request_values(o.request_file, o.fields, o.config_file, o.config_format);
+      request_values(o.request_file, o.fields, o.config_files, o.config_format);
   const api::EstimateRequest request = api::parse_plan_request(values);
   api::Sources sources = cli_sources(request.hardware_dir);
   const api::Session session{sources};

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "fields.hpp"
 
@@ -14,8 +15,8 @@ namespace tb::cli {
 struct PlanCommandOptions {
   FieldSlots fields;
   std::string request_file;
-  std::string config_file;            // --config (docs/configs.md)
-  std::string config_format{"auto"};  // --config-format
+  std::vector<std::string> config_files;  // --config, repeatable (docs/configs.md)
+  std::string config_format{"auto"};      // --config-format
 };
 
 CLI::App* setup_plan(CLI::App& app, PlanCommandOptions& options);
