@@ -46,6 +46,7 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
                              const std::string& config_format) {
   api::FieldMap values;
   std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
+  std::vector<std::string> notes;  // said once the request is whole (an error comes alone)
   for (const std::string& config_file : config_files) {
     const api::TrainingConfig config = api::read_training_config(config_file, config_format);
     std::vector<std::string> replaced;
@@ -80,7 +81,7 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
     if (!replaced.empty()) {
       note += fmt::format("; replaces an earlier --config's {}", fmt::join(replaced, ", "));
     }
-    std::cerr << "trainbudget: note: " << one_line(note) << '\n';
+    notes.push_back(one_line(note));
   }
   for (auto& [key, value] : request_file.empty() ? api::FieldMap{} : request_fields(request_file)) {
     values[key] = value;
@@ -90,6 +91,18 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
     values[key] = value;
     origin[key] = flag_of(key);
   }
+  // A DeepSpeed or accelerate file describes the launch, not the model: without one from
+  // anywhere the answer would be the default 7e9 parameters, so the model is asked for.
+  if (!config_files.empty() && !values.contains("model") && !values.contains("params")) {
+    throw InvalidRequest(
+        "config",
+        fmt::format("{} name{} no model (a DeepSpeed or accelerate file "
+                    "describes the launch, not the model): give {{model}} or "
+                    "{{params}}, or the training config that names it",
+                    config_files.size() == 1 ? "it" : "they", config_files.size() == 1 ? "s" : ""),
+        "--model (a config.json, folder, repo id or preset id) or --params");
+  }
+  for (const std::string& n : notes) std::cerr << "trainbudget: note: " << n << '\n';
   // --explain: which value came from where (docs/configs.md, "Where each value came from").
   if (const auto it = values.find("explain"); it != values.end() && it->second != "false") {
     std::vector<std::string> given;
