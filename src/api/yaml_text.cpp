@@ -19,7 +19,7 @@ namespace {
 // overflowed the stack under the training-config fuzz target).
 constexpr std::size_t kMaxTypedScalar = 400;
 
-// A YAML plain scalar as the 1.2 core schema reads it.
+// A YAML plain scalar as the 1.2 core schema reads it, with YAML 1.1's separated integers.
 json plain_scalar(const std::string& s) {
   if (s.size() > kMaxTypedScalar) return s;
   static const std::regex kInt{"[-+]?[0-9]+"};
@@ -32,6 +32,18 @@ json plain_scalar(const std::string& s) {
     const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
     const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
     if (ec == std::errc{} && end == s.data() + s.size()) return v;
+  }
+  // YAML 1.1's digit separators (4_096, 500_000): PyYAML, which axolotl, LLaMA-Factory and
+  // torchtune (through OmegaConf) load their configs with, reads them as integers.
+  static const std::regex kSeparatedInt{"[-+]?[0-9][0-9_]*"};
+  if (s.find('_') != std::string::npos && std::regex_match(s, kSeparatedInt)) {
+    std::string digits;
+    for (const char c : s) {
+      if (c != '_' && c != '+') digits += c;
+    }
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec == std::errc{} && end == digits.data() + digits.size()) return v;
   }
   if (std::regex_match(s, kFloat)) {
     double v = 0.0;

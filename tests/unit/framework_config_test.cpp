@@ -40,6 +40,18 @@ TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
   EXPECT_EQ(c.values.at("image_max_pixels"), "589824");
 }
 
+// YAML 1.1 integers with digit separators, as PyYAML reads them (axolotl's, LLaMA-Factory's).
+TEST(FrameworkConfig, SeparatedIntegersAreNumbers) {
+  const TrainingConfig c = parse_training_config(
+      "base_model: NousResearch/Meta-Llama-3-8B\nsequence_len: 4_096\nmicro_batch_size: 1_0\n",
+      "/nonexistent");
+  EXPECT_EQ(c.values.at("seq_len"), "4096");
+  EXPECT_EQ(c.values.at("micro_batch"), "10");
+  const TrainingConfig odd = parse_training_config(
+      "base_model: NousResearch/Meta-Llama-3-8B\nsequence_len: _4096\n", "/nonexistent");
+  EXPECT_EQ(odd.values.count("seq_len"), 1U);  // kept as the text it is, refused downstream
+}
+
 // The working directory is this test process's own (ctest runs each test as a process).
 TEST(FrameworkConfig, DeepSpeedPathsResolveFromTheLaunchFolderFirst) {
   test_support::ScratchDir scratch;
