@@ -331,10 +331,13 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
     // Not here: the Hub's config.json, fetched into the cache (the CLI only; offline, or with
     // the endpoint out of reach, a preset of the same name below is the answer, said so).
     std::optional<Problem> unreachable;
-    const HubSettings hub = hub_settings_from_environment();
-    if (const auto id = parse_repo_id(spec); id && paths == ModelPaths::kFetch && !hub.offline) {
+    // The environment (and the token file) is read only where a fetch may happen.
+    const std::optional<HubSettings> hub =
+        paths == ModelPaths::kFetch ? std::optional{hub_settings_from_environment()} : std::nullopt;
+    const bool offline = hub && hub->offline;
+    if (const auto id = parse_repo_id(spec); id && hub && !offline) {
       try {
-        ModelSource m = from_folder(fetch_hub_config(*id, hub, progress), spec);
+        ModelSource m = from_folder(fetch_hub_config(*id, *hub, progress), spec);
         m.kind = "hf-hub";
         m.name = id->repo;
         return m;
@@ -371,9 +374,9 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
             "'{}' is not in the local Hugging Face cache{}; read as the preset {} ({}), whose "
             "name it shares: the same architecture",
             excerpt(spec),
-            unreachable   ? " and the Hub could not be reached"
-            : hub.offline ? " (HF_HUB_OFFLINE is set)"
-                          : "",
+            unreachable ? " and the Hub could not be reached"
+            : offline   ? " (HF_HUB_OFFLINE is set)"
+                        : "",
             id, repo));
         return m;
       }
@@ -384,8 +387,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
                                        fmt::join(closest_presets(spec, ids), ", ")),
                            unreachable->accepted);
     }
-    if (paths == ModelPaths::kFetch && hub.offline && parse_repo_id(spec)) {
-      (void)fetch_hub_config(*parse_repo_id(spec), hub, progress);  // throws: offline, said
+    if (offline && parse_repo_id(spec)) {
+      (void)fetch_hub_config(*parse_repo_id(spec), *hub, progress);  // throws: offline, said
     }
   }
   if (paths == ModelPaths::kRefused &&

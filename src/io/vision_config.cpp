@@ -31,6 +31,17 @@ VisionTowerSpec read_siglip(Fields& f, Fields& top) {
   return v;
 }
 
+// The keys both Qwen encoders' config classes share, with their defaults: num_heads 16,
+// in_channels (in_chans in the released configs) 3, patch_size 14, spatial_merge_size 2,
+// temporal_patch_size 2.
+void read_qwen_patches(Fields& f, VisionTowerSpec& v) {
+  v.heads = f.optional("num_heads", 16);
+  v.channels = f.optional("in_channels", f.optional("in_chans", 3));
+  v.patch_size = f.optional("patch_size", 14);
+  v.spatial_merge = f.optional("spatial_merge_size", 2);
+  v.temporal_patch = f.optional("temporal_patch_size", 2);
+}
+
 // Qwen2VLVisionConfig: depth 32, embed_dim 1280, hidden_size 3584 (the merger's output),
 // mlp_ratio 4, num_heads 16, in_channels (in_chans in the released configs) 3, patch_size 14,
 // spatial_merge_size 2, temporal_patch_size 2.
@@ -46,11 +57,7 @@ VisionTowerSpec read_qwen2_vl(Fields& f) {
   if (v.intermediate == 0) {
     f.fail(fmt::format("mlp_ratio: {} gives no MLP width for embed_dim {}", ratio, v.hidden));
   }
-  v.heads = f.optional("num_heads", 16);
-  v.channels = f.optional("in_channels", f.optional("in_chans", 3));
-  v.patch_size = f.optional("patch_size", 14);
-  v.spatial_merge = f.optional("spatial_merge_size", 2);
-  v.temporal_patch = f.optional("temporal_patch_size", 2);
+  read_qwen_patches(f, v);
   return v;
 }
 
@@ -64,11 +71,7 @@ VisionTowerSpec read_qwen2_5_vl(Fields& f) {
   v.layers = f.optional("depth", 32);
   v.hidden = f.optional("hidden_size", 3584);
   v.intermediate = f.optional("intermediate_size", 3420);
-  v.heads = f.optional("num_heads", 16);
-  v.channels = f.optional("in_channels", f.optional("in_chans", 3));
-  v.patch_size = f.optional("patch_size", 14);
-  v.spatial_merge = f.optional("spatial_merge_size", 2);
-  v.temporal_patch = f.optional("temporal_patch_size", 2);
+  read_qwen_patches(f, v);
   v.window = f.optional("window_size", 112);
   v.out_hidden = f.optional("out_hidden_size", 3584);
   v.full_attention_layers = f.present("fullatt_block_indexes")

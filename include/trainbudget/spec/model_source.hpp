@@ -31,7 +31,7 @@ struct CheckpointSummary {
 struct ModelSource {
   // count | config | folder | hf-cache | hf-hub | preset (JSON model.source)
   std::string kind{"count"};
-  std::string origin;  // the file, folder or preset id given to --model
+  std::string origin;  // the file, folder or preset id given as the model
   std::string name;    // display name: the preset's, else the folder's or config's
   std::string source;  // presets: where the published figures come from
   std::optional<ModelArchitecture> architecture;
