@@ -268,6 +268,10 @@ void read_verl(const json& cfg, TrainingConfig& out) {
     r.set("vllm_enable_sleep_mode",
           r.flag("actor_rollout_ref.rollout.free_cache_engine", true) ? "true" : "false",
           "actor_rollout_ref.rollout.free_cache_engine");
+    // The actor's forward computes logits over the whole (packed) sequence and slices the
+    // response's log-probs after (workers/actor/dp_actor.py: `[:, -response_length - 1 : -1]`).
+    r.set("completion_logits", "false",
+          "verl's actor (logits over prompt and response, the response's log-probs sliced)");
     // ray_trainer.py recomputes the old policy's log-probs for every batch unless bypassed.
     const bool bypass = r.flag("algorithm.rollout_correction.bypass_mode", false);
     r.set("vllm_importance_sampling_correction", bypass ? "false" : "true",

@@ -18,8 +18,10 @@ StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DTyp
   shape.lora_dropout = !o.adapters.empty() && o.lora_dropout > 0.0;
   shape.adapter_inputs = shape.lora_dropout ? adapter_input_sum(o.adapters) : 0.0;
   if (!o.adapters.empty() && o.lora) keep_adapted_inputs(arch, *o.lora, shape);
-  return with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention, setup.dropout,
-                   moe_layer && arch.moe.has_value());
+  StepDims d = with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention,
+                         setup.dropout, moe_layer && arch.moe.has_value());
+  d.head_share = o.head_share;
+  return d;
 }
 
 // The rows that exist for these dims, with their words.
@@ -115,6 +117,10 @@ ActivationEstimate estimate_activations(const ModelArchitecture& arch, const Tra
       {"e", d.e, "bytes per activation element"},
       {"p", d.p, "dropout probability"},
   };
+  if (d.head_share < 1.0) {
+    out.symbols.push_back({"s_l", d.s * d.head_share,
+                           "positions that get logits (the completion's: logits_to_keep)"});
+  }
   if (arch.mlp.intermediate > 0) out.symbols.push_back({"i", d.i, "dense MLP width"});
   if (arch.moe) {
     out.symbols.push_back({"E", d.E, "routed experts"});

@@ -36,6 +36,10 @@ Layout layout_of(const TrainingJob& job, const Recipe& recipe) {
   l.grad_accum = s.grad_accumulation;
   // Online RL trains on each prompt and its completion.
   l.seq_len = online_rl(job.objective) ? trained_seq_len(job.rollout) : s.seq_len;
+  if (online_rl(job.objective)) {
+    l.logits_positions = logits_positions(job.rollout, job.objective == Objective::kPpo,
+                                          job.rollout.max_completion_length);
+  }
   l.attention = s.attention;
   l.recompute = s.recompute;
   l.recompute_layers = s.recompute_layers;
@@ -84,7 +88,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
                        const StepCost& cost) {
   const ModelArchitecture& arch = *job.model.architecture;
   StepAnalysis out;
-  out.setup = resolved_setup(job.setup, arch.max_positions);
+  out.setup = job_setup(job, arch.max_positions);
   out.activation_dtype = l.activation_dtype;
   if (arch.max_positions > 0 && l.seq_len > arch.max_positions) {
     out.notes.push_back(Note::of(NoteCode::kPastPositions, {}, {l.seq_len, arch.max_positions}));
@@ -94,9 +98,11 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   if (p.adapters_only) options.lora_dropout = job.lora.dropout;
   if (frozen_inputs_dropped(job)) options.lora = job.lora;
   options.keep_logits = p.shape.keep_logits;
+  options.head_share = l.logits_share();
   // The rows the step runs (a preference pair is two), as evaluate() counts them.
   TrainingSetup rows = out.setup;
   rows.micro_batch = l.micro_batch;
+  rows.seq_len = l.seq_len;
   // Block recomputation: how many layers of each kind recompute, stage by stage.
   if (l.recompute == Recompute::kFull && l.recompute_layers >= 0) {
     options.recomputed_dense = options.recomputed_moe = 0;
@@ -110,7 +116,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
     }
   }
   out.activations = estimate_activations(arch, rows, l.activation_dtype, options);
-  const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops};
+  const FlopsSetup flops{l.seq_len, l.attention, l.recompute, l.causal_flops, l.logits_share()};
   out.flops = describe_flops(arch, p.flops, flops);  // the profile's shape, not a rebuilt one
   out.peak = describe_peak(cost);
   return out;

@@ -112,7 +112,7 @@ EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
   // Logits the loop does not hold (a preference or RL loss reduces them to log-probs): alive at
   // the end of forward beside what the loss saved, gone before backward.
   if (!dense.keep_logits && dense.loss != LossImpl::kChunked) {
-    a.dropped_logits = Bytes{dense.b * dense.s * dense.V * dense.e};
+    a.dropped_logits = Bytes{dense.b * dense.s * dense.head_share * dense.V * dense.e};
   }
   return a;
 }
@@ -321,8 +321,10 @@ void add_states(const ModelProfile& p, const Layout& l, const StageSpan& st, Ste
 }  // namespace
 
 StepDims step_dims(const ModelProfile& profile, const Layout& layout, bool moe_layer) noexcept {
-  return with_step(profile.shape, layout.micro_batch, layout.seq_len, layout.activation_dtype,
-                   layout.attention, layout.dropout, moe_layer);
+  StepDims d = with_step(profile.shape, layout.micro_batch, layout.seq_len, layout.activation_dtype,
+                         layout.attention, layout.dropout, moe_layer);
+  d.head_share = layout.logits_share();
+  return d;
 }
 
 StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last) noexcept {

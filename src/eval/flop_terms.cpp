@@ -59,9 +59,10 @@ FlopCounts count_flops(const FlopShape& shape, const FlopsSetup& setup) noexcept
   out.terms[static_cast<std::size_t>(FlopTerm::kAttentionScores)] =
       term(attention, 2.0, attention_recompute(setup, attention));
   // Full recomputation reruns the decoder layers only, not the LM head (Narayanan et al. 2021,
-  // sec. 5.1: the head keeps the 6hV of one forward and backward).
+  // sec. 5.1: the head keeps the 6hV of one forward and backward), over the positions that get
+  // logits (head_share: all, or the completion's under logits_to_keep).
   out.terms[static_cast<std::size_t>(FlopTerm::kLmHead)] =
-      term(2.0 * shape.head_macs, gemm_backward, 0.0);
+      term(2.0 * shape.head_macs * setup.head_share, gemm_backward, 0.0);
   // Each adapter costs the full 6 per parameter for the tokens that pass it (Hu et al. 2021).
   const double adapters = 2.0 * shape.adapter_macs;
   out.terms[static_cast<std::size_t>(FlopTerm::kAdapters)] =

@@ -10,6 +10,9 @@ namespace {
 
 using namespace rows;
 
+// The logits' elements: every kept position's V (b*s*V, or its head_share under logits_to_keep).
+double logit_elements(D d) { return d.b * d.s * d.head_share * d.V; }
+
 constexpr std::array kHeadRows{
     // Megatron-LM theoretical_memory_usage.py counts the int64 ids (8sb) the embedding's
     // backward scatters into.
@@ -23,15 +26,18 @@ constexpr std::array kHeadRows{
     TB_NORM_ROWS("head", "final_norm", always, with_stats,
                  "last layer's output [b, s, h], final norm input"),
     // Korthikanti et al. 2022 sec. 4.3: "output layer projection 2sbh", "cross entropy ... 4sbv".
-    ActivationRow{"head", "lm_head_input", always, bsh, ElementBytes::kActivation, false,
+    // Under logits_to_keep the head's input is the kept positions' slice (head_share).
+    ActivationRow{"head", "lm_head_input", always,
+                  [](D d) { return d.b * d.s * d.head_share * d.h; }, ElementBytes::kActivation,
+                  false,
                   [](D) {
                     return "final norm output [b, s, h] (activation dtype): the LM head's weight "
                            "gradient needs it";
                   },
-                  f_bshe},
+                  [](D d) { return d.head_share < 1.0 ? "b*s_l*h*e" : "b*s*h*e"; }},
     ActivationRow{"head", "logits",
-                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kActivation, false,
+                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; }, logit_elements,
+                  ElementBytes::kActivation, false,
                   [](D d) {
                     return d.loss == LossImpl::kChunked
                                ? "LM head output [b, s, V] in chunks (activation dtype): the "
@@ -39,23 +45,26 @@ constexpr std::array kHeadRows{
                                : "LM head output [b, s, V] (activation dtype), the returned "
                                  "logits the training loop holds through backward";
                   },
-                  [](D) { return "b*s*V*e"; }},
+                  [](D d) { return d.head_share < 1.0 ? "b*s_l*V*e" : "b*s*V*e"; }},
     ActivationRow{"head", "loss_buffer", [](D d) { return d.loss == LossImpl::kFused; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kFp32, false,
+                  logit_elements, ElementBytes::kFp32, false,
                   [](D) {
                     return "fp32 softmax [b, s, V] a fused cross-entropy keeps for its "
                            "backward (which writes the gradient once)";
                   },
-                  [](D) { return "b*s*V*4"; }},
+                  [](D d) { return d.head_share < 1.0 ? "b*s_l*V*4" : "b*s*V*4"; }},
     ActivationRow{"head", "log_probs", [](D d) { return d.loss == LossImpl::kFull; },
-                  [](D d) { return d.b * d.s * d.V; }, ElementBytes::kLoss, false,
+                  logit_elements, ElementBytes::kLoss, false,
                   [](D d) {
                     return d.logits_fp32 ? "log_softmax output [b, s, V] of the fp32-upcast "
                                            "logits (fp32): F.cross_entropy saves it"
                                          : "log_softmax output [b, s, V] (the logits' dtype): "
                                            "F.cross_entropy saves it";
                   },
-                  [](D d) { return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e"; }},
+                  [](D d) {
+                    if (d.head_share < 1.0) return d.logits_fp32 ? "b*s_l*V*4" : "b*s_l*V*e";
+                    return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e";
+                  }},
 };
 
 #undef TB_NORM_ROWS
@@ -65,7 +74,7 @@ constexpr std::array kHeadRows{
 std::span<const ActivationRow> head_rows() { return kHeadRows; }
 
 Bytes logits_gradient_bytes(const StepDims& d) noexcept {
-  const double bsv = d.b * d.s * d.V;
+  const double bsv = logit_elements(d);
   switch (d.loss) {
     case LossImpl::kFused:
       return Bytes{bsv * 4.0};
@@ -79,7 +88,7 @@ Bytes logits_gradient_bytes(const StepDims& d) noexcept {
 
 Bytes loss_released_bytes(const StepDims& d) noexcept {
   if (d.loss != LossImpl::kFull) return Bytes{0.0};
-  return Bytes{d.b * d.s * d.V * element_bytes(ElementBytes::kLoss, d)};
+  return Bytes{logit_elements(d) * element_bytes(ElementBytes::kLoss, d)};
 }
 
 Bytes head_bytes(const StepDims& d) noexcept {

@@ -113,7 +113,7 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
 // once per micro-batch (micro_batch_kernels) and handed to each pass.
 double largest_transient(const ModelProfile& p, const Layout& l) {
   const StepDims d = step_dims(p, l, false);
-  const double tokens = d.b * d.s / l.parallel.cp;
+  const double tokens = d.b * d.s * d.head_share / l.parallel.cp;
   const double chunks = d.loss == LossImpl::kChunked ? std::max(d.loss_chunks, 1.0) : 1.0;
   const double loss = d.loss == LossImpl::kFull && d.logits_fp32 ? 4.0 : d.e;
   const double logits = tokens / chunks * (d.V / l.parallel.tp) * loss;
@@ -289,7 +289,10 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
                         const KernelCostModel& cost, double largest) {
   LayerPasses out;
   const StepDims d = step_dims(p, l, false);
-  const double tokens = d.b * d.s / l.parallel.cp;
+  // The final norm runs over every position; the LM head and the loss over those that get
+  // logits (all, or the completion's under logits_to_keep: head_share).
+  const double positions = d.b * d.s / l.parallel.cp;
+  const double tokens = positions * d.head_share;
   const double tp = l.parallel.tp;
   const double e = d.e;
   const GemmPasses gp = gemm_passes(p.kernels.head, tokens, l, false, c, cost);
@@ -297,9 +300,10 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
   out.backward.gemm = gp.backward;
   out.forward.kernels = gp.kernels_forward;
   out.backward.kernels = gp.kernels_backward;
-  Memory fwd;
-  norm(fwd, d.norm, d.h / (l.parallel.sequence_parallel ? tp : 1.0), e,
+  Memory norm_pass;
+  norm(norm_pass, d.norm, d.h / (l.parallel.sequence_parallel ? tp : 1.0), e,
        p.dispatch == Dispatch::kCompiled);
+  Memory fwd;
   // The loss over this device's V/tp logits per token. Fused (Megatron's vocab-parallel cross
   // entropy, a compiled or chunked loss): the logits read forward, read again and their
   // gradient written backward. F.cross_entropy: the upcast (when fp32), log_softmax's output
@@ -315,9 +319,10 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
     fwd.add(v * e, d.loss == LossImpl::kChunked ? d.loss_chunks : 1.0);
     backward_bytes = v * (e + (d.loss == LossImpl::kChunked ? loss + e : e));
   }
-  out.forward.memory = cost.memory(Bytes{fwd.bytes * tokens}, c);
-  out.forward.kernels += fwd.kernels;
-  out.backward.memory = cost.memory(Bytes{(backward_bytes + 4.0 * d.h / tp * e) * tokens}, c);
+  out.forward.memory = cost.memory(Bytes{fwd.bytes * tokens + norm_pass.bytes * positions}, c);
+  out.forward.kernels += fwd.kernels + norm_pass.kernels;
+  out.backward.memory =
+      cost.memory(Bytes{backward_bytes * tokens + 4.0 * d.h / tp * e * positions}, c);
   // Logit-sized tensors F.cross_entropy allocates (priced only where the allocator maps them
   // afresh, fresh_tensor_time): forward, the head's output, the fp32 upcast and log_softmax's
   // output; backward, nll's zeroed gradient buffer, log_softmax's backward and the cast back;
@@ -331,7 +336,7 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
                            fresh_tensor_time(tokens * v * e, upcast, c, largest);
   }
   if (!p.adapters_only) out.backward.memory += fresh_tensor_time(d.h * v * e, 1.0, c, largest);
-  out.backward.kernels += fwd.kernels * kBackwardTraffic;
+  out.backward.kernels += (fwd.kernels + norm_pass.kernels) * kBackwardTraffic;
   return out;
 }
 

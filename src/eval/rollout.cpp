@@ -265,6 +265,7 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   if (mean < job.rollout.max_completion_length) {
     Layout shorter = layout;
     shorter.seq_len = job.rollout.max_prompt_length + mean;
+    if (shorter.logits_positions > 0) shorter.logits_positions = mean + 1;
     at_mean = evaluate(profile, shorter, cluster);
   }
   RolloutCost r =

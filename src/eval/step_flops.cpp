@@ -41,8 +41,8 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo*
     std::optional<FlopCounts> fresh;  // built only when the memo has none
     const FlopCounts* terms = memo != nullptr ? memo->flops(p, at) : nullptr;
     if (terms != nullptr) return *terms;
-    fresh =
-        count_flops(p.flops, FlopsSetup{at.seq_len, at.attention, at.recompute, at.causal_flops});
+    fresh = count_flops(p.flops, FlopsSetup{at.seq_len, at.attention, at.recompute, at.causal_flops,
+                                            at.logits_share()});
     if (memo != nullptr) memo->put(p, at, *fresh);
     return *fresh;
   };

@@ -191,7 +191,7 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
 void add_architecture(const TrainingJob& job, ModelProfile& p) {
   const ModelArchitecture& arch = *job.model.architecture;
   p.has_architecture = true;
-  p.shape = with_kernels(shape_dims(arch), resolved_setup(job.setup, arch.max_positions));
+  p.shape = with_kernels(shape_dims(arch), job_setup(job, arch.max_positions));
   p.moe_layers = moe_layer_count(arch);
   p.dense_layers = arch.num_layers - p.moe_layers;
   p.layer_is_moe.reserve(static_cast<std::size_t>(arch.num_layers));

@@ -102,4 +102,12 @@ void validate(const TrainingJob& job) {
   validate(job.setup);
 }
 
+TrainingSetup job_setup(const TrainingJob& job, std::int64_t max_positions) {
+  TrainingSetup out = resolved_setup(job.setup, max_positions);
+  if (online_rl(job.objective) && !job.setup.logits_dtype) {
+    out.logits_dtype = LogitsDtype::kActivation;
+  }
+  return out;
+}
+
 }  // namespace tb

@@ -310,3 +310,70 @@ TEST(RolloutRequest, EachRowIsCheckedAgainstTheTrainerAndEngine) {
 
 }  // namespace
 }  // namespace tb
+
+namespace tb {
+namespace {
+
+// TRL's GRPO asks the model for the completion's logits alone (logits_to_keep = completion + 1,
+// grpo_trainer.py): the head's saved rows, its GEMM's FLOPs and the logits' gradient scale by
+// (completion + 1) / (prompt + completion); the final norm and the decoder layers do not.
+TEST(Rollout, CompletionLogitsScaleTheHeadAlone) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kGenerate);
+  job.setup.framework = Framework::kHf;  // F.cross_entropy's rows: log_probs is one of them
+  job.rollout.max_prompt_length = 512;
+  job.rollout.max_completion_length = 1024;
+  const Estimate kept = run(job);
+  EXPECT_EQ(kept.primary.layout.logits_positions, 1025);
+  EXPECT_DOUBLE_EQ(kept.primary.layout.logits_share(), 1025.0 / 1536.0);
+  job.rollout.completion_logits = false;
+  const Estimate all = run(job);
+  EXPECT_EQ(all.primary.layout.logits_positions, 0);
+  EXPECT_DOUBLE_EQ(all.primary.layout.logits_share(), 1.0);
+  ASSERT_TRUE(kept.primary.step && all.primary.step);
+  const auto head_row = [](const Estimate& e, std::string_view name) {
+    for (const ActivationTerm& t : e.primary.step->activations.head) {
+      if (t.name == name) return t.bytes();
+    }
+    return Bytes{-1.0};
+  };
+  // Llama 3 8B: V = 128,256, h = 4,096; b = 8; online RL keeps the logits' own dtype (bf16).
+  EXPECT_DOUBLE_EQ(head_row(kept, "log_probs").value(), 8.0 * 1025.0 * 128256.0 * 2.0);
+  EXPECT_DOUBLE_EQ(head_row(all, "log_probs").value(), 8.0 * 1536.0 * 128256.0 * 2.0);
+  EXPECT_DOUBLE_EQ(head_row(kept, "lm_head_input").value(), 8.0 * 1025.0 * 4096.0 * 2.0);
+  EXPECT_DOUBLE_EQ(head_row(kept, "final_norm_input").value(),
+                   head_row(all, "final_norm_input").value());
+  // The LM head's FLOPs per token: 2hV forward, x3 with its backward, on 1025 of 1536 tokens.
+  const auto lm_head = [](const Estimate& e) {
+    for (const FlopsTerm& t : e.primary.step->flops.terms) {
+      if (t.name == "lm_head") return t.model;
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(lm_head(all), 6.0 * 4096.0 * 128256.0, 1.0);
+  EXPECT_NEAR(lm_head(kept), 6.0 * 4096.0 * 128256.0 * 1025.0 / 1536.0, 1.0);
+  // Fewer logits: less memory and a shorter step, the layers' share unchanged.
+  EXPECT_LT(on(kept).numbers.allocated.value(), on(all).numbers.allocated.value());
+  EXPECT_LT(on(kept).time.step.count(), on(all).time.step.count());
+}
+
+// Without logits_dtype, online RL's log-softmax runs in the logits' dtype (TRL's
+// selective_log_softmax on bf16 logits); a given logits_dtype still applies.
+TEST(Rollout, OnlineRlLogSoftmaxKeepsTheLogitsDtype) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
+  job.setup.framework = Framework::kHf;
+  const Estimate bf16 = run(job);
+  job.setup.logits_dtype = LogitsDtype::kFp32;
+  const Estimate fp32 = run(job);
+  ASSERT_TRUE(bf16.primary.step && fp32.primary.step);
+  const auto bytes_of = [](const Estimate& e) {
+    for (const ActivationTerm& t : e.primary.step->activations.head) {
+      if (t.name == "log_probs") return t.bytes_per_element;
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(bytes_of(bf16), 2.0);
+  EXPECT_DOUBLE_EQ(bytes_of(fp32), 4.0);
+}
+
+}  // namespace
+}  // namespace tb

@@ -64,6 +64,8 @@ struct ActivationOptions {
   // false: the loss reduces the logits to log-probs and lets them go (preference and RL
   // trainers), whatever the framework's loop does.
   bool keep_logits{true};
+  // The share of the positions that get logits (Layout::logits_share: TRL's logits_to_keep).
+  double head_share{1.0};
   // Under block recomputation (recompute full, recompute_layers N): how many layers of each kind
   // recompute in the whole model; the others keep every activation. kAllLayers: all of them.
   std::int64_t recomputed_dense{kAllLayers};

@@ -25,6 +25,8 @@ struct FlopsSetup {
   // per query on average. Layers with a sliding window see at most `window` keys either way
   // (attention_span; a windowed kernel computes only the band).
   bool causal{false};
+  // The share of the positions the LM head computes logits for (Layout::logits_share).
+  double head_share{1.0};
 };
 
 struct FlopsTerm {

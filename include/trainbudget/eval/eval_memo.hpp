@@ -74,7 +74,7 @@ class EvalMemo {
  private:
   struct Shape {
     const ModelProfile* profile{nullptr};
-    std::int64_t micro_batch{0}, seq_len{0};
+    std::int64_t micro_batch{0}, seq_len{0}, logits_positions{0};
     double dropout{0.0};
     int tp{0}, cp{0};
     bool sp{false};
@@ -85,7 +85,7 @@ class EvalMemo {
   };
   struct FlopKey {
     const ModelProfile* profile{nullptr};
-    std::int64_t seq_len{0};
+    std::int64_t seq_len{0}, logits_positions{0};
     AttentionImpl attention{};
     Recompute recompute{};
     bool causal{false};
@@ -140,16 +140,9 @@ class EvalMemo {
   };
 
   static Shape shape_of(const ModelProfile& p, const Layout& l) noexcept {
-    return {&p,
-            l.micro_batch,
-            l.seq_len,
-            l.dropout,
-            l.parallel.tp,
-            l.parallel.cp,
-            l.parallel.sequence_parallel,
-            l.attention,
-            l.recompute,
-            l.activation_dtype};
+    return {&p,          l.micro_batch, l.seq_len,         l.logits_positions,
+            l.dropout,   l.parallel.tp, l.parallel.cp,     l.parallel.sequence_parallel,
+            l.attention, l.recompute,   l.activation_dtype};
   }
   // The entry whose key matches, trying the last one found first: the planner's grid walks
   // ZeRO, offload and sharding innermost, so most lookups repeat the one before.
@@ -166,7 +159,7 @@ class EvalMemo {
     return nullptr;
   }
   static FlopKey flop_key(const ModelProfile& p, const Layout& l) noexcept {
-    return {&p, l.seq_len, l.attention, l.recompute, l.causal_flops};
+    return {&p, l.seq_len, l.logits_positions, l.attention, l.recompute, l.causal_flops};
   }
 
   std::array<ActivationEntry, 32> activations_{};

@@ -18,6 +18,7 @@ struct StepDims {
   double p{0};                        // dropout probability
   double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
   double r_q{0}, r_kv{0};             // MLA latent ranks
+  double head_share{1};      // the share of the s positions that get logits (Layout::logits_share)
   double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
   double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)
   double adapter_inputs{0};  // with lora_dropout: sum over adapters of in_features x active copies

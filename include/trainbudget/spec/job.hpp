@@ -157,6 +157,12 @@ struct TrainingJob {
 // log-probs it is gone before training starts.
 [[nodiscard]] bool reference_weights(const TrainingJob& job) noexcept;
 
+// The job's setup with the framework's defaults filled in (resolved_setup) and the trainer's:
+// online RL takes each token's log-prob with TRL's selective_log_softmax, which for bf16/fp16
+// logits runs F.log_softmax row by row in their own dtype (trl/trainer/utils.py; the logsumexp
+// path is for fp32 logits only), so its logits stay in the activation dtype unless given.
+[[nodiscard]] TrainingSetup job_setup(const TrainingJob& job, std::int64_t max_positions);
+
 // Throws InvalidRequest for a field out of range, naming its key.
 void validate(const TrainingJob& job);
 

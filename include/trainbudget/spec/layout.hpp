@@ -33,6 +33,16 @@ struct Layout {
   DType activation_dtype{DType::kBf16};  // resolved: never "the recipe's"
   double dropout{0.0};
   bool causal_flops{false};  // count a causal kernel's (s + 1)/2 keys per query
+  // The positions of each sequence the LM head computes logits for: 0, all seq_len of them;
+  // otherwise the last N (TRL's GRPO asks the model for the completion's logits alone,
+  // logits_to_keep: docs/rl.md, "Which positions get logits").
+  std::int64_t logits_positions{0};
+
+  // The share of the positions that get logits: 1, or logits_positions / seq_len.
+  [[nodiscard]] constexpr double logits_share() const {
+    if (logits_positions <= 0 || logits_positions >= seq_len || seq_len <= 0) return 1.0;
+    return static_cast<double>(logits_positions) / static_cast<double>(seq_len);
+  }
 
   // How many of a stage's `stage_layers` layers run the recompute mode: all of them, or the
   // first recompute_layers under full recomputation.

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "trainbudget/spec/enum_names.hpp"
@@ -45,6 +46,10 @@ struct RolloutSpec {
   int vllm_tensor_parallel_size{1};
   bool vllm_enable_sleep_mode{false};  // the colocated engine releases its pool while training
   int vllm_server_devices{1};          // devices the server runs on (server mode)
+  // Whether the LM head computes logits for the completion's positions alone in every pass over
+  // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
+  // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
+  std::optional<bool> completion_logits;
 };
 
 // PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
@@ -78,6 +83,14 @@ inline constexpr std::int64_t kPpoRolloutChunk = 64;
   return r.mean_completion_length > 0 && r.mean_completion_length < r.max_completion_length
              ? r.mean_completion_length
              : r.max_completion_length;
+}
+
+// The positions of a trained sequence that get logits: the completion's and the one before it
+// (TRL's logits_to_keep + 1, grpo_trainer.py: the last prompt position predicts the first
+// completion token) when `completion_logits`, else 0 (every position).
+[[nodiscard]] constexpr std::int64_t logits_positions(const RolloutSpec& r, bool ppo,
+                                                      std::int64_t completion) noexcept {
+  return r.completion_logits.value_or(!ppo) ? completion + 1 : 0;
 }
 
 // The sequence online RL trains on: each prompt and its completion.
