@@ -128,11 +128,11 @@ const std::array kRolloutFields{
         accepted::flags,
         [](V v, R r) { r.job.rollout.vllm_enable_sleep_mode = flag(v, "vllm_enable_sleep_mode"); },
         "job"},
-    Field{"completion_logits", FieldType::kFlag, "", "", "",
-          "grpo, rloo, ppo: the LM head computes logits for the completions' positions alone "
-          "(TRL's GRPO and RLOO: logits_to_keep, the default there); false: over prompt and "
-          "completion (TRL's PPO, verl, NeMo RL: the default for ppo)",
-          accepted::flags,
+    Field{"completion_logits", FieldType::kChoice, "BOOL", "", "",
+          "grpo, rloo, ppo: true, the LM head computes logits for the completions' positions "
+          "alone (TRL's GRPO and RLOO: logits_to_keep; their default); false, over prompt and "
+          "completion (TRL's PPO, verl, NeMo RL; the default for ppo)",
+          booleans,
           [](V v, R r) { r.job.rollout.completion_logits = flag(v, "completion_logits"); }, "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
           "server: devices the vLLM server runs on, of the training machine's type (replicas of "

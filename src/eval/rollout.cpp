@@ -19,6 +19,15 @@ namespace {
 // copies each parameter into it after each update: _move_model_to_vllm / update_named_param).
 constexpr double kEngineWeightBytes = 2.0;
 
+// A colocated engine's refit, per device: the trainer's weights gathered and converted to the
+// engine's layout, handed over by CUDA IPC and loaded with load_weights, each tensor on its own
+// (docs/rl.md, "Refit"). NeMo RL v0.3's published step breakdown (NeMo RL blog, 2025-07-21,
+// "NeMo RL v0.3", Llama 3.1 8B Instruct, Megatron backend, 8 GPUs, vLLM tp 1): 16.06 GB of bf16
+// weights refit in 5 s, 3.2 GB/s. Informed by that row only; the same table's 70B (35.3 GB a
+// device at an assumed vLLM tp 4, 14 s), Qwen3 32B (16.4 GB at tp 4, 7 s) and Qwen3 30B-A3B
+// (30.5 GB at tp 2, 12 s) rows read 2.5, 2.3 and 2.5 GB/s: this rate prices them 21-27 % short.
+constexpr BytesPerSecond kColocatedRefit{3.2e9};
+
 // The serving model's prefill and decode for one engine: `concurrency` completions, prompts of
 // `prompt` tokens, decode timed at the mean context prompt + completion / 2.
 ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
@@ -209,12 +218,22 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     step_time = std::max(step_time, out.decode_host);
   }
   out.decode = step_time * static_cast<double>(completion * out.chunks);
-  // A cache that holds only part of the batch runs it in waves of what fits.
+  // A cache that holds only part of the batch: vLLM's scheduler runs as many sequences as
+  // their blocks fit and admits a waiting one whenever another finishes and frees its blocks
+  // (continuous batching; Kwon et al. 2023, "Efficient Memory Management for Large Language
+  // Model Serving with PagedAttention", sec. 4.5). The engine decodes `running` sequences a
+  // step, for as many steps as its tokens take at that width or, when longer, until the
+  // longest completion ends.
   if (!out.kv_fits && out.kv_capacity.value() > 0.0) {
-    const double waves = std::ceil(out.kv_needed / out.kv_capacity);
-    out.decode = out.decode * waves;
-    out.assumptions.push_back(Note::of(NoteCode::kKvWaves, {},
-                                       {out.completions, static_cast<std::int64_t>(waves)},
+    const Bytes per_sequence = per_token * static_cast<double>(prompt + mean) / tp;
+    const auto running = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(out.kv_capacity / per_sequence), 1, batch);
+    const double tokens = static_cast<double>(batch * mean);
+    const auto steps = std::max<std::int64_t>(
+        completion, static_cast<std::int64_t>(std::ceil(tokens / static_cast<double>(running))));
+    const Seconds narrower = serve_one(job, machine, running, prompt, mean, tp).step;
+    out.decode = narrower * static_cast<double>(steps * out.chunks);
+    out.assumptions.push_back(Note::of(NoteCode::kKvQueued, {}, {out.completions, running, steps},
                                        {out.kv_capacity.value(), out.kv_needed.value()}));
   }
   out.generation = out.prefill + out.decode;
@@ -237,10 +256,11 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                    static_cast<double>(spg);
     out.update = (mean_step.time.step + critics->value_step) * out.updates;
   }
-  // The new weights into the engine: an in-device copy (colocate), or a broadcast from the
-  // trainer to the server over the network between them.
-  if (rl.engine == RolloutEngine::kColocate && cluster.memory_bandwidth.value() > 0.0) {
-    out.sync = out.engine_weights * 2.0 / cluster.memory_bandwidth;
+  // The new weights into the engine: a colocated engine takes its tp-split bf16 weights at the
+  // refit rate measured on NeMo RL's colocated runs (kColocatedRefit), a server a broadcast
+  // from the trainer over the network between them.
+  if (rl.engine == RolloutEngine::kColocate) {
+    out.sync = out.engine_weights / kColocatedRefit;
   } else if (rl.engine == RolloutEngine::kServer) {
     const BytesPerSecond link = cluster.fabric.scale_out.bandwidth.value() > 0.0
                                     ? cluster.fabric.scale_out.bandwidth

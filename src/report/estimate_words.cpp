@@ -68,11 +68,11 @@ std::string note_text(const Note& n) {
       return fmt::format(
           "offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB: it does not fit",
           n.x[0] / kGiga, n.id, n.x[1] / kGiga);
-    case NoteCode::kKvWaves:
+    case NoteCode::kKvQueued:
       return fmt::format(
-          "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: decoded "
-          "in {} waves",
-          n.x[0] / 1e9, n.x[1] / 1e9, n.n[0], n.n[1]);
+          "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: {} run "
+          "at once and the rest wait for their blocks (continuous batching), {} decode steps",
+          n.x[0] / 1e9, n.x[1] / 1e9, n.n[0], n.n[1], n.n[2]);
     case NoteCode::kGenerateOverheads:
       return "generate() decodes at the serving model's rate or, when longer, the host's time "
              "to issue each step's kernels eagerly; its per-token Python work beyond that is "

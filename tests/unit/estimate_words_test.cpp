@@ -21,9 +21,10 @@ TEST(EstimateWords, NotesCarryNumbersNotSentences) {
             "tp 16 spans nodes of 8: its per-layer all-reduces run over the scale-out link");
   EXPECT_EQ(report::note_text(Note::of(NoteCode::kHostMemoryShort, "dgx-h100", {}, {3e12, 2e12})),
             "offload needs 3000 GB of host memory per node; dgx-h100 has 2000 GB: it does not fit");
-  EXPECT_EQ(report::note_text(Note::of(NoteCode::kKvWaves, {}, {64, 3}, {10.4e9, 28.6e9})),
-            "the engine holds 10.4 of the 28.6 GB of KV cache its 64 completions need: decoded in "
-            "3 waves");
+  EXPECT_EQ(
+      report::note_text(Note::of(NoteCode::kKvQueued, {}, {64, 23, 1200}, {10.4e9, 28.6e9})),
+      "the engine holds 10.4 of the 28.6 GB of KV cache its 64 completions need: 23 run at once "
+      "and the rest wait for their blocks (continuous batching), 1200 decode steps");
   // Every code has its own words (none falls through to the code's name).
   for (const auto& [code, name] : EnumNames<NoteCode>::kNames) {
     EXPECT_NE(report::note_text(Note::of(code, "x", {2, 3, 4}, {1e9, 2e9})), name);

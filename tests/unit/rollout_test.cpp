@@ -4,6 +4,8 @@
 // checks.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "test_models.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
@@ -373,6 +375,50 @@ TEST(Rollout, OnlineRlLogSoftmaxKeepsTheLogitsDtype) {
   };
   EXPECT_DOUBLE_EQ(bytes_of(bf16), 2.0);
   EXPECT_DOUBLE_EQ(bytes_of(fp32), 4.0);
+}
+
+}  // namespace
+}  // namespace tb
+
+namespace tb {
+namespace {
+
+// A pool that holds part of the batch decodes it by continuous batching (vLLM's scheduler admits
+// a waiting sequence when another frees its blocks): as many running as their KV fits, for the
+// steps the batch's tokens take at that width, or the longest completion's when more.
+TEST(Rollout, AFullPoolQueuesCompletionsInsteadOfRepeatingTheDecode) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  job.rollout.steps_per_generation = 32;  // 8 x 32 = 256 completions on the one engine
+  job.setup.grad_accumulation = 32;
+  job.rollout.num_generations = 8;
+  const Estimate e = run(job);
+  const RolloutCost& r = *on(e).rollout;
+  EXPECT_EQ(r.completions, 256);
+  EXPECT_FALSE(r.kv_fits);
+  // 512 + 256 tokens a sequence at 131,072 bytes a token.
+  const double per_sequence = 768.0 * kKvPerToken;
+  const auto running = static_cast<std::int64_t>(r.kv_capacity.value() / per_sequence);
+  const std::int64_t steps = std::max<std::int64_t>(
+      256, static_cast<std::int64_t>(std::ceil(256.0 * 256.0 / static_cast<double>(running))));
+  const Note* queued = nullptr;
+  for (const Note& n : r.assumptions) {
+    if (n.code == NoteCode::kKvQueued) queued = &n;
+  }
+  ASSERT_NE(queued, nullptr);
+  EXPECT_EQ(queued->n[0], 256);
+  EXPECT_EQ(queued->n[1], running);
+  EXPECT_EQ(queued->n[2], steps);
+  EXPECT_LT(running, 256);
+  // Each of those steps decodes `running` sequences: shorter than a step of all 256, which a pool
+  // large enough for the batch runs for the longest completion's 256 steps.
+  job.rollout.vllm_gpu_memory_utilization = 0.9;
+  const Estimate roomy_estimate = run(job);  // held: roomy refers into it
+  const RolloutCost& roomy = *on(roomy_estimate).rollout;
+  ASSERT_TRUE(roomy.kv_fits);
+  const double narrow_step = r.decode.count() / static_cast<double>(steps);
+  const double whole_step = roomy.decode.count() / 256.0;
+  EXPECT_LT(narrow_step, whole_step);
+  EXPECT_GT(narrow_step, 0.0);
 }
 
 }  // namespace

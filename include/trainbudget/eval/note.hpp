@@ -23,9 +23,9 @@ enum class NoteCode : std::uint8_t {
   kNoMemoryBandwidth,      // id device
   kNoHostLink,             // offload's transfers untimed
   kHostMemoryShort,        // id system; x: host bytes a node needs, host bytes it has
-  kKvWaves,                // x: KV capacity, KV needed (bytes); n: completions, waves
-  kGenerateOverheads,      // generate()'s per-token Python and launch costs left out
-  kPastPositions,          // n: sequence length, the model's positions
+  kKvQueued,           // x: KV capacity, KV needed (bytes); n: completions, running at once, steps
+  kGenerateOverheads,  // generate()'s per-token Python and launch costs left out
+  kPastPositions,      // n: sequence length, the model's positions
   kNoKvWithoutArchitecture,
   kDecodeNotTimed,
   kPrefillNotTimed,
@@ -45,7 +45,7 @@ struct EnumNames<NoteCode> {
        {NoteCode::kNoMemoryBandwidth, "no_memory_bandwidth"},
        {NoteCode::kNoHostLink, "no_host_link"},
        {NoteCode::kHostMemoryShort, "host_memory_short"},
-       {NoteCode::kKvWaves, "kv_waves"},
+       {NoteCode::kKvQueued, "kv_queued"},
        {NoteCode::kGenerateOverheads, "generate_overheads"},
        {NoteCode::kPastPositions, "past_positions"},
        {NoteCode::kNoKvWithoutArchitecture, "no_kv_without_architecture"},

@@ -62,7 +62,7 @@ struct RolloutCost {
   Bytes pool;              // colocate: the engine's share of the device
   Bytes engine_weights;    // the engine's copy of the weights (colocate, server)
   Bytes kv_capacity;       // the pool (server: the server's share) less the engine's weights
-  bool kv_fits{true};      // all completions at once; else the engine runs them in waves
+  bool kv_fits{true};      // all completions at once; else some wait for blocks to free
   bool engine_fits{true};  // at least one full sequence fits the engine (vLLM refuses otherwise)
   Bytes generation_peak;   // training states (no gradients) + the pool or the KV cache
   Bytes update_peak;       // the training step's peak + the pool when it stays awake
