@@ -207,6 +207,8 @@ class Server {
         listener_{listener},
         port_{port},
         light_{options.light_workers, options.max_queued, [this](Job&& j) { work(std::move(j)); }},
+        compute_{options.compute_workers, options.max_queued,
+                 [this](Job&& j) { work(std::move(j)); }},
         heavy_{options.heavy_workers, options.max_queued, [this](Job&& j) { work(std::move(j)); }} {
   }
 
@@ -244,6 +246,7 @@ class Server {
   std::mutex back_mutex_;
   std::vector<Connection> back_;  // kept-alive connections a worker gives back
   Lane light_;
+  Lane compute_;
   Lane heavy_;
 };
 
@@ -402,12 +405,13 @@ void Server::dispatch(Connection& c, std::string body, std::size_t consumed) {
   c.head_bytes = c.body_bytes = 0;
   c.chunked = false;
   c.reading = false;
-  const bool heavy = job.head.method == "POST" &&
-                     (job.head.path == "/api/plan" || job.head.path == "/api/compare");
+  const bool post = job.head.method == "POST";
+  const bool heavy = post && (job.head.path == "/api/plan" || job.head.path == "/api/compare");
+  Lane& lane = heavy ? heavy_ : post ? compute_ : light_;
   job.connection = std::move(c);
   c.fd = -1;
   // push() leaves the job as it was when the lane is full.
-  if (!(heavy ? heavy_ : light_).push(std::move(job))) {
+  if (!lane.push(std::move(job))) {
     reject(job.connection, 503,
            fmt::format("{} requests wait already; try again", options_.max_queued));
   }

@@ -7,7 +7,8 @@
 //    while others are answered meanwhile;
 //  - hostile clients (docs/serve.md, "Limits"): a compressed body, a header flood, a head that
 //    never ends, a foreign Host, a form post, eight clients sending a byte a second, 300
-//    connections at once, 16 heavy plans, clients that leave before their answer: each refused
+//    connections at once, 16 heavy plans, 8 estimates and 8 compares of the deepest model a
+//    request may declare, clients that leave before their answer: each refused
 //    or bounded, a cheap request answered within a second meanwhile, the resident memory under
 //    a stated bound; the server is still up at the end.
 //   node load.mjs TRAINBUDGET_BINARY
@@ -130,6 +131,22 @@ async function hostile() {
   const answers = await Promise.all(heavy);
   for (const a of answers) assert.equal(a.status, 200, a.body.slice(0, 200));
   void leave;
+
+  // The heaviest estimates and compares one request may declare (a model of 4,096 layers, the
+  // bound), 8 of each at once, and a cheap request meanwhile: GETs have a lane of their own.
+  const deepModel = JSON.stringify({
+    model_type: 'llama', hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 4096,
+    num_attention_heads: 64, num_key_value_heads: 8, vocab_size: 128256, max_position_embeddings: 8192,
+  });
+  const deep = JSON.stringify({ model: deepModel, machine: 'h100-sxm', devices: '1024' });
+  const deepCompare = JSON.stringify({ model: deepModel });
+  const deepWork = [
+    ...Array.from({ length: 8 }, () => request('POST', '/api/estimate', deep)),
+    ...Array.from({ length: 8 }, () => request('POST', '/api/compare', deepCompare)),
+  ];
+  await new Promise((r) => setTimeout(r, 100));
+  await cheapWithinASecond('8 deepest estimates and 8 compares');
+  for (const a of await Promise.all(deepWork)) assert.equal(a.status, 200, a.body.slice(0, 200));
   const rss = rssKiB();
   console.log(`hostile clients: RSS ${rss} KiB`);
   assert.ok(rss < 256 * 1024, `resident memory ${rss} KiB after the hostile clients (bound 256 MiB)`);

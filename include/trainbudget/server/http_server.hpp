@@ -28,8 +28,12 @@ struct ServeOptions {
   std::size_t max_connections{256};
   std::size_t max_buffered_bytes{64U << 20};  // bodies announced and not yet answered, in all
   std::size_t max_queued{64};                 // per lane, waiting for a worker
-  std::size_t light_workers{4};               // fields, catalog, estimate, infer
-  std::size_t heavy_workers{2};               // plan and compare
+  // Three lanes, so that no request waits behind heavier ones: GETs (the page, fields, models,
+  // hardware: answered from memory), estimate and infer (bounded by the model's 4,096 layers:
+  // under a second each), plan and compare (under work_seconds).
+  std::size_t light_workers{2};    // every GET
+  std::size_t compute_workers{4};  // estimate, infer
+  std::size_t heavy_workers{2};    // plan and compare
 };
 
 // Serves until the process is stopped; `on_listen(port)` runs once the socket is bound. Returns
