@@ -52,11 +52,21 @@ void check_ppo(const EstimateRequest& r, std::vector<Problem>& problems) {
   if (r.has("num_generations") && r.job.rollout.num_generations != 1) {
     problems.push_back({"num_generations", "ppo samples one completion per prompt", "1"});
   }
-  if (r.has("steps_per_generation")) {
-    problems.push_back({"steps_per_generation",
-                        "is GRPOConfig's: TRL's PPOTrainer generates one batch per optimizer "
-                        "step and trains on it num_ppo_epochs ({num_iterations}) times",
-                        ""});
+  // TRL's PPOTrainer generates per_device_train_batch_size x gradient_accumulation_steps x
+  // num_mini_batches rollouts a process, then trains num_ppo_epochs over them in num_mini_batches
+  // optimizer steps (trl/experimental/ppo/ppo_trainer.py, local_batch_size; OpenRLHF's
+  // rollout_batch_size over train_batch_size likewise): steps_per_generation = accumulation x
+  // mini-batches, whole mini-batches only.
+  const std::int64_t accum = r.job.setup.grad_accumulation;
+  const std::int64_t spg = r.job.rollout.steps_per_generation;
+  if (r.has("steps_per_generation") && accum > 0 && spg % accum != 0) {
+    problems.push_back(
+        {"steps_per_generation",
+         fmt::format("{} is not a whole number of PPO mini-batches of {} micro-batches "
+                     "({{grad_accum}}): PPOConfig's num_mini_batches x "
+                     "gradient_accumulation_steps",
+                     spg, accum),
+         fmt::format("a multiple of {}", accum)});
   }
   if (r.has("beta")) {
     problems.push_back({"beta",

@@ -81,7 +81,9 @@ const std::array kRolloutFields{
     Field{"steps_per_generation", FieldType::kInteger, "N", "micro-batches", "",
           "grpo, rloo: micro-batches each generation batch feeds (TRL steps_per_generation); "
           "default {grad_accum}, one generation batch per optimizer step; more reuses a batch "
-          "over several optimizer steps (and computes the old policy's log-probs)",
+          "over several optimizer steps (and computes the old policy's log-probs); ppo: "
+          "{grad_accum} x PPOConfig's num_mini_batches (OpenRLHF: rollout_batch_size x "
+          "n_samples_per_prompt / micro_train_batch_size / devices)",
           generation_steps,
           [](V v, R r) {
             r.job.rollout.steps_per_generation = whole(v, "steps_per_generation", 4096);

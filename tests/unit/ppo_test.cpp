@@ -134,6 +134,31 @@ TEST(Ppo, TheRequestTakesPpoConfigDefaultsAndRefusesWhatPpoDoesNotRun) {
   EXPECT_TRUE(refused({{"trainer", "ppo"}, {"beta", "0.05"}}, "beta"));
   EXPECT_TRUE(refused({{"trainer", "grpo"}, {"value_model", "llama-3.1-8b"}}, "value_model"));
   EXPECT_TRUE(refused({{"trainer", "sft"}, {"reward_model", "llama-3.1-8b"}}, "reward_model"));
+  // Mini-batches: steps_per_generation a whole number of accumulations, refused otherwise.
+  EXPECT_TRUE(refused({{"trainer", "ppo"}, {"grad_accum", "2"}, {"steps_per_generation", "3"}},
+                      "steps_per_generation"));
+  EXPECT_FALSE(refused({{"trainer", "ppo"}, {"grad_accum", "2"}, {"steps_per_generation", "4"}},
+                       "steps_per_generation"));
+}
+
+// PPOConfig's num_mini_batches (steps_per_generation = accumulation x mini-batches): one
+// generation batch of micro_batch x steps_per_generation rollouts a device, trained
+// num_ppo_epochs times in num_mini_batches optimizer steps each (ppo_trainer.py's
+// local_batch_size and its epoch and mini-batch loops).
+TEST(Ppo, MiniBatchesShareOneGenerationBatch) {
+  TrainingJob job = ppo(Method::kLora);
+  job.setup.grad_accumulation = 2;
+  const Estimate one = run(job);
+  job.rollout.steps_per_generation = 6;  // 3 mini-batches of 2 micro-batches
+  const Estimate three = run(job);
+  const RolloutCost& a = *one.primary.machines.front().rollout;
+  const RolloutCost& b = *three.primary.machines.front().rollout;
+  EXPECT_EQ(a.completions, 4 * 2);
+  EXPECT_EQ(b.completions, 4 * 6);
+  EXPECT_DOUBLE_EQ(a.updates, 4.0);        // 4 epochs x 1 mini-batch
+  EXPECT_DOUBLE_EQ(b.updates, 4.0 * 3.0);  // 4 epochs x 3 mini-batches
+  EXPECT_NEAR(b.update.count(), 3.0 * a.update.count(), 1e-9 * b.update.count());
+  EXPECT_NEAR(b.logprobs.count(), 3.0 * a.logprobs.count(), 1e-9 * b.logprobs.count());
 }
 
 }  // namespace

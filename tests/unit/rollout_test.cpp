@@ -288,9 +288,15 @@ TEST(RolloutRequest, EachRowIsCheckedAgainstTheTrainerAndEngine) {
                        {"trainer", "grpo"},
                        {"vllm_importance_sampling_correction", "false"}}),
             "vllm_importance_sampling_correction");
+  // PPO's mini-batches: whole accumulations of micro-batches (Ppo.MiniBatchesShareOne...).
+  EXPECT_EQ(first_key({{"model", "llama-3.1-8b"},
+                       {"trainer", "ppo"},
+                       {"grad_accum", "2"},
+                       {"steps_per_generation", "3"}}),
+            "steps_per_generation");
   EXPECT_EQ(
       first_key({{"model", "llama-3.1-8b"}, {"trainer", "ppo"}, {"steps_per_generation", "2"}}),
-      "steps_per_generation");
+      "");
   EXPECT_EQ(first_key({{"model", "llama-3.1-8b"},
                        {"trainer", "grpo"},
                        {"micro_batch", "4"},
