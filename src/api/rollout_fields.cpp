@@ -136,6 +136,17 @@ const std::array kRolloutFields{
           "completion (TRL's PPO, verl, NeMo RL; the default for ppo)",
           booleans,
           [](V v, R r) { r.job.rollout.completion_logits = flag(v, "completion_logits"); }, "job"},
+    Field{"offload_between_phases", FieldType::kChoice, "WHAT", "", "none",
+          "grpo, rloo, ppo: the actor's states wait in host memory while the engine generates "
+          "and come back for the update, which runs with them on the device (verl's "
+          "param_offload and optimizer_offload): optimizer (its states and master weights) or "
+          "params (the weights too); priced as two moves over the host link a round",
+          accepted::offloads,
+          [](V v, R r) {
+            r.job.rollout.offload_between_phases =
+                parse_named<Offload>("offload_between_phases", v);
+          },
+          "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
           "server: devices the vLLM server runs on, of the training machine's type (replicas of "
           "{vllm_tensor_parallel_size} devices each); they are not counted in {devices}",

@@ -297,6 +297,12 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   // The actor: transformers' model (flash_attention_2 unless overridden, fsdp_workers.py) under
   // FSDP over every GPU, its adapters, checkpointing and offload.
   r.set("framework", "hf", "actor_rollout_ref.actor.strategy (transformers' model)");
+  // The actor's parameters in model_dtype (fp32 unless set), computed in bf16 (fsdp_workers.py).
+  const std::string model_dtype = r.text("actor_rollout_ref.actor.fsdp_config.model_dtype", "fp32");
+  if (model_dtype == "fp32" || model_dtype == "float32") {
+    r.set("recipe", "fsdp-fp32-params",
+          "actor_rollout_ref.actor.fsdp_config.model_dtype (fp32, verl's default for the actor)");
+  }
   const std::string attention =
       r.text("actor_rollout_ref.model.override_config.attn_implementation", "flash_attention_2");
   r.set("attention", attention == "eager" ? "eager" : "flash",
@@ -316,10 +322,18 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   if (r.flag("actor_rollout_ref.model.use_liger", false)) {
     r.set("use_liger_kernel", "true", "actor_rollout_ref.model.use_liger");
   }
-  if (r.flag("actor_rollout_ref.actor.fsdp_config.param_offload", false)) {
-    r.set("offload", "params", "actor_rollout_ref.actor.fsdp_config.param_offload");
+  // verl moves the actor's parameters and optimizer states to the host after each phase and
+  // back before the next (fsdp_workers.py: offload_fsdp_model_to_cpu / load_fsdp_model_to_gpu,
+  // offload_fsdp_optimizer / load_fsdp_optimizer), not layer by layer as FSDP's CPUOffload does:
+  // the update runs with them on the device. Parameters without the optimizer's states are
+  // counted with them.
+  const bool params = r.flag("actor_rollout_ref.actor.fsdp_config.param_offload", false);
+  if (params) {
+    r.set("offload_between_phases", "params",
+          "actor_rollout_ref.actor.fsdp_config.param_offload (between phases)");
   } else if (r.flag("actor_rollout_ref.actor.fsdp_config.optimizer_offload", false)) {
-    r.set("offload", "optimizer", "actor_rollout_ref.actor.fsdp_config.optimizer_offload");
+    r.set("offload_between_phases", "optimizer",
+          "actor_rollout_ref.actor.fsdp_config.optimizer_offload (between phases)");
   }
   if (r.count("actor_rollout_ref.actor.ulysses_sequence_parallel_size", 1) > 1) {
     out.unknown.push_back(

@@ -51,14 +51,6 @@ StepDims on_device(StepDims d, const Parallelism& x) {
 
 bool is_trainable_row(const StateTerm& t) { return t.key != StateKey::kFrozenWeights; }
 
-bool offloaded(Offload o, StateKey key) {
-  if (o == Offload::kNone) return false;
-  const bool optimizer = key == StateKey::kOptimizerStates || key == StateKey::kMasterWeights ||
-                         key == StateKey::kGradients;
-  if (o == Offload::kOptimizer) return optimizer;
-  return optimizer || key == StateKey::kWeights || key == StateKey::kFrozenWeights;
-}
-
 // The stage's share of the model's parameters (dense, expert), or of the adapters.
 struct Share {
   double dense{1.0};
@@ -361,6 +353,14 @@ StageSpan stage_at(const ModelProfile& profile, const Layout& layout, int index)
   out.expert_share = base.expert;
   out.adapter_share = stage_share(profile, layout, out, true).dense;
   return out;
+}
+
+bool offloaded(Offload o, StateKey key) noexcept {
+  if (o == Offload::kNone) return false;
+  const bool optimizer = key == StateKey::kOptimizerStates || key == StateKey::kMasterWeights ||
+                         key == StateKey::kGradients;
+  if (o == Offload::kOptimizer) return optimizer;
+  return optimizer || key == StateKey::kWeights || key == StateKey::kFrozenWeights;
 }
 
 StateOnDevice state_on_device(const ModelProfile& p, const Layout& l, const StateTerm& t,

@@ -67,7 +67,7 @@ Bytes generate_workspace(const ModelArchitecture& a, double rows, double prompt,
 RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                          const ClusterProfile& cluster, const MachineChoice& machine,
                          const StepCost& step, const std::optional<CriticCost>& critics,
-                         const StepCost* at_mean) {
+                         const StepCost* at_mean, Bytes idle_offloaded) {
   const RolloutSpec& rl = job.rollout;
   // The training step at the completions' mean length times the passes over the batch; the
   // step at the longest (the layout's) holds the memory.
@@ -147,7 +147,9 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
 
   // Training states while generating: no gradients (zero_grad(set_to_none) after each step);
   // PPO's value model's states beside the policy's and the reward model's weights.
-  Bytes resident = step.states - step.gradients;
+  // verl's actor offload between phases: its states wait in host memory while generating.
+  Bytes resident = step.states - step.gradients - idle_offloaded;
+  out.idle_offloaded = idle_offloaded;
   Bytes beside_step{0.0};  // what PPO adds to the policy's training step
   double gathered_params = job.params;
   if (critics) {
@@ -267,7 +269,15 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                                     : cluster.fabric.scale_up.bandwidth;
     if (link.value() > 0.0) out.sync = Bytes{job.params * kEngineWeightBytes} / link;
   }
-  out.round = out.generation + out.logprobs + out.update + out.sync;
+  // Offloaded between phases: to the host before generating, back before the update, each way
+  // over the device's host link (shared by the devices behind one uplink, as they all move at
+  // once).
+  const Link& host = cluster.fabric.host;
+  if (idle_offloaded.value() > 0.0 && host.bandwidth.value() > 0.0) {
+    const double sharing = std::max(1, cluster.fabric.devices_per_host_link);
+    out.idle_offload = idle_offloaded * 2.0 * sharing / host.bandwidth;
+  }
+  out.round = out.generation + out.logprobs + out.update + out.sync + out.idle_offload;
   if (rl.engine == RolloutEngine::kGenerate) {
     out.assumptions.push_back(Note::of(NoteCode::kGenerateOverheads));
   }
@@ -288,8 +298,19 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
     if (shorter.logits_positions > 0) shorter.logits_positions = mean + 1;
     at_mean = evaluate(profile, shorter, cluster);
   }
-  RolloutCost r =
-      rollout_cost(job, layout, cluster, machine, step, critics, at_mean ? &*at_mean : nullptr);
+  // What offload_between_phases takes off the device while the engine generates: the first
+  // stage's states of the kinds it names (never the gradients, which zero_grad frees).
+  Bytes idle{0.0};
+  if (job.rollout.offload_between_phases != Offload::kNone) {
+    const StageSpan first = stage_span(profile, layout, false);
+    for (const StateTerm& t : profile.states) {
+      if (t.key == StateKey::kGradients) continue;
+      if (!offloaded(job.rollout.offload_between_phases, t.key)) continue;
+      idle += state_on_device(profile, layout, t, first).device;
+    }
+  }
+  RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics,
+                               at_mean ? &*at_mean : nullptr, idle);
   if (step.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
     step.status = Status::kOutOfMemory;
   }

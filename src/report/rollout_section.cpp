@@ -46,6 +46,12 @@ std::optional<Section> rollout_section(const Estimate& e) {
         rl.num_generations, secs(r.round), secs(r.generation), secs(r.prefill), secs(r.decode),
         r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
         r.logprob_passes == 1 ? "" : "es", secs(r.update), r.updates, secs(r.sync)));
+    if (r.idle_offload.count() > 0.0) {
+      out.text(fmt::format(
+          "{}: + the actor's {:.1f} GB to the host and back between phases {} (not on the "
+          "device while generating)",
+          m.device.id, r.idle_offloaded.value() / 1e9, secs(r.idle_offload)));
+    }
     std::string memory =
         fmt::format("{}: memory while generating {}, while training {}: the peak is in the {}",
                     m.device.id, gb(r.generation_peak), gb(r.update_peak), enum_name(r.peak_phase));

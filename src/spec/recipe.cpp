@@ -118,6 +118,16 @@ std::vector<Recipe> make_recipes() {
         {K::kOptimizer, "Adam m, v (fp32)", 8.0}},
        "Rajbhandari et al. 2020 (ZeRO), §3.1: fp32 weights and gradients 4 + 4, Adam m, v 8 = 16 "
        "B/param, no separate master copy"},
+      {"fsdp-fp32-params",
+       "fp32 parameters sharded by FSDP, computing in bf16 (FSDP MixedPrecision)",
+       DType::kBf16,
+       4.0,
+       {{K::kWeights, "weights (fp32, sharded; bf16 gathered to compute)", 4.0},
+        {K::kGradients, "gradients (fp32, reduced in fp32)", 4.0},
+        {K::kOptimizer, "Adam m, v (fp32)", 8.0}},
+       "verl/workers/fsdp_workers.py: the actor loads in model_dtype fp32 by default and FSDP's "
+       "MixedPrecision(param_dtype bf16, reduce_dtype fp32) gathers bf16 copies to compute; "
+       "fp32 weights, gradients 4 + 4, Adam m, v 8 = 16 B/param, frozen weights in fp32"},
       {"fp32-sgd",
        "fp32 SGD without momentum (no optimizer state)",
        DType::kFp32,

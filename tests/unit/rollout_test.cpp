@@ -429,3 +429,34 @@ TEST(Rollout, AFullPoolQueuesCompletionsInsteadOfRepeatingTheDecode) {
 
 }  // namespace
 }  // namespace tb
+
+namespace tb {
+namespace {
+
+// verl's actor offload between phases: the states it names wait on the host while the engine
+// generates (the generation's peak loses exactly them), the update keeps them on the device (its
+// peak unchanged), and the round adds both moves over the host link.
+TEST(Rollout, OffloadBetweenPhasesFreesTheGenerationNotTheUpdate) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kColocate);
+  job.devices = 8;
+  job.zero_stage = 3;
+  job.rollout.vllm_gpu_memory_utilization = 0.5;
+  job.rollout.vllm_enable_sleep_mode = true;
+  const Estimate kept = run(job, "h100-sxm");
+  job.rollout.offload_between_phases = Offload::kParams;
+  const Estimate moved = run(job, "h100-sxm");
+  const RolloutCost& a = *on(kept).rollout;
+  const RolloutCost& b = *on(moved).rollout;
+  // Full fine-tune under ZeRO-3 on 8: weights, master and Adam states over 8 (the recipe's
+  // 2 + 4 + 8 bytes a parameter), the gradients (freed by zero_grad) not among them.
+  const double states = (2.0 + 4.0 + 8.0) * job.params / 8.0;
+  EXPECT_NEAR(b.idle_offloaded.value(), states, 1e-6 * states);
+  EXPECT_NEAR((a.generation_peak - b.generation_peak).value(), states, 1e-6 * states);
+  EXPECT_DOUBLE_EQ(a.update_peak.value(), b.update_peak.value());
+  EXPECT_DOUBLE_EQ(a.idle_offload.count(), 0.0);
+  EXPECT_GT(b.idle_offload.count(), 0.0);
+  EXPECT_NEAR((b.round - a.round).count(), b.idle_offload.count(), 1e-9);
+}
+
+}  // namespace
+}  // namespace tb

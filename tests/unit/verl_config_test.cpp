@@ -57,6 +57,28 @@ TEST(VerlConfig, AScriptsOverridesAreItsFields) {
   EXPECT_TRUE(listed(c.unknown, "rollout.name"));  // verl requires it; vllm assumed
 }
 
+// verl's FSDP actor: fp32 parameters computed in bf16 (model_dtype, fsdp_workers.py), logits over
+// the whole sequence (dp_actor.py), and param_offload / optimizer_offload as moves between
+// phases, not FSDP's layer-by-layer CPUOffload.
+TEST(VerlConfig, TheActorsDtypeLogitsAndOffloadAreVerls) {
+  const std::string head =
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo "
+      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 ";
+  const TrainingConfig both = read(head +
+                                   "actor_rollout_ref.actor.fsdp_config.param_offload=True "
+                                   "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True\n");
+  EXPECT_EQ(both.values.at("recipe"), "fsdp-fp32-params");
+  EXPECT_EQ(both.values.at("completion_logits"), "false");
+  EXPECT_EQ(both.values.at("offload_between_phases"), "params");
+  EXPECT_EQ(both.values.count("offload"), 0U);
+  const TrainingConfig optimizer =
+      read(head + "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True\n");
+  EXPECT_EQ(optimizer.values.at("offload_between_phases"), "optimizer");
+  const TrainingConfig bf16 = read(head + "actor_rollout_ref.actor.fsdp_config.model_dtype=bf16\n");
+  EXPECT_EQ(bf16.values.count("recipe"), 0U);
+  EXPECT_EQ(bf16.values.count("offload_between_phases"), 0U);
+}
+
 TEST(VerlConfig, AShellVariableLeavesVerlsDefaultAndSaysSo) {
   const TrainingConfig c = read(
       "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=rloo "

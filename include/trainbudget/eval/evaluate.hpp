@@ -169,6 +169,10 @@ struct StepCost {
 
 // One state row on one device of a stage: its bytes there (after pipeline, tensor and expert
 // parallelism and ZeRO), what offload moved to the host, and the data-parallel partition.
+// Whether `o` keeps a state of kind `key` in host memory: optimizer, the optimizer states,
+// master weights and gradients (ZeRO-Offload); params, the weights too.
+[[nodiscard]] bool offloaded(Offload o, StateKey key) noexcept;
+
 struct StateOnDevice {
   Bytes device;
   Bytes host;

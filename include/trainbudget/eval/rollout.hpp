@@ -84,6 +84,10 @@ struct RolloutCost {
   double updates{1.0};  // optimizer steps a round: num_iterations x generation_steps / grad_accum
   Seconds update{0.0};  // updates x the training step
   Seconds sync{0.0};    // the new weights into the engine
+  // offload_between_phases: the actor's states on this device that go to the host before
+  // generation and come back before the update, and the time of both moves over its host link.
+  Bytes idle_offloaded{0.0};
+  Seconds idle_offload{0.0};
   Seconds round{0.0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
   std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
@@ -102,7 +106,8 @@ struct RolloutCost {
                                        const ClusterProfile& cluster, const MachineChoice& machine,
                                        const StepCost& step,
                                        const std::optional<CriticCost>& critics = std::nullopt,
-                                       const StepCost* at_mean = nullptr);
+                                       const StepCost* at_mean = nullptr,
+                                       Bytes idle_offloaded = Bytes{0.0});
 
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak

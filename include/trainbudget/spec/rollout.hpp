@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "trainbudget/spec/enum_names.hpp"
+#include "trainbudget/spec/parallel.hpp"
 
 namespace tb {
 
@@ -50,6 +51,11 @@ struct RolloutSpec {
   // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
   // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
   std::optional<bool> completion_logits;
+  // The actor's states that wait in host memory while the engine generates and return for the
+  // update (verl's FSDP actor under param_offload / optimizer_offload: fsdp_workers.py moves
+  // them between phases, not layer by layer): optimizer, the optimizer states and master
+  // weights; params, the weights too. The update runs with everything on the device.
+  Offload offload_between_phases{Offload::kNone};
 };
 
 // PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
