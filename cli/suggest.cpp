@@ -52,10 +52,11 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
 // how to say it. Checked before the spelling distance, so --epochs does not become --ep.
 struct Vocabulary {
   std::string_view word;
-  std::string_view flag;  // must be one of the command's options for the suggestion to apply
+  std::string_view flag;  // must be one of the command's options for the suggestion to apply;
+                          // empty: a setting that changes neither memory nor time (`say` why)
   std::string_view say;   // empty: the flag itself
 };
-constexpr std::array<Vocabulary, 26> kVocabulary{{
+constexpr auto kVocabulary = std::to_array<Vocabulary>({
     {"--num-train-epochs", "--epochs", "--epochs (with --dataset-tokens)"},
     {"--gpus", "--devices", ""},
     {"--num-gpus", "--devices", ""},
@@ -82,7 +83,31 @@ constexpr std::array<Vocabulary, 26> kVocabulary{{
     {"--tensor-parallel-size", "--tp", ""},
     {"--pipeline-parallel-size", "--pp", ""},
     {"--attn-implementation", "--attention", "--attention (flash or eager)"},
-}};
+    // TRL's, transformers', PEFT's and bitsandbytes' command-line habits.
+    {"--use-vllm", "--rollout-engine", "--rollout-engine colocate (or server)"},
+    {"--vllm-mode", "--rollout-engine", "--rollout-engine colocate|server"},
+    {"--max-length", "--seq-len", ""},
+    {"--model-max-length", "--seq-len", ""},
+    {"--deepspeed", "--config", "--config ds.json (a DeepSpeed JSON is read as a config)"},
+    {"--load-in-4bit", "--method", "--method qlora"},
+    {"--fp8", "--recipe", "--recipe fp8-amp (or megatron-fp8)"},
+    {"--bf16", "--recipe", "--recipe amp-adam (bf16 mixed precision)"},
+    {"--flash-attn", "--attention", "--attention flash"},
+    {"--use-flash-attention-2", "--attention", "--attention flash"},
+    {"--num-epochs", "--epochs", "--epochs (with --dataset-tokens)"},
+    {"--model-name-or-path", "--model", ""},
+    {"--fsdp", "--zero", "--zero 3 (FSDP full shard)"},
+    {"--lr", "", "the learning rate changes neither memory nor time: leave it out"},
+    {"--learning-rate", "", "the learning rate changes neither memory nor time: leave it out"},
+    {"--lora-alpha", "",
+     "lora_alpha scales the adapters' update, not their memory or time: leave it out "
+     "(--lora-rank sets their size)"},
+    {"--warmup-steps", "", "a schedule changes neither memory nor time: leave it out"},
+    {"--weight-decay", "", "weight decay changes neither memory nor time: leave it out"},
+    {"--packing", "",
+     "the estimate counts every row full at --seq-len, as packing makes them: leave it out "
+     "(--dataset-file counts a dataset's tokens)"},
+});
 
 // Close enough to be what was meant: a third of the word's letters, at least 2.
 std::size_t max_distance(std::string_view word) {
@@ -93,6 +118,7 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
                        const std::string& help_path) {
   for (const Vocabulary& v : kVocabulary) {
     if (v.word != word) continue;
+    if (v.flag.empty()) return fmt::format(": {}", v.say);
     if (std::find(candidates.begin(), candidates.end(), v.flag) == candidates.end()) break;
     return fmt::format("; did you mean {}?", v.say.empty() ? v.flag : v.say);
   }
