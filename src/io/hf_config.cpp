@@ -235,7 +235,48 @@ ModelArchitecture read_gpt_neox(Fields& f) {
   return a;
 }
 
+// OPTConfig (Zhang et al. 2022, "OPT: Open Pre-trained Transformer Language Models";
+// transformers' modeling_opt.py): a learned position table of max_position_embeddings + 2 rows,
+// OPTDecoderLayer's self_attn (q_proj, k_proj, v_proj, out_proj) and fc1 / fc2 (ReLU, not
+// gated), every linear biased when enable_bias (default True), LayerNorms with bias before each
+// sublayer and a final one (do_layer_norm_before), the LM head tied. OPT-350M projects its
+// 512-wide embeddings to the 1,024-wide layers and norms after each sublayer: not modelled.
+ModelArchitecture read_opt(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "opt";
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 2048);
+  a.learned_positions = true;
+  a.position_offset = 2;
+  a.tie_embeddings = f.flag("tie_word_embeddings", true);
+  a.norm = {NormKind::kLayerNorm, true};
+  read_heads(f, {}, a);
+  const bool bias = f.flag("enable_bias", true);
+  a.attention.qkv_bias = a.attention.output_bias = bias;
+  a.mlp.gated = false;
+  a.mlp.bias = bias;
+  a.mlp.intermediate = f.required("ffn_dim");
+  a.mlp.activation = f.text("activation_function", "relu");
+  const std::int64_t projected = f.optional("word_embed_proj_dim", a.hidden);
+  if (projected != a.hidden) {
+    f.fail(
+        fmt::format("word_embed_proj_dim: {} differs from hidden_size {} (OPT-350M's "
+                    "project_in / project_out): not modelled",
+                    projected, a.hidden));
+  }
+  if (!f.flag("do_layer_norm_before", true)) {
+    f.fail("do_layer_norm_before: false (norms after each sublayer, OPT-350M's): not modelled");
+  }
+  if (!f.flag("layer_norm_elementwise_affine", true)) {
+    f.fail("layer_norm_elementwise_affine: false (norms without weights): not modelled");
+  }
+  return a;
+}
+
 ModelArchitecture read_family(Fields& f, const std::string& type) {
+  if (type == "opt") return read_opt(f);
   if (type == "gpt2") return read_gpt2(f);
   if (type == "gpt_neox") return read_gpt_neox(f);
   // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
@@ -291,9 +332,9 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",      "gemma2",   "gemma3",  "gemma3_text", "gpt2",
-      "gpt_neox",    "llama",      "mistral",  "mixtral", "olmo",        "phi3",
-      "qwen2",       "qwen2_5_vl", "qwen2_vl", "qwen3",   "qwen3_moe"};
+      "deepseek_v3", "gemma", "gemma2",     "gemma3",   "gemma3_text", "gpt2",
+      "gpt_neox",    "llama", "mistral",    "mixtral",  "olmo",        "opt",
+      "phi3",        "qwen2", "qwen2_5_vl", "qwen2_vl", "qwen3",       "qwen3_moe"};
   return kTypes;
 }
 

@@ -56,6 +56,26 @@ void gpt_neox_layer(Builder& b) {
         a.mlp.intermediate, a.hidden, a.mlp.bias);
 }
 
+// OPT (OPTAttention / OPTDecoderLayer): self_attn.q_proj, k_proj, v_proj, out_proj; fc1, fc2.
+void opt_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const AttentionSpec& at = a.attention;
+  const std::int64_t q = at.num_heads * at.head_dim;
+  const std::int64_t kv = at.num_kv_heads * at.head_dim;
+  b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden, q,
+        at.qkv_bias);
+  b.add("k_proj", "self_attn.k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
+        at.qkv_bias);
+  b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
+        at.qkv_bias);
+  b.add("out_proj", "self_attn.out_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        at.output_bias);
+  b.add("fc1", "fc1", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, a.mlp.intermediate,
+        a.mlp.bias);
+  b.add("fc2", "fc2", LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate, a.hidden,
+        a.mlp.bias);
+}
+
 void standard_attention(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
@@ -185,6 +205,10 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   Builder b{arch, {}};
   if (arch.model_type == "gpt_neox") {
     gpt_neox_layer(b);
+    return std::move(b.out);
+  }
+  if (arch.model_type == "opt") {
+    opt_layer(b);
     return std::move(b.out);
   }
   if (arch.model_type == "gpt2") {

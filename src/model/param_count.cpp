@@ -66,10 +66,13 @@ std::int64_t latent_attention_params(const ModelArchitecture& arch) {
 }
 
 // Input embeddings: the token table (vocab x hidden), plus GPT-2's learned position table
-// (n_positions x hidden, GPT2Model.wpe; Radford et al. 2019 keep GPT-1's learned positions).
+// (n_positions x hidden, GPT2Model.wpe; Radford et al. 2019 keep GPT-1's learned positions),
+// with OPT's 2 offset rows (modeling_opt.py, OPTLearnedPositionalEmbedding).
 std::int64_t input_embedding_params(const ModelArchitecture& arch) {
   const std::int64_t n = checked_mul(arch.vocab, arch.hidden);
-  return arch.learned_positions ? checked_add(n, checked_mul(arch.max_positions, arch.hidden)) : n;
+  if (!arch.learned_positions) return n;
+  return checked_add(
+      n, checked_mul(checked_add(arch.max_positions, arch.position_offset), arch.hidden));
 }
 
 // The LM head (hidden -> vocab, no bias in any family here); none of its own when tied

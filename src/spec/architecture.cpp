@@ -232,8 +232,9 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kNames{{
       {"gpt2", "GPT-2"},
+      {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
       {"qwen2_vl", "Qwen2-VL"},
       {"qwen2_5_vl", "Qwen2.5-VL"},

@@ -120,7 +120,10 @@ struct ModelArchitecture {
   std::int64_t vocab{0};
   std::int64_t max_positions{0};  // context length the model was built for
   bool learned_positions{false};  // a max_positions x hidden position table (GPT-2 wpe)
-  bool tie_embeddings{false};     // LM head shares the input embedding matrix
+  // Rows of that table beyond max_positions (OPT's OPTLearnedPositionalEmbedding: 2, a
+  // fairseq padding offset).
+  std::int64_t position_offset{0};
+  bool tie_embeddings{false};  // LM head shares the input embedding matrix
   // 0: the LM head over the vocabulary. n > 0: a score head of n outputs instead, as a reward or
   // value model has (transformers' AutoModelForSequenceClassification: `score`, a Linear(hidden,
   // num_labels, bias=False) over every position; TRL's PPO reads one value per token from it).
