@@ -74,7 +74,10 @@ def main():
     measured = json.loads(step.stdout)
     estimate = subprocess.run(
         [a.trainbudget, "estimate", "--model", config, "--framework", "pytorch", "--recipe",
-         RECIPES[(a.optimizer, a.dtype)], "--machine", "h100-sxm", "--format", "json"] + job,
+         RECIPES[(a.optimizer, a.dtype)], "--machine", "h100-sxm", "--format", "json"] + job +
+        # realstep.py's grpo_loss takes the logits of every position and slices the completion's
+        # log-probs after (as verl does), not TRL's logits_to_keep.
+        (["--completion-logits", "false"] if a.trainer == "grpo" else []),
         capture_output=True, text=True)
     if estimate.returncode != 0:
         sys.exit(f"{a.name}: trainbudget failed: {estimate.stderr.strip()}")
