@@ -24,7 +24,7 @@ struct LoraSpec {
   double dropout{0.0};
 };
 
-// "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming --lora-targets on
+// "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming lora_targets on
 // an empty entry.
 [[nodiscard]] std::vector<std::string> parse_lora_targets(std::string_view text);
 
