@@ -19,7 +19,9 @@ namespace {
 
 struct Work {
   const Workload* workload;
-  std::vector<Layout> layouts;
+  const PlanSpace* space;
+  Layout base;  // the search's base layout on its devices; each point sets its knobs on it
+  std::vector<GridPoint> points;
   // The search's cluster with the capacity the workload's layouts may reach: the device's over
   // the workload's margin (a proposal keeps its room; the hot path compares as before).
   ClusterProfile cluster;
@@ -67,11 +69,13 @@ struct Local {
   struct Pending {
     const Workload* workload;
     const ClusterProfile* cluster;  // the workload's (Work::cluster)
-    const Layout* layout;  // the grid point, in the search's layout list (outlives the pass)
+    const Work* work;               // the point's grid, space and base layout
+    const GridPoint* point;         // in the search's grid (outlives the pass)
     double score;
     double floor;  // the least share of `score` a variant can reach (could_rank)
     bool fits;
     bool overlap_tp{false};  // the variant: the tensor-parallel collectives overlapped
+    [[nodiscard]] Layout layout() const { return point->on(*work->space, work->base); }
   };
   std::vector<Pending> pending;
 };
@@ -203,8 +207,11 @@ bool fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objecti
   return true;
 }
 
-void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
-             const SearchOptions& o, Local& out) {
+// One grid point: `l` is `point` set on `base`.
+void run_one(const Work& work, const GridPoint& point, const Layout& l, const SearchOptions& o,
+             Local& out) {
+  const Workload& w = *work.workload;
+  const ClusterProfile& cluster = work.cluster;
   // A layout over more nodes than a system without a network can link never runs.
   if (crosses_missing_network(cluster.fabric, l.devices)) {
     ++out.prechecked;
@@ -246,6 +253,12 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
   // against the kept list all threads found (variants_of), so every thread count keeps alike.
   // The grid walks recompute none before full for the same other knobs: when that one fit, no
   // layer needs recomputing and the variant would be it (a shortcut; fewest_recomputed checks).
+  // A variant that cannot enter this thread's kept list cannot enter the list all threads find
+  // either (its last score only falls from here on): it is not kept pending, whatever the thread
+  // count (the pending list's first touches of fresh pages were a fifth of a plan's time).
+  const double last = o.top == 0 || out.best.size() < o.top
+                          ? std::numeric_limits<double>::infinity()
+                          : out.best.back().score;
   const bool none_fit = out.none_fit.get(l);
   if (l.recompute == Recompute::kNone) out.none_fit.set(l, fits);
   if ((fits && o.block_recompute && c.layout.recompute == Recompute::kFull &&
@@ -261,15 +274,19 @@ void run_one(const Workload& w, const Layout& l, const ClusterProfile& cluster,
                                                                            Seconds{1e-30})) *
                                       static_cast<double>(c.layout.grad_accum) / step)
             : 1.0;
-    out.pending.push_back({&w, &cluster, &l, c.score, floor, fits});
+    if (could_rank(c.score, floor, last)) {
+      out.pending.push_back({&w, &cluster, &work, &point, c.score, floor, fits});
+    }
   }
   // Tensor-parallel collectives overlapped with the GEMMs (Megatron-LM's tp_comm_overlap,
   // torchtitan's async TP): saves at most their exposed time.
   const CommTerm& tp = c.cost.time.comm[static_cast<std::size_t>(CommKind::kTensor)];
   if (fits && o.overlap_tp && l.parallel.tp > 1 && l.overlap_tp < 0.0 && cluster.overlap.tp < 1.0 &&
       tp.exposed.count() > 0.0 && c.cost.time.step.count() > 0.0) {
-    out.pending.push_back({&w, &cluster, &l, c.score,
-                           std::max(0.0, 1.0 - tp.exposed / c.cost.time.step), true, true});
+    const double floor = std::max(0.0, 1.0 - tp.exposed / c.cost.time.step);
+    if (could_rank(c.score, floor, last)) {
+      out.pending.push_back({&w, &cluster, &work, &point, c.score, floor, true, true});
+    }
   }
   if (!fits) {
     c.miss = c.cost.status == Status::kOutOfHostMemory ? Miss::kHostMemory
@@ -308,15 +325,16 @@ void variants_of(const SearchOptions& o, std::span<const Runner> runners,
   // cannot rank now never will: it is left out before the sort (the sort was an eighth of a
   // plan's time).
   const double first_last = last();
-  std::vector<const Local::Pending*> pending;
+  std::vector<std::pair<const Local::Pending*, Layout>> pending;
   for (const Local& local : locals) {
     for (const Local::Pending& p : local.pending) {
-      if (could_rank(p.score, p.floor, first_last)) pending.push_back(&p);
+      if (could_rank(p.score, p.floor, first_last)) pending.emplace_back(&p, p.layout());
     }
   }
   // Ties in the bound go by the layout, then the variant: an order no thread schedule changes.
-  const auto order = [](const Local::Pending* p) {
-    const Layout& l = *p->layout;
+  const auto order = [](const std::pair<const Local::Pending*, Layout>& e) {
+    const Local::Pending* p = e.first;
+    const Layout& l = e.second;
     const Parallelism& x = l.parallel;
     return std::make_tuple(p->score * p->floor, l.devices, p->workload->index, x.tp, x.pp, x.cp,
                            x.ep, x.virtual_stages, l.zero_stage, static_cast<int>(x.offload),
@@ -324,16 +342,16 @@ void variants_of(const SearchOptions& o, std::span<const Runner> runners,
                            l.recompute_layers, p->overlap_tp);
   };
   std::sort(pending.begin(), pending.end(),
-            [&](const Local::Pending* a, const Local::Pending* b) { return order(a) < order(b); });
+            [&](const auto& a, const auto& b) { return order(a) < order(b); });
   {
-    for (const Local::Pending* at : pending) {
+    for (const auto& [at, layout] : pending) {
       const Local::Pending& p = *at;
       const Workload& w = *p.workload;
       const ClusterProfile& cluster = *p.cluster;
       if (!could_rank(p.score, p.floor, last())) break;  // nor can any after it
       Candidate c;
       c.workload = w.index;
-      c.layout = *p.layout;
+      c.layout = layout;
       c.score = p.score;
       if (p.overlap_tp) {
         if (!overlapped(w, cluster, o.objective, c, scratch)) continue;
@@ -384,15 +402,17 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
   std::vector<Work> work;
   std::uint64_t total = 0;
   for (const Workload& w : workloads) {
-    Work item{&w, layouts_of(space, w.profile, base, devices, global_batch, result.stats.grid),
+    Work item{&w, &space, base,
+              layouts_of(space, w.profile, base, devices, global_batch, result.stats.grid),
               cluster};
+    item.base.devices = devices;
     item.cluster.capacity = cluster.capacity / std::max(1.0, w.margin);
-    total += item.layouts.size();
+    total += item.points.size();
     work.push_back(std::move(item));
   }
   // One flat index over every (workload, layout), handed out in chunks.
   std::vector<std::uint64_t> offsets{0};
-  for (const Work& item : work) offsets.push_back(offsets.back() + item.layouts.size());
+  for (const Work& item : work) offsets.push_back(offsets.back() + item.points.size());
   const unsigned threads =
       o.threads > 0 ? o.threads : std::max(1U, std::thread::hardware_concurrency());
   constexpr std::uint64_t kChunk = 4096;
@@ -415,9 +435,15 @@ SearchResult search(std::span<const Workload> workloads, const Layout& base, con
       local.none_fit = {};
       std::size_t w = static_cast<std::size_t>(
           std::upper_bound(offsets.begin(), offsets.end(), from) - offsets.begin() - 1);
+      Layout l = work[w].base;
       for (std::uint64_t i = from; i < to; ++i) {
-        while (i >= offsets[w + 1]) ++w;
-        run_one(*work[w].workload, work[w].layouts[i - offsets[w]], work[w].cluster, o, local);
+        if (i >= offsets[w + 1]) {
+          while (i >= offsets[w + 1]) ++w;
+          l = work[w].base;
+        }
+        const GridPoint& point = work[w].points[i - offsets[w]];
+        point.apply(*work[w].space, l);
+        run_one(work[w], point, l, o, local);
       }
       done.fetch_add(to - from);
     }

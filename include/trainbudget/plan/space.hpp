@@ -70,10 +70,30 @@ struct GridStats {
   std::uint64_t runners{0};               // no framework of the space's runs it
 };
 
+// One layout of the grid: the index of each knob's value in the space's lists, and the
+// micro-batches per step (docs/scale.md, "The planner"). 16 bytes where a whole Layout is 136:
+// a plan's list touches an eighth of the pages (first touches of fresh pages were a third of a
+// plan's time on a virtual machine). Each list holds at most kMaxGridValues values.
+struct GridPoint {
+  std::uint32_t grad_accum{1};
+  std::uint8_t tp{0}, cp{0}, pp{0}, virtual_stages{0}, ep{0}, etp{0}, micro_batch{0}, recompute{0},
+      zero{0}, offload{0}, shard_group{0};
+
+  // Sets the point's knobs on `l` (the base layout with the plan's devices): sequence
+  // parallelism on whenever tp > 1, a node's shard group as a node's devices over tp x cp.
+  void apply(const PlanSpace& space, Layout& l) const noexcept;
+  [[nodiscard]] Layout on(const PlanSpace& space, const Layout& base) const noexcept {
+    Layout l = base;
+    apply(space, l);
+    return l;
+  }
+};
+inline constexpr std::size_t kMaxGridValues = 256;
+
 // Every layout of the space for `devices` devices, `global_batch` sequences per step: dp = devices
 // / (tp pp cp) replicas, each micro_batch x grad_accum sequences, the other knobs from `base`.
-[[nodiscard]] std::vector<Layout> layouts_of(const PlanSpace& space, const ModelProfile& profile,
-                                             const Layout& base, int devices,
-                                             std::int64_t global_batch, GridStats& stats);
+[[nodiscard]] std::vector<GridPoint> layouts_of(const PlanSpace& space, const ModelProfile& profile,
+                                                const Layout& base, int devices,
+                                                std::int64_t global_batch, GridStats& stats);
 
 }  // namespace tb::plan
