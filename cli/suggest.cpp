@@ -107,6 +107,62 @@ constexpr auto kVocabulary = std::to_array<Vocabulary>({
     {"--packing", "",
      "the estimate counts every row full at --seq-len, as packing makes them: leave it out "
      "(--dataset-file counts a dataset's tokens)"},
+    // transformers' TrainingArguments and accelerate's launcher.
+    {"--max-steps", "--tokens", "--tokens (max_steps x sequences per step x --seq-len)"},
+    {"--optim", "--recipe",
+     "--recipe (amp-adam for adamw_torch, adam-8bit for adamw_bnb_8bit, paged-adam-8bit for "
+     "paged_adamw_8bit)"},
+    {"--torch-compile", "--compile", ""},
+    {"--fp16", "--recipe", "--recipe amp-adam (fp16 and bf16 mixed precision hold the same bytes)"},
+    {"--mixed-precision", "--recipe", "--recipe (amp-adam for bf16 or fp16, fp8-amp for fp8)"},
+    {"--num-processes", "--devices", ""},
+    {"--num-machines", "--devices", "--devices (every GPU of every machine)"},
+    {"--save-steps", "--goodput",
+     "--goodput (the share of wall-clock that trains, after checkpoints and evaluation)"},
+    {"--eval-steps", "--goodput",
+     "--goodput (the share of wall-clock that trains, after checkpoints and evaluation)"},
+    {"--per-device-eval-batch-size", "",
+     "evaluation is not part of the training step's memory or time: leave it out (--goodput "
+     "takes its share of the wall-clock)"},
+    {"--seed", "", "the seed changes neither memory nor time: leave it out"},
+    {"--logging-steps", "", "logging changes neither memory nor time: leave it out"},
+    {"--lr-scheduler-type", "", "a schedule changes neither memory nor time: leave it out"},
+    {"--output-dir", "", "where checkpoints go changes neither memory nor time: leave it out"},
+    {"--report-to", "", "where metrics go changes neither memory nor time: leave it out"},
+    {"--dataloader-num-workers", "",
+     "data loading is taken to keep up with the step: leave it out"},
+    // LLaMA-Factory, PEFT, TRL and unsloth.
+    {"--finetuning-type", "--method", "--method (full, lora, qlora or freeze)"},
+    {"--lora-target", "--lora-targets", ""},
+    {"--quantization-bit", "--method", "--method qlora (4-bit base weights)"},
+    {"--use-peft", "--method", "--method lora"},
+    {"--template", "",
+     "the chat template changes neither memory nor time: leave it out (--seq-len sets the "
+     "length)"},
+    {"--use-gradient-checkpointing", "--recompute", "--recompute full"},
+    {"--max-seq-len", "--seq-len", ""},
+    // Megatron-LM's arguments.
+    {"--tensor-model-parallel-size", "--tp", ""},
+    {"--pipeline-model-parallel-size", "--pp", ""},
+    {"--context-parallel-size", "--cp", ""},
+    {"--expert-model-parallel-size", "--ep", ""},
+    {"--expert-tensor-parallel-size", "--etp", ""},
+    {"--num-layers-per-virtual-pipeline-stage", "--virtual-stages",
+     "--virtual-stages (a stage's layers over this value)"},
+    {"--recompute-granularity", "--recompute", "--recompute (full or selective)"},
+    {"--global-batch-size", "--global-batch", ""},
+    {"--global-batch-size", "--micro-batch",
+     "--micro-batch with --grad-accum (global batch = micro-batch x accumulation x data-parallel "
+     "ranks)"},
+    {"--use-distributed-optimizer", "--zero",
+     "--zero 1 (the distributed optimizer shards the optimizer states)"},
+    {"--train-iters", "--tokens", "--tokens (train_iters x global batch x --seq-len)"},
+    {"--fp8-format", "--recipe", "--recipe fp8-amp (or megatron-fp8)"},
+    // DeepSpeed's and torchtune's.
+    {"--offload-optimizer", "--offload", "--offload optimizer"},
+    {"--offload-param", "--offload", "--offload params (with --zero 3)"},
+    {"--enable-activation-checkpointing", "--recompute", "--recompute full"},
+    {"--enable-activation-offloading", "--offload-activations", ""},
 });
 
 // Close enough to be what was meant: a third of the word's letters, at least 2.
@@ -119,7 +175,8 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
   for (const Vocabulary& v : kVocabulary) {
     if (v.word != word) continue;
     if (v.flag.empty()) return fmt::format(": {}", v.say);
-    if (std::find(candidates.begin(), candidates.end(), v.flag) == candidates.end()) break;
+    // Not this command's option: a later entry for the same word may be.
+    if (std::find(candidates.begin(), candidates.end(), v.flag) == candidates.end()) continue;
     return fmt::format("; did you mean {}?", v.say.empty() ? v.flag : v.say);
   }
   const std::vector<std::string> near = closest_names(word, candidates, 1, max_distance(word));
