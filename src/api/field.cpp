@@ -79,8 +79,25 @@ const std::array kEstimateFields{
           "job"},
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
-          "(adapters on an NF4 base) | freeze (only the top fraction trained)",
-          methods, [](V v, R r) { r.job.method = parse_method(v); }, "job"},
+          "(adapters on an NF4 base) | freeze (only the top fraction trained) | dora, qdora "
+          "(lora, qlora with {dora})",
+          methods,
+          [](V v, R r) {
+            // DoRA is LoRA's adapters with a magnitude: the method and the dora flag.
+            if (v == "dora" || v == "qdora") {
+              r.job.method = v == "dora" ? Method::kLora : Method::kQlora;
+              r.job.lora.dora = true;
+            } else {
+              try {
+                r.job.method = parse_method(v);
+              } catch (InvalidRequest& e) {
+                std::vector<Problem> problems = e.problems();
+                for (Problem& q : problems) q.accepted = methods();
+                throw InvalidRequest(std::move(problems));
+              }
+            }
+          },
+          "job"},
     Field{"job_kind", FieldType::kChoice, "KIND", "", "",
           "pretraining (a model trained from scratch, or continued on a corpus) | fine-tuning; "
           "default: pretraining for {method} full at one or more {tokens} per parameter, else "
@@ -286,6 +303,11 @@ const std::array kEstimateFields{
             r.job.lora.dropout = parse_number_in(v, "lora_dropout", 0.0, 1.0, true, false);
           },
           "job"},
+    Field{"dora", FieldType::kFlag, "", "", "",
+          "LoRA/QLoRA: DoRA (PEFT's use_dora): a trained magnitude per output row, the base and "
+          "adapter outputs kept per adapted module, the dense adapted weight's norm every "
+          "forward; {method} dora and qdora say the same",
+          flags, [](V v, R r) { r.job.lora.dora = flag(v, "dora"); }, "job"},
     Field{"no_double_quant", FieldType::kFlag, "", "", "",
           "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
           [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},

@@ -120,7 +120,14 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
           r.set("lora_dropout", mv, "model.lora_dropout");
         } else if (mk == "quantize_base") {
           if (r.flag(mv)) out.values["method"] = "qlora";
-        } else if (mk == "lora_alpha" || mk == "use_dora") {
+        } else if (mk == "use_dora") {
+          // torchtune's DoRALinear: the magnitude and the weight norm as PEFT's
+          // (docs/activations.md).
+          if (r.flag(mv)) {
+            out.values["dora"] = "true";
+            out.mapped.push_back("model.use_dora -> dora");
+          }
+        } else if (mk == "lora_alpha") {
           r.none("model." + mk);
         } else {
           r.unknown("model." + mk);

@@ -81,6 +81,11 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       }
     } else if (key == "lora_dropout") {
       r.set("lora_dropout", v, key);
+    } else if (key == "peft_use_dora") {
+      if (r.flag(v)) {
+        out.values["dora"] = "true";
+        out.mapped.push_back("peft_use_dora -> dora");
+      }
     } else if (key == "lora_modules_to_save") {
       if (v.is_array() && !v.empty()) {
         r.unknown(
@@ -234,6 +239,11 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       out.mapped.push_back("lora_target -> lora_targets");
     } else if (key == "lora_dropout") {
       r.set("lora_dropout", v, key);
+    } else if (key == "use_dora") {
+      if (r.flag(v)) {
+        out.values["dora"] = "true";
+        out.mapped.push_back("use_dora -> dora");
+      }
     } else if (key == "per_device_train_batch_size") {
       r.set("micro_batch", v, key);
     } else if (key == "gradient_accumulation_steps") {

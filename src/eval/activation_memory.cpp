@@ -17,6 +17,7 @@ StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DTyp
   shape.adapter_ranks = adapter_rank_sum(o.adapters);
   shape.lora_dropout = !o.adapters.empty() && o.lora_dropout > 0.0;
   shape.adapter_inputs = shape.lora_dropout ? adapter_input_sum(o.adapters) : 0.0;
+  shape.dora_outputs = dora_output_sum(o.adapters);
   if (!o.adapters.empty() && o.lora) keep_adapted_inputs(arch, *o.lora, shape);
   StepDims d = with_step(shape, setup.micro_batch, setup.seq_len, dtype, setup.attention,
                          setup.dropout, moe_layer && arch.moe.has_value());

@@ -302,6 +302,24 @@ constexpr std::array kDecoderRows{
                   [](D d) { return d.b * d.s * d.adapter_inputs / d.L; }, ElementBytes::kMask,
                   false, [](D) { return "lora_dropout's mask per adapter [b, s, in] (bool)"; },
                   [](D) { return "b*s*sum(in*n_active)/L*1"; }},
+    // DoRA (Liu et al. 2024; PEFT dora.py forward): the base layer's output, which the
+    // magnitude's scale multiplies, and the adapters' output B(A(x)) in their fp32 (PEFT's
+    // autocast_adapter_dtype) are kept for the backward; the norm itself is detached.
+    ActivationRow{"adapters", "dora_base_output", [](D d) { return d.dora_outputs != 0.0; },
+                  [](D d) { return d.b * d.s * d.dora_outputs / d.L; }, ElementBytes::kActivation,
+                  false,
+                  [](D) {
+                    return "each DoRA module's base output W x [b, s, out] (activation dtype): "
+                           "the magnitude scale's gradient needs it";
+                  },
+                  [](D) { return "b*s*sum(out*n_dora)/L*e"; }},
+    ActivationRow{"adapters", "dora_adapter_output", [](D d) { return d.dora_outputs != 0.0; },
+                  [](D d) { return d.b * d.s * d.dora_outputs / d.L; }, ElementBytes::kFp32, false,
+                  [](D) {
+                    return "each DoRA module's adapter output B A x [b, s, out] (fp32, the "
+                           "adapters' dtype): the magnitude's gradient needs it";
+                  },
+                  [](D) { return "b*s*sum(out*n_dora)/L*4"; }},
 };
 
 #undef TB_NORM_ROWS

@@ -130,6 +130,7 @@ ScenarioName scenario_name(const TrainingJob& job) {
   n.lora_rank = job.lora.rank;
   n.by_targets = job.model.architecture.has_value();
   n.lora_targets = job.lora.targets;
+  n.dora = job.lora.dora;
   n.trainable_fraction = job.trainable_fraction;
   return n;
 }

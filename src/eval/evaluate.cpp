@@ -213,8 +213,11 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   const auto held = [&](Bytes so_far) { return persist ? all : so_far; };
 
   auto& forward = out.phases[static_cast<std::size_t>(Phase::kForwardEnd)];
+  // DoRA's column norm: a dense copy of the largest adapted weight, freed as its module returns
+  // (model/adapter_shape.hpp); again in the backward where the layers recompute.
+  const Bytes dora_norm{dora_norm_transient_bytes(p.adapters)};
   forward = moment(resident, persist ? all : Bytes{0.0}, out.saved,
-                   gathered + (st.head ? cached->dropped_logits : Bytes{0.0}));
+                   gathered + (st.head ? cached->dropped_logits : Bytes{0.0}) + dora_norm);
 
   // Shares of the stage's gradients: normalized to the stage under a pipeline.
   double norm = 1.0;
@@ -242,7 +245,8 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   const auto at_layer = [&](std::int64_t i, const LayerKindBytes& kind) {
     const PhaseCost m =
         moment(resident, held(produced), (offloaded ? layers : layer_acts) + others + vision,
-               kind.recompute_transient + kind.backward_workspace + gathered + reducing);
+               kind.recompute_transient + kind.backward_workspace + gathered + reducing +
+                   (l.recompute == Recompute::kFull ? dora_norm : Bytes{0.0}));
     if (m.total > worst.total) {
       worst = m;
       worst_at = i;

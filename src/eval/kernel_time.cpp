@@ -103,6 +103,9 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
     if (d.lora_dropout) {
       m.add(per_layer * (2.0 * e + 1.0) * static_cast<double>(a.in_features), per_layer);
     }
+    // DoRA (PEFT dora.py forward): the magnitude's scale applied to the base output and to the
+    // adapters' (fp32) output, and the sum: 4 kernels, 3 reads and a write of [b, s, out].
+    if (a.dora) m.add(per_layer * 4.0 * static_cast<double>(a.out_features) * 4.0, 4.0 * per_layer);
   }
   return m;
 }
@@ -265,6 +268,19 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
   out.forward.kernels += m.kernels;
   out.backward.memory += forward_memory * kBackwardTraffic;
   out.backward.kernels += m.kernels * kBackwardTraffic;
+  // DoRA's column norm, once per adapted module and forward whatever the tokens (PEFT dora.py
+  // get_weight_norm): A and B on the identity (in x in x r and in x r x out), then W + s B A over
+  // the dense [out, in] in fp32 and its row norms: 6 passes of out x in x 4 bytes, 8 kernels.
+  for (const AdapterShape& a : p.adapters) {
+    if (!a.dora) continue;
+    const double n = static_cast<double>(a.active()) / d.L;
+    const auto in = static_cast<double>(a.in_features);
+    const auto outf = static_cast<double>(a.out_features);
+    const auto r = static_cast<double>(a.rank);
+    out.forward.gemm += cost.gemm({in, r, in, n}, c) + cost.gemm({in, outf, r, n}, c);
+    out.forward.memory += cost.memory(Bytes{n * (in * in + 6.0 * in * outf) * 4.0}, c);
+    out.forward.kernels += 8.0 * n;
+  }
 
   switch (l.recompute) {
     case Recompute::kNone:

@@ -79,8 +79,11 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
       });
       if (already) continue;
       try {
-        out.push_back({l, checked_mul(spec.rank, checked_add(l.in_features, l.out_features),
-                                      l.copies, l.layers)});
+        // DoRA's magnitude: one value per output row (PEFT dora.py, lora_magnitude_vector).
+        const std::int64_t per =
+            checked_add(checked_mul(spec.rank, checked_add(l.in_features, l.out_features)),
+                        spec.dora ? l.out_features : 0);
+        out.push_back({l, checked_mul(per, l.copies, l.layers)});
       } catch (const CountOverflow&) {
         throw adapter_overflow(spec);
       }
@@ -137,7 +140,7 @@ std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const Lo
   for (const AdaptedLinear& a : lora_adapters(arch, spec)) {
     const LinearLayer& l = a.layer;
     out.push_back({l.in_features, l.out_features, spec.rank, l.copies * l.layers,
-                   l.active_copies * l.layers});
+                   l.active_copies * l.layers, spec.dora});
   }
   return out;
 }

@@ -209,6 +209,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   p.shape.lora_dropout = p.adapters_only && job.lora.dropout > 0.0;
   p.shape.adapter_inputs = p.shape.lora_dropout ? adapter_input_sum(p.adapters) : 0.0;
+  p.shape.dora_outputs = dora_output_sum(p.adapters);
   if (frozen_inputs_dropped(job)) keep_adapted_inputs(arch, job.lora, p.shape);
   gradient_shares(arch, p);
   parameter_layout(arch, p);

@@ -122,7 +122,8 @@ std::string method_label(const ScenarioName& n) {
       return n.kind == JobKind::kPretraining ? "pretraining" : "full fine-tune";
     case Method::kLora:
     case Method::kQlora: {
-      const char* name = n.method == Method::kLora ? "LoRA" : "QLoRA";
+      const bool lora = n.method == Method::kLora;
+      const char* name = n.dora ? (lora ? "DoRA" : "QDoRA") : (lora ? "LoRA" : "QLoRA");
       if (n.by_targets) {
         return fmt::format("{} (rank {}, {})", name, n.lora_rank, fmt::join(n.lora_targets, ","));
       }

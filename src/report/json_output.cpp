@@ -323,6 +323,7 @@ ordered_json estimate_object(const Estimate& e) {
       {"model", model_json(e)},
       {"tokens", job.tokens},
       {"method", enum_name(job.method)},
+      {"dora", job.lora.dora},
       {"job_kind", enum_name(job_kind(job))},
       {"trainer",
        {{"objective", enum_name(job.objective)},

@@ -40,6 +40,27 @@ TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
   EXPECT_EQ(c.values.at("image_max_pixels"), "589824");
 }
 
+// DoRA as each framework asks for it: axolotl's peft_use_dora, LLaMA-Factory's use_dora,
+// torchtune's use_dora on its LoRA model builder (issue 44).
+TEST(FrameworkConfig, DoraKeysSetDora) {
+  const TrainingConfig ax = parse_training_config(
+      std::string{kAxolotl} + "adapter: lora\nlora_r: 16\npeft_use_dora: true\n", "/nonexistent");
+  EXPECT_EQ(ax.values.at("dora"), "true");
+  const TrainingConfig lf = parse_training_config(
+      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: lora\n"
+      "use_dora: true\n",
+      "/nonexistent");
+  EXPECT_EQ(lf.values.at("dora"), "true");
+  const TrainingConfig tt = parse_training_config(
+      "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
+      "  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n  use_dora: True\n",
+      "/nonexistent");
+  EXPECT_EQ(tt.values.at("dora"), "true");
+  const TrainingConfig off = parse_training_config(
+      std::string{kAxolotl} + "adapter: lora\npeft_use_dora: false\n", "/nonexistent");
+  EXPECT_FALSE(off.values.contains("dora"));
+}
+
 // YAML 1.1 integers with digit separators, as PyYAML reads them (axolotl's, LLaMA-Factory's).
 TEST(FrameworkConfig, SeparatedIntegersAreNumbers) {
   const TrainingConfig c = parse_training_config(

@@ -188,6 +188,7 @@ struct ScenarioName {
   bool by_targets{false};  // with an architecture: adapters named by rank and targets
   std::vector<std::string> lora_targets;
   double trainable_fraction{0.0};  // without one: named by the fraction trained
+  bool dora{false};                // the adapters are DoRA's (LoraSpec::dora)
 };
 
 struct Scenario {

@@ -23,6 +23,7 @@ struct StepDims {
   double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)
   double adapter_inputs{0};  // with lora_dropout: sum over adapters of in_features x active copies
   bool lora_dropout{false};  // PEFT's lora_dropout > 0
+  double dora_outputs{0};    // DoRA: sum over its adapters of out_features x active copies
   bool eager{false};         // eager attention (the s x s scores are saved)
   bool dropout{false};       // p > 0
   bool gated{true};          // gated MLP

@@ -22,6 +22,11 @@ struct LoraSpec {
   std::vector<std::string> targets{"q", "v"};
   // PEFT's lora_dropout: a dropout on each adapter's input, a new tensor per adapted module.
   double dropout{0.0};
+  // DoRA (Liu et al. 2024, "DoRA: Weight-Decomposed Low-Rank Adaptation"; PEFT's use_dora):
+  // each adapted linear also trains a magnitude per output, m * (W + s BA) / ||W + s BA||, the
+  // norm taken row by row over a dense copy of the adapted weight every forward
+  // (docs/activations.md, "adapters").
+  bool dora{false};
 };
 
 // "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming lora_targets on
