@@ -80,13 +80,17 @@ const std::array kEstimateFields{
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
           "(adapters on an NF4 base) | freeze (only the top fraction trained) | dora, qdora "
-          "(lora, qlora with {dora})",
+          "(lora, qlora with {dora}) | galore (full with {galore_rank} 128 unless given)",
           methods,
           [](V v, R r) {
             // DoRA is LoRA's adapters with a magnitude: the method and the dora flag.
             if (v == "dora" || v == "qdora") {
               r.job.method = v == "dora" ? Method::kLora : Method::kQlora;
               r.job.lora.dora = true;
+            } else if (v == "galore") {
+              // transformers' optim_args default rank (trainer_optimizer.py).
+              r.job.method = Method::kFull;
+              if (r.job.galore_rank == 0) r.job.galore_rank = 128;
             } else {
               try {
                 r.job.method = parse_method(v);
@@ -308,6 +312,11 @@ const std::array kEstimateFields{
           "adapter outputs kept per adapted module, the dense adapted weight's norm every "
           "forward; {method} dora and qdora say the same",
           flags, [](V v, R r) { r.job.lora.dora = flag(v, "dora"); }, "job"},
+    Field{"galore_rank", FieldType::kInteger, "R", "", "",
+          "Full fine-tune with GaLore (transformers' optim galore_adamw, LLaMA-Factory's "
+          "use_galore): Adam's moments of each attention and MLP weight in a rank-R projection "
+          "of its gradient (needs {model}); default: plain AdamW",
+          ranks, [](V v, R r) { r.job.galore_rank = whole(v, "galore_rank", 65536.0); }, "job"},
     Field{"no_double_quant", FieldType::kFlag, "", "", "",
           "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
           [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},

@@ -31,7 +31,7 @@ inline std::string machines() { return "ID[:dtype][,ID[:dtype]...], all[:dtype] 
 inline std::string model_forms() {
   return "a config.json, a model folder, a preset id or a config.json's text";
 }
-inline std::string methods() { return "full|lora|qlora|freeze|dora|qdora"; }
+inline std::string methods() { return "full|lora|qlora|freeze|dora|qdora|galore"; }
 inline std::string job_kinds() { return "pretraining|fine-tuning"; }
 inline std::string trainers() { return enum_choices<Objective>(); }
 inline std::string devices_range() { return "1..1000000"; }

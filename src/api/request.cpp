@@ -189,6 +189,19 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
            ""});
     }
   }
+  // GaLore projects a full fine-tune's moments over an architecture's weights.
+  if (r.job.galore_rank > 0) {
+    const std::string key = r.has("galore_rank") ? "galore_rank" : "method";
+    if (!r.has("model")) {
+      problems.push_back(
+          {key, "GaLore needs an architecture ({model}) to project its weights", ""});
+    } else if (r.job.method != Method::kFull) {
+      problems.push_back(
+          {key,
+           fmt::format("GaLore only applies to {{method}} full, not '{}'", enum_name(r.job.method)),
+           ""});
+    }
+  }
   if (r.has("recompute_layers") && r.job.setup.recompute != Recompute::kFull) {
     problems.push_back({"recompute_layers",
                         fmt::format("only applies to {{recompute}} full, not '{}'",

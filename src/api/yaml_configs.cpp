@@ -244,6 +244,26 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
         out.values["dora"] = "true";
         out.mapped.push_back("use_dora -> dora");
       }
+    } else if (key == "use_galore") {
+      // LLaMA-Factory's galore_rank defaults to 16 (hparams/finetuning_args.py).
+      if (r.flag(v)) {
+        out.values["galore_rank"] =
+            cfg.contains("galore_rank") ? text_of(cfg["galore_rank"]) : "16";
+        out.mapped.push_back("use_galore, galore_rank -> galore_rank");
+      }
+    } else if (key == "galore_layerwise") {
+      if (r.flag(v)) {
+        r.unknown(
+            "galore_layerwise=true (each gradient freed as its layer updates: not modelled, "
+            "the gradients are counted whole)");
+      }
+    } else if (key == "galore_rank") {
+      const bool used = cfg.contains("use_galore") && cfg["use_galore"].is_boolean() &&
+                        cfg["use_galore"].get<bool>();
+      if (!used) r.none(key);
+    } else if (key == "galore_target" || key == "galore_update_interval" || key == "galore_scale" ||
+               key == "galore_proj_type") {
+      r.none(key);
     } else if (key == "per_device_train_batch_size") {
       r.set("micro_batch", v, key);
     } else if (key == "gradient_accumulation_steps") {

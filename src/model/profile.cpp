@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "trainbudget/model/galore.hpp"
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/lora.hpp"
 #include "trainbudget/model/param_count.hpp"
@@ -280,6 +281,17 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
     const BytesPerParam width{c.bytes_per_param};
     p.states.push_back({key_of(c.kind), std::move(label), width, p.trainable, width * p.trainable,
                         shard_stage(c)});
+  }
+  // GaLore keeps a share of the moments (model/galore.hpp).
+  if (job.galore_rank > 0 && job.method == Method::kFull && job.model.architecture) {
+    const double share = galore_state_share(*job.model.architecture, job.galore_rank);
+    for (StateTerm& t : p.states) {
+      if (t.key != StateKey::kOptimizerStates) continue;
+      t.bytes_per_param = t.bytes_per_param * share;
+      t.bytes = t.bytes * share;
+      t.label +=
+          fmt::format(" (GaLore rank {}: {:.0f} % of AdamW's)", job.galore_rank, share * 100.0);
+    }
   }
   add_frozen_base(job, recipe, p.trainable, p.states);
   // A full or partly frozen policy's reference: a frozen copy of the base in the compute dtype,

@@ -118,8 +118,11 @@ namespace {
 
 std::string method_label(const ScenarioName& n) {
   switch (n.method) {
-    case Method::kFull:
-      return n.kind == JobKind::kPretraining ? "pretraining" : "full fine-tune";
+    case Method::kFull: {
+      const char* name = n.kind == JobKind::kPretraining ? "pretraining" : "full fine-tune";
+      if (n.galore_rank > 0) return fmt::format("{} with GaLore (rank {})", name, n.galore_rank);
+      return name;
+    }
     case Method::kLora:
     case Method::kQlora: {
       const bool lora = n.method == Method::kLora;

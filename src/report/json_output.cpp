@@ -324,6 +324,7 @@ ordered_json estimate_object(const Estimate& e) {
       {"tokens", job.tokens},
       {"method", enum_name(job.method)},
       {"dora", job.lora.dora},
+      {"galore_rank", job.galore_rank},
       {"job_kind", enum_name(job_kind(job))},
       {"trainer",
        {{"objective", enum_name(job.objective)},

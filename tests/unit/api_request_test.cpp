@@ -65,7 +65,7 @@ TEST(Request, EveryBadFieldIsReportedAtOnceByKey) {
       problems_of({{"micro_batch", "0"}, {"method", "dorra"}, {"params", "-7B"}});
   ASSERT_EQ(p.size(), 3U);
   EXPECT_EQ(p[0].field, "method");  // the map is ordered by key
-  EXPECT_EQ(p[0].accepted, "full|lora|qlora|freeze|dora|qdora");
+  EXPECT_EQ(p[0].accepted, "full|lora|qlora|freeze|dora|qdora|galore");
   EXPECT_EQ(p[1].field, "micro_batch");
   EXPECT_THAT(p[1].message, HasSubstr("0 is out of range"));
   EXPECT_EQ(p[2].field, "params");

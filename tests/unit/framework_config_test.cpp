@@ -56,6 +56,16 @@ TEST(FrameworkConfig, DoraKeysSetDora) {
       "  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n  use_dora: True\n",
       "/nonexistent");
   EXPECT_EQ(tt.values.at("dora"), "true");
+  const TrainingConfig galore = parse_training_config(
+      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
+      "use_galore: true\ngalore_rank: 32\n",
+      "/nonexistent");
+  EXPECT_EQ(galore.values.at("galore_rank"), "32");
+  const TrainingConfig galore_default = parse_training_config(
+      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
+      "use_galore: true\n",
+      "/nonexistent");
+  EXPECT_EQ(galore_default.values.at("galore_rank"), "16");
   const TrainingConfig off = parse_training_config(
       std::string{kAxolotl} + "adapter: lora\npeft_use_dora: false\n", "/nonexistent");
   EXPECT_FALSE(off.values.contains("dora"));

@@ -95,6 +95,9 @@ struct TrainingJob {
   // lora/qlora with an architecture: exact adapters (rank, targets) instead of the fraction.
   LoraSpec lora;
   QloraOptions qlora;
+  // A full fine-tune's GaLore rank (model/galore.hpp): Adam's moments of each attention and MLP
+  // weight kept in a rank-r projection of its gradient; 0: plain AdamW.
+  std::int64_t galore_rank{0};
   std::string recipe_id{"amp-adam"};
   // The user's MFU, replacing the step-time model; nullopt: model the step (docs/scale.md).
   std::optional<double> utilization;
