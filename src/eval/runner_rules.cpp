@@ -29,9 +29,9 @@ Refusals megatron(const Layout& l) noexcept {
        "distributed optimizer is ZeRO-1"},
       {x.offload == Offload::kParams,
        "Megatron-Core has no parameter offload for training (megatron/training/arguments.py)"},
-      // megatron/core/optimizer/__init__.py: "--use-precision-aware-optimizer only supported
-      // with distributed optimizer"; arguments.py: "optimizer cpu offload must be used in
-      // conjunction with --use-precision-aware-optimizer".
+      // megatron/core/optimizer/__init__.py: the precision-aware optimizer (its argument
+      // use_precision_aware_optimizer) is "only supported with distributed optimizer";
+      // arguments.py: "optimizer cpu offload must be used in conjunction with" it.
       {x.offload == Offload::kOptimizer && l.zero_stage < 1 && l.dense_shards() > 1,
        "Megatron-Core offloads the optimizer only with the distributed optimizer (ZeRO >= 1; "
        "megatron/core/optimizer/__init__.py)"},

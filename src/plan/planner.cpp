@@ -101,12 +101,14 @@ double overshoot(const Candidate& c, const ClusterProfile& cluster, const Search
 // collectives overlapped) replaces the layout it came from.
 constexpr double kVariantGain = 0.01;
 
-// A layout that fits under full recomputation, with as few of each stage's layers recomputed
-// as still fit (the peak falls as more layers recompute): bisection over 0 .. the stage's
-// layers, each try a full evaluation.
-// Whether a variant of a layout scoring at least `floor` times its score could enter the kept
-// list, whose last score is `last` (infinite while the list is short).
+// Whether a variant scoring at least `floor` x `score` could enter a list ending at `last`.
 bool could_rank(double score, double floor, double last) { return score * floor < last; }
+
+// The last score of a kept list of at most `top` (0: unbounded); infinite while it is short.
+double last_kept(const std::vector<Candidate>& best, std::size_t top) {
+  return top == 0 || best.size() < top ? std::numeric_limits<double>::infinity()
+                                       : best.back().score;
+}
 
 // The cluster without a rate: evaluate() then weighs memory only (no clock).
 const ClusterProfile& memory_only(const ClusterProfile& cluster, Local& out) {
@@ -160,6 +162,9 @@ bool overlapped(const Workload& w, const ClusterProfile& cluster, Objective obje
   return true;
 }
 
+// A layout that fits under full recomputation, with as few of each stage's layers recomputed
+// as still fit (the peak falls as more layers recompute): bisection over 0 .. the stage's
+// layers, each try a full evaluation.
 bool fewest_recomputed(const Workload& w, const ClusterProfile& cluster, Objective objective,
                        std::span<const Runner> runners, Candidate& c, Local& out) {
   const Layout& l = c.layout;
@@ -237,9 +242,8 @@ void run_one(const Work& work, const GridPoint& point, const Layout& l, const Se
     return;
   }
   ++out.evaluated;
-  // Built in place: the evaluation is the candidate's (no copy of the StepCost). A layout that
-  // overflows is not timed here: the few kept as near misses are, once the search ends
-  // (timed_misses).
+  // Built in place (no copy of the StepCost). A layout that overflows is not timed here: the few
+  // kept as near misses are, once the search ends (timed_misses).
   Candidate c{w.index, l, evaluate_if_fits(w.profile, l, cluster, default_comm_model(), &out.memo)};
   const bool fits = c.cost.status == Status::kFits;
   // A layout that may fit with its activations offloaded is timed now: its own time bounds the
@@ -253,12 +257,9 @@ void run_one(const Work& work, const GridPoint& point, const Layout& l, const Se
   // against the kept list all threads found (variants_of), so every thread count keeps alike.
   // The grid walks recompute none before full for the same other knobs: when that one fit, no
   // layer needs recomputing and the variant would be it (a shortcut; fewest_recomputed checks).
-  // A variant that cannot enter this thread's kept list cannot enter the list all threads find
-  // either (its last score only falls from here on): it is not kept pending, whatever the thread
-  // count (the pending list's first touches of fresh pages were a fifth of a plan's time).
-  const double last = o.top == 0 || out.best.size() < o.top
-                          ? std::numeric_limits<double>::infinity()
-                          : out.best.back().score;
+  // A variant that cannot enter this thread's kept list cannot enter the merged one (its last
+  // score only falls): not kept pending, whatever the thread count.
+  const double last = last_kept(out.best, o.top);
   const bool none_fit = out.none_fit.get(l);
   if (l.recompute == Recompute::kNone) out.none_fit.set(l, fits);
   if ((fits && o.block_recompute && c.layout.recompute == Recompute::kFull &&
@@ -314,10 +315,7 @@ void run_one(const Work& work, const GridPoint& point, const Layout& l, const Se
 // leaves the misses.
 void variants_of(const SearchOptions& o, std::span<const Runner> runners,
                  std::vector<Local>& locals, SearchResult& result) {
-  const auto last = [&] {
-    return result.best.size() < o.top || o.top == 0 ? std::numeric_limits<double>::infinity()
-                                                    : result.best.back().score;
-  };
+  const auto last = [&] { return last_kept(result.best, o.top); };
   Local& scratch = locals.front();
   // Best first, so that the kept list's last score tightens as variants enter it.
 
