@@ -26,6 +26,7 @@ inline std::string utilizations() {
 }
 inline std::string fraction() { return "(0, 1]"; }
 inline std::string flags() { return "true|false (a flag)"; }
+inline std::string booleans() { return "true|false"; }
 inline std::string recipes() { return recipe_choices(); }
 inline std::string machines() { return "ID[:dtype][,ID[:dtype]...], all[:dtype] or local"; }
 inline std::string model_forms() {

@@ -28,7 +28,6 @@ std::string lengths() { return "1..1048576 tokens"; }
 std::string betas() { return "a number >= 0 (0: no reference model)"; }
 std::string iterations() { return "1..64"; }
 std::string generation_steps() { return "1..4096 micro-batches"; }
-std::string booleans() { return "true|false"; }
 std::string engines() { return enum_choices<RolloutEngine>(); }
 std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
@@ -93,7 +92,7 @@ const std::array kRolloutFields{
           "colocate, server: TRL's importance-sampling correction between vLLM's and the "
           "trainer's log-probs (TRL >= 0.23, default true): the old policy's log-probs are "
           "computed for every generation batch; false for earlier TRL",
-          booleans,
+          accepted::booleans,
           [](V v, R r) {
             r.job.rollout.vllm_importance_sampling_correction =
                 flag(v, "vllm_importance_sampling_correction");
@@ -134,7 +133,7 @@ const std::array kRolloutFields{
           "grpo, rloo, ppo: true, the LM head computes logits for the completions' positions "
           "alone (TRL's GRPO and RLOO: logits_to_keep; their default); false, over prompt and "
           "completion (TRL's PPO, verl, NeMo RL; the default for ppo)",
-          booleans,
+          accepted::booleans,
           [](V v, R r) { r.job.rollout.completion_logits = flag(v, "completion_logits"); }, "job"},
     Field{"offload_between_phases", FieldType::kChoice, "WHAT", "", "none",
           "grpo, rloo, ppo: the actor's states wait in host memory while the engine generates "

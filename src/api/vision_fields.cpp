@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 
+#include "field_accepted.hpp"
 #include "field_checks.hpp"
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
@@ -25,7 +26,6 @@ constexpr std::int64_t kMaxImageSide = 1'000'000;
 std::string image_counts() { return "0..4096 images per sequence"; }
 std::string image_sizes() { return "WIDTHxHEIGHT in pixels (1280x720), or one side for a square"; }
 std::string pixel_caps() { return "784..1000000000000 pixels"; }
-std::string booleans() { return "true|false"; }
 
 // "1280x720" or "896": each side a whole number of pixels.
 void parse_image_size(V v, R r) {
@@ -62,7 +62,7 @@ const std::array kVisionFields{
     Field{"train_vision_tower", FieldType::kFlag, "", "", "false",
           "the vision encoder and projector trained with the language model (default frozen, "
           "as LLaMA-Factory's freeze_vision_tower: no states, a forward only)",
-          booleans,
+          accepted::booleans,
           [](V v, R r) { r.job.setup.images.train_encoder = flag(v, "train_vision_tower"); },
           "job"},
 };

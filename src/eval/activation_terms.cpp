@@ -322,7 +322,6 @@ constexpr std::array kDecoderRows{
                   [](D) { return "b*s*sum(out*n_dora)/L*4"; }},
 };
 
-#undef TB_NORM_ROWS
 #undef TB_GATED_ROWS
 
 }  // namespace

@@ -67,8 +67,6 @@ constexpr std::array kHeadRows{
                   }},
 };
 
-#undef TB_NORM_ROWS
-
 }  // namespace
 
 std::span<const ActivationRow> head_rows() { return kHeadRows; }

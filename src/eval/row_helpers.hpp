@@ -40,7 +40,8 @@ inline double kv_heads(D d) { return kv_expanded(d) ? d.a : d.a_kv; }
 // An RMSNorm written out op by op (docs/frameworks.md, "Norms") also keeps x^2 (mean's input,
 // saved by torch 1.13's autograd) and, when its weight trains, x * rsqrt (the weight's
 // gradient); transformers' LlamaRMSNorm does that after upcasting x to fp32, so its input and
-// x^2 are fp32.
+// x^2 are fp32. Never #undef'd: a unity build (the release preset) includes this header once
+// for several files.
 #define TB_NORM_ROWS(module, which, when, when_stats, what)                                        \
   ActivationRow{module,                                                                            \
                 which "_input",                                                                    \

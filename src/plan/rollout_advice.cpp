@@ -132,7 +132,7 @@ std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
                         1});
     }
   }
-  if (job.objective != Objective::kPpo && rl.engine != RolloutEngine::kServer) {
+  if (job.objective != tb::Objective::kPpo && rl.engine != RolloutEngine::kServer) {
     engine.push_back({[](TrainingJob& j) {
                         j.rollout.engine = RolloutEngine::kServer;
                         j.rollout.vllm_server_devices = 1;
@@ -156,7 +156,7 @@ std::vector<Axis> axes(const TrainingJob& job, const Point& given) {
                    {[](TrainingJob& j) { j.method = Method::kLora; },
                     {{"method", "lora"}},
                     !reference_weights(job) ? "LoRA"
-                    : job.objective == Objective::kPpo
+                    : job.objective == tb::Objective::kPpo
                         ? "LoRA on the policy (no reference copy; the value model stays full)"
                         : "LoRA (no reference copy: the base with its adapters off)",
                     11}});
