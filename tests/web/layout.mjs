@@ -76,7 +76,7 @@ try {
       await page.waitForTimeout(50);
       await page.waitForSelector('body[data-busy="0"]', { timeout: 30000 });
       assert.equal(await page.getAttribute(`#tab-${mode}`, 'aria-selected'), 'true', `${mode} tab open`);
-      await page.click('#more summary');
+      await page.evaluate(() => { document.querySelector('#more').open = true; });  // More fields shown
       const found = await page.evaluate(overflows);
       assert.deepEqual(found, [], `${mode} at ${w} px`);
       await page.screenshot({ path: `${outDir}/layout-${mode}-${w}.png`, fullPage: true });
