@@ -15,6 +15,8 @@ namespace tb::api {
 namespace {
 
 const char* kAxolotl = "base_model: NousResearch/Meta-Llama-3-8B\nsequence_len: 2048\n";
+const char* kLlamaFactoryFull =
+    "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n";
 
 TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
   for (const char* t : {"dpo", "ipo", "kto", "orpo", "simpo", "grpo"}) {
@@ -57,14 +59,10 @@ TEST(FrameworkConfig, DoraKeysSetDora) {
       "/nonexistent");
   EXPECT_EQ(tt.values.at("dora"), "true");
   const TrainingConfig galore = parse_training_config(
-      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
-      "use_galore: true\ngalore_rank: 32\n",
-      "/nonexistent");
+      std::string{kLlamaFactoryFull} + "use_galore: true\ngalore_rank: 32\n", "/nonexistent");
   EXPECT_EQ(galore.values.at("galore_rank"), "32");
-  const TrainingConfig galore_default = parse_training_config(
-      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
-      "use_galore: true\n",
-      "/nonexistent");
+  const TrainingConfig galore_default =
+      parse_training_config(std::string{kLlamaFactoryFull} + "use_galore: true\n", "/nonexistent");
   EXPECT_EQ(galore_default.values.at("galore_rank"), "16");
   const TrainingConfig off = parse_training_config(
       std::string{kAxolotl} + "adapter: lora\npeft_use_dora: false\n", "/nonexistent");

@@ -3,16 +3,12 @@
 // for the same request; the inputs survive a reload through the URL; a bad value is named; the
 // Serve and By-task tabs agree with `trainbudget infer` and `compare`. Screenshots go to OUT_DIR.
 //   node e2e.mjs TRAINBUDGET_BINARY OUT_DIR
-import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { startServer } from './server.mjs';
+import { runInBrowser } from './browser.mjs';
 
 const [bin, outDir] = process.argv.slice(2);
-const server = await startServer(bin);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
-let failed = false;
-try {
+await runInBrowser(bin, async ({ server, browser }) => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -231,11 +227,4 @@ try {
   assert.equal(await page.getAttribute('#status', 'aria-live'), 'polite');
   assert.deepEqual(errors, [], `console errors: ${errors.join('; ')}`);
   console.log('e2e: ok (estimate, url, problem, infer, compare, tabs, hash, plan, charts, labels); screenshots in', outDir);
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  server.stop();
-}
-process.exit(failed ? 1 : 0);
+});

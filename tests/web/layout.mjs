@@ -3,13 +3,10 @@
 // input and select shows its whole value, every button's label fits it, and chart labels stay
 // readable (10 px high or more). Screenshots of each tab at each width go to OUT_DIR.
 //   node layout.mjs TRAINBUDGET_BINARY OUT_DIR
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { startServer } from './server.mjs';
+import { runInBrowser } from './browser.mjs';
 
 const [bin, outDir] = process.argv.slice(2);
-const server = await startServer(bin);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 
 // What overflows, as the browser lays the page out: a list of "what: why" lines, empty when
 // the page fits.
@@ -61,8 +58,7 @@ function overflows() {
   return [...new Set(found)];
 }
 
-let failed = false;
-try {
+await runInBrowser(bin, async ({ server, browser }) => {
   const jobs = {
     estimate: 'mode=estimate&model=llama-3.1-70b&method=qlora&machine=h100-sxm,rtx-4090,m3-ultra&micro_batch=4',
     infer: 'mode=infer&model=llama-3.1-70b&machine=h100-sxm,rtx-4090&context=8192',
@@ -84,11 +80,4 @@ try {
     await page.close();
   }
   console.log('layout: ok (estimate, infer, compare, plan at 1280 and 390 px); screenshots in', outDir);
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  server.stop();
-}
-process.exit(failed ? 1 : 0);
+});
