@@ -104,7 +104,7 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   if (!arch.vision) {
     throw InvalidRequest("images",
                          fmt::format("the model ({}) has no vision encoder", arch.model_type),
-                         "a vision-language model: gemma3, qwen2_vl, qwen2_5_vl");
+                         "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl");
   }
   if (im.count == 0) {
     out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",
@@ -123,6 +123,20 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   im.text_tokens = resolved_setup(r.job.setup, arch.max_positions).seq_len;
   r.job.setup.seq_len = im.text_tokens + im.count * g.tokens;
   r.job.setup.seq_len_given = true;
+  if (arch.vision->kind == VisionKind::kMllama) {
+    out.notes.push_back(
+        {"images",
+         fmt::format("{} image{} of {}x{} px: a canvas of {} tile{} of {} px, the encoder runs all "
+                     "{} ({} patches, padding included); one <|image|> token each in the "
+                     "text, whose {} cross-attention layers attend to {} image tokens per image; "
+                     "the sequence is {} text + {} = {} tokens",
+                     im.count, im.count == 1 ? "" : "s", g.width, g.height, g.tiles,
+                     g.tiles == 1 ? "" : "s", arch.vision->image_size, arch.vision->max_tiles,
+                     g.patches, arch.vision->cross_attention_layers.size(), g.cross_tokens,
+                     im.text_tokens, im.count * g.tokens, r.job.setup.seq_len),
+         ""});
+    return;
+  }
   out.notes.push_back(
       {"images",
        fmt::format("{} image{} of {}x{} px{}: {} tokens each ({} + 2 markers) from {} encoder "

@@ -17,7 +17,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
   out.values["framework"] = "torchtune";
   out.mapped.push_back("(a torchtune recipe) -> framework");
   // Builder names (torchtune.models.*) onto presets.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kModels{
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kModels{
       {{"llama3_1_8b", "llama-3.1-8b"},
        {"llama3_1_70b", "llama-3.1-70b"},
        {"llama3_1_405b", "llama-3.1-405b"},
@@ -34,7 +34,8 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"qwen2_5_7b_base", "qwen2.5-7b"},
        {"qwen2_5_0_5b", "qwen2.5-0.5b"},
        {"qwen2_5_1_5b_base", "qwen2.5-1.5b"},
-       {"phi3_mini", "phi-3-mini-4k"}}};
+       {"phi3_mini", "phi-3-mini-4k"},
+       {"llama3_2_vision_11b", "llama-3.2-11b-vision"}}};
   constexpr std::array<std::string_view, 20> kNoEffect{"output_dir",
                                                        "checkpointer",
                                                        "resume_from_checkpoint",
@@ -127,8 +128,16 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
             out.values["dora"] = "true";
             out.mapped.push_back("model.use_dora -> dora");
           }
-        } else if (mk == "lora_alpha") {
-          r.none("model." + mk);
+        } else if (mk == "lora_alpha" || mk == "image_size") {
+          r.none("model." + mk);  // image_size: the vision builders' tile side (560)
+        } else if (mk == "decoder_trainable" || mk == "encoder_trainable" ||
+                   mk == "fusion_trainable") {
+          // llama3_2_vision's parts ("full", "lora", "frozen"): adapters go where PEFT's name
+          // match puts them, in every decoder layer and the encoder alike.
+          r.unknown(
+              fmt::format("model.{}={} (torchtune's per-part training: adapters are placed "
+                          "by module name in the decoder and the encoder alike)",
+                          mk, excerpt(text_of(mv))));
         } else {
           r.unknown("model." + mk);
         }

@@ -51,7 +51,8 @@ const std::array kVisionFields{
           "step"},
     Field{"image_size", FieldType::kText, "WxH", "pixels", "",
           "each image's size: Qwen2-VL/Qwen2.5-VL resize it to multiples of 28 px within "
-          "{image_max_pixels}; Gemma 3 to its 896 x 896; default 448x448 for Qwen",
+          "{image_max_pixels}; Gemma 3 to its 896 x 896; Llama 3.2 Vision onto up to 4 tiles "
+          "of 560 px; default 448x448 for Qwen",
           image_sizes, parse_image_size, "step"},
     Field{"image_max_pixels", FieldType::kInteger, "PIXELS", "pixels", "12845056",
           "Qwen's processor cap on an image (max_pixels; LLaMA-Factory image_max_pixels, whose "

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "trainbudget/eval/evaluate.hpp"
+
 namespace tb {
 namespace {
 
@@ -13,6 +15,54 @@ double layer_memory_widths(const VisionLoad& v) {
   const double mlp = v.gated ? 3.0 * v.intermediate : 2.0 * v.intermediate;
   const double rotary = v.merge > 1.0 ? 4.0 * v.hidden : 0.0;
   return 4.0 * v.hidden + mlp + 6.0 * v.hidden + rotary;
+}
+
+// Mllama's cross-attention layers (MllamaTextCrossAttention): per layer, k_proj and v_proj over
+// every image token (max_tiles x (patches + 1) per image), k_norm over the keys, and the text's
+// queries attending to all of them without a causal mask; the queries, the output projection,
+// the norms and the MLP run as in a self-attention layer and are priced with the decoder's
+// layers (their self-attention over the text is priced there too: text x text, against the
+// text x image tokens priced here). The attention's backward runs whenever the model trains
+// (the queries need it); the projections' input gradients only when the encoder or projector
+// needs them, their weight gradients in a full fine-tune.
+void cross_attention(const ModelProfile& p, const Layout& l, const ClusterProfile& c,
+                     const KernelCostModel& cost, PassTime& fwd, PassTime& bwd) {
+  const VisionLoad& v = p.vision;
+  if (v.cross_layers <= 0.0) return;
+  const double e = activation_bytes(l.activation_dtype);
+  const double tp = static_cast<double>(l.parallel.tp);
+  const double keys = v.images * v.cross_tokens;
+  const double rows = static_cast<double>(l.micro_batch) * keys;
+  const double n = v.cross_kv / tp;
+  PassTime f, b;
+  f.gemm = cost.gemm(GemmShape{rows, n, v.lm_hidden}, c);
+  f.kernels += 2.0;
+  if (v.backward) {
+    b.gemm += cost.gemm(GemmShape{rows, v.lm_hidden, n}, c);
+    b.kernels += 1.0;
+  }
+  if (v.cross_weight_gradients) {
+    b.gemm += cost.gemm(GemmShape{v.lm_hidden, n, rows}, c);
+    b.kernels += 2.0;
+  }
+  const double queries = step_dims(p, l, false).s / static_cast<double>(l.parallel.cp);
+  const AttentionShape a{static_cast<double>(l.micro_batch) * v.lm_heads / tp,
+                         queries,
+                         keys,
+                         v.lm_head_dim,
+                         v.lm_head_dim,
+                         keys,
+                         p.attention_kernel};
+  f.attention = cost.attention(a, false, c);
+  b.attention = cost.attention(a, true, c);
+  f.kernels += 2.0;
+  b.kernels += 2.0;
+  f.memory = cost.memory(Bytes{rows * n / 2.0 * 2.0 * e}, c);  // k_norm: keys read, written
+  b.memory = cost.memory(Bytes{rows * n / 2.0 * 3.0 * e}, c);
+  f *= v.cross_layers;
+  b *= v.cross_layers;
+  fwd += f;
+  bwd += b;
 }
 
 }  // namespace
@@ -64,13 +114,15 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
   }
   fwd *= v.layers;
   bwd *= v.layers;
-  // The projector: the merger's two GEMMs over merged rows (SigLIP's one projection).
-  const double merged_rows = rows / (v.merge * v.merge);
+  // The projector: the merger's two GEMMs over merged rows (SigLIP's one projection; Mllama's
+  // from vision_output_dim over each tile's tokens, padding dropped).
+  const double merged_rows =
+      v.projector_rows > 0.0 ? images * v.projector_rows : rows / (v.merge * v.merge);
   const double wide = h * v.merge * v.merge;
   const double proj[2][2] = {{wide, wide}, {v.out_hidden, wide}};
   for (int i = v.merge > 1.0 ? 0 : 1; i < 2; ++i) {
     const double n = proj[i][0];
-    const double k = v.merge > 1.0 ? proj[i][1] : h;
+    const double k = v.merge > 1.0 ? proj[i][1] : (v.projector_in > 0.0 ? v.projector_in : h);
     fwd.gemm += cost.gemm(GemmShape{merged_rows, n, k}, c);
     fwd.kernels += 1.0;
     if (v.backward) {
@@ -82,6 +134,7 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
       }
     }
   }
+  cross_attention(p, l, c, cost, fwd, bwd);
   out.forward = fwd;
   out.backward = bwd;
   return out;
@@ -89,16 +142,25 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
 
 Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept {
   const VisionLoad& v = p.vision;
-  if (!v.any() || !v.backward) return Bytes{0.0};
+  if (!v.any()) return Bytes{0.0};
   const double e = activation_bytes(l.activation_dtype);
+  // Mllama: the projected image tokens, once, and each cross-attention layer's keys and values
+  // for its backward (kept under recomputation too: the image tokens are the layers' input).
+  const double image_tokens = static_cast<double>(l.micro_batch) * v.images * v.cross_tokens;
+  const double cross =
+      v.cross_layers > 0.0
+          ? image_tokens * e *
+                (v.lm_hidden + v.cross_layers * v.cross_kv / static_cast<double>(l.parallel.tp))
+          : 0.0;
+  if (!v.backward) return Bytes{cross};
   const double rows = static_cast<double>(l.micro_batch) * v.images * v.patches;
-  if (l.recompute == Recompute::kFull) return Bytes{rows * v.hidden * e * v.layers};
+  if (l.recompute == Recompute::kFull) return Bytes{cross + rows * v.hidden * e * v.layers};
   // norm1 and norm2 inputs, qkv's input, q, k, v, attention's output (the projection's input),
   // the MLP's input; fc1's output and the activation's (gated: gate, up and their product);
   // attention's fp32 log-sum-exp per head.
   const double mlp = v.gated ? 3.0 * v.intermediate : 2.0 * v.intermediate;
   const double per_row = (2.0 + 1.0 + 3.0 + 1.0 + 1.0) * v.hidden * e + mlp * e + 4.0 * v.heads;
-  return Bytes{rows * per_row * v.layers};
+  return Bytes{cross + rows * per_row * v.layers};
 }
 
 }  // namespace tb

@@ -332,9 +332,9 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma", "gemma2",     "gemma3",   "gemma3_text", "gpt2",
-      "gpt_neox",    "llama", "mistral",    "mixtral",  "olmo",        "opt",
-      "phi3",        "qwen2", "qwen2_5_vl", "qwen2_vl", "qwen3",       "qwen3_moe"};
+      "deepseek_v3", "gemma",      "gemma2",   "gemma3", "gemma3_text", "gpt2", "gpt_neox",
+      "llama",       "mistral",    "mixtral",  "mllama", "olmo",        "opt",  "phi3",
+      "qwen2",       "qwen2_5_vl", "qwen2_vl", "qwen3",  "qwen3_moe"};
   return kTypes;
 }
 
@@ -393,6 +393,35 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.model_type = type;
     arch.vision = read_vision_config(
         top, type == "qwen2_vl" ? VisionKind::kQwen2Vl : VisionKind::kQwen25Vl, type, problems);
+  } else if (type == "mllama") {
+    // MllamaConfig (configuration_mllama.py): a Llama 3.1 language model in text_config, with
+    // MllamaTextConfig's defaults where a key is absent, its cross_attention_layers, and the
+    // vision encoder in vision_config.
+    text_prefix = "text_config.";
+    const Json* text = top.find("text_config");
+    Json filled = text != nullptr && text->is_object() ? *text : Json::object();
+    if (text != nullptr && !text->is_object()) problems.push_back("text_config: must be an object");
+    for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 128256},
+                                     {"hidden_size", 4096},
+                                     {"intermediate_size", 14336},
+                                     {"num_hidden_layers", 40},
+                                     {"num_attention_heads", 32},
+                                     {"num_key_value_heads", 8},
+                                     {"max_position_embeddings", 131072}}) {
+      if (!filled.contains(key) || filled[key].is_null()) filled[key] = value;
+    }
+    if (!filled.contains("cross_attention_layers")) {
+      filled["cross_attention_layers"] = Json::array({3, 8, 13, 18, 23, 28, 33, 38});
+    }
+    Fields f(filled, "text_config", problems);
+    arch = read_model(f, "llama");
+    arch.model_type = type;
+    arch.vision = read_vision_config(top, VisionKind::kMllama, type, problems);
+    if (arch.vision) {
+      arch.vision->cross_attention_layers = f.integer_list("cross_attention_layers");
+      // MllamaTextModel.embed_tokens: vocab_size + 8 rows (Meta's learnable_embedding).
+      arch.vision->extra_token_rows = 8;
+    }
   } else {
     arch = read_model(top, type);
   }

@@ -84,6 +84,33 @@ VisionTowerSpec read_qwen2_5_vl(Fields& f) {
   return v;
 }
 
+// MllamaVisionConfig (configuration_mllama.py): hidden_size 1280, intermediate_size 5120,
+// num_hidden_layers 32, num_global_layers 8, attention_heads 16, num_channels 3, image_size 448
+// (560 in the released configs), patch_size 14, max_num_tiles 4, vision_output_dim 7680, and
+// eight supported_aspect_ratios (max_aspect_ratio_id = their count).
+VisionTowerSpec read_mllama(Fields& f) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kMllama;
+  v.hidden = f.optional("hidden_size", 1280);
+  v.intermediate = f.optional("intermediate_size", 5120);
+  v.layers = f.optional("num_hidden_layers", 32);
+  v.global_layers = f.optional("num_global_layers", 8);
+  v.heads = f.optional("attention_heads", 16);
+  v.channels = f.optional("num_channels", 3);
+  v.image_size = f.optional("image_size", 448);
+  v.patch_size = f.optional("patch_size", 14);
+  v.max_tiles = f.optional("max_num_tiles", 4);
+  v.output_dim = f.optional("vision_output_dim", 7680);
+  std::int64_t ratios = 8;
+  if (const Json* list = f.find("supported_aspect_ratios"); list != nullptr && list->is_array()) {
+    ratios = static_cast<std::int64_t>(list->size());
+  } else {
+    ratios = f.optional("max_aspect_ratio_id", 8);
+  }
+  v.aspect_ratio_ids = ratios + 1;
+  return v;
+}
+
 }  // namespace
 
 std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, VisionKind kind,
@@ -91,7 +118,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
                                                   std::vector<std::string>& problems) {
   const Json* vision = top.find("vision_config");
   if (vision == nullptr) {
-    // Qwen's config classes build the vision config from their defaults when it is absent.
+    // Qwen's and Mllama's config classes build the vision config from their defaults when it
+    // is absent.
     if (kind == VisionKind::kSiglip) {
       problems.push_back(
           fmt::format("vision_config: missing (an object; model_type {})", model_type));
@@ -110,6 +138,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
       return read_qwen2_vl(f);
     case VisionKind::kQwen25Vl:
       return read_qwen2_5_vl(f);
+    case VisionKind::kMllama:
+      return read_mllama(f);
   }
   return std::nullopt;
 }

@@ -29,6 +29,35 @@ void smart_resize(double& h, double& w, double factor, double min_pixels, double
   w = wb;
 }
 
+// get_optimal_tiled_canvas (transformers, image_processing_mllama.py): every arrangement of
+// rows x columns tiles with rows x columns <= max_tiles; per canvas the scale that fits the image
+// (the smaller of height and width); the least upscale (>= 1) if any, else the least downscale;
+// among canvases of that scale the smallest area.
+void mllama_canvas(const VisionTowerSpec& v, double w, double h, ImageGrid& g) {
+  double chosen = 0.0;
+  bool upscale = false;
+  std::int64_t best_rows = 1, best_cols = 1;
+  for (std::int64_t rows = 1; rows <= v.max_tiles; ++rows) {
+    for (std::int64_t cols = 1; rows * cols <= v.max_tiles; ++cols) {
+      const double scale = std::min(static_cast<double>(rows * v.image_size) / h,
+                                    static_cast<double>(cols * v.image_size) / w);
+      const bool up = scale >= 1.0;
+      const bool better = chosen == 0.0 || (up && !upscale) ||
+                          (up == upscale && (up ? scale < chosen : scale > chosen)) ||
+                          (scale == chosen && rows * cols < best_rows * best_cols);
+      if (better) {
+        chosen = scale;
+        upscale = up;
+        best_rows = rows;
+        best_cols = cols;
+      }
+    }
+  }
+  g.tiles = best_rows * best_cols;
+  g.height = best_rows * v.image_size;
+  g.width = best_cols * v.image_size;
+}
+
 }  // namespace
 
 ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t height,
@@ -42,6 +71,18 @@ ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t 
     const std::int64_t side = v.image_size / v.patch_size;
     g.patches = side * side;
     g.tokens = v.tokens_per_image + g.markers;
+    return g;
+  }
+  if (v.kind == VisionKind::kMllama) {
+    const double w = static_cast<double>(width > 0 ? width : v.image_size);
+    const double h = static_cast<double>(height > 0 ? height : v.image_size);
+    mllama_canvas(v, w, h, g);
+    const std::int64_t side = v.image_size / v.patch_size;
+    const std::int64_t per_tile = side * side + 1;  // + the class token
+    g.patches = v.max_tiles * ((per_tile + 7) / 8 * 8);
+    g.cross_tokens = v.max_tiles * per_tile;
+    g.tokens = 1;  // <|image|>
+    g.markers = 0;
     return g;
   }
   const std::int64_t factor = v.patch_size * v.spatial_merge;

@@ -242,7 +242,31 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.tied = arch.tie_embeddings && arch.head_outputs == 0;
   all.push_back(head);
 
-  if (arch.vision && arch.vision->kind != VisionKind::kSiglip) {
+  if (arch.vision && arch.vision->kind == VisionKind::kMllama) {
+    // MllamaVisionEncoderLayer: self_attn.{q,k,v,o}_proj without bias and mlp.fc1 / fc2, biased,
+    // in the local and the global encoder; multi_modal_projector once. The language model's
+    // cross-attention layers hold q/k/v/o_proj and the MLP under the same names as its
+    // self-attention layers (listed with them above).
+    const VisionTowerSpec& v = *arch.vision;
+    Builder b{arch, {}};
+    for (const char* name : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
+      const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
+                              : name[0] == 'k' ? LinearKind::kKey
+                              : name[0] == 'v' ? LinearKind::kValue
+                                               : LinearKind::kOutput;
+      b.add(name, std::string{"vision_model.transformer.layers.self_attn."} + name, kind,
+            LinearPlace::kVision, v.hidden, v.hidden, false, 1, 0);
+    }
+    b.add("fc1", "vision_model.transformer.layers.mlp.fc1", LinearKind::kUp, LinearPlace::kVision,
+          v.hidden, v.intermediate, true, 1, 0);
+    b.add("fc2", "vision_model.transformer.layers.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
+          v.intermediate, v.hidden, true, 1, 0);
+    accumulate(all, b.out, v.layers + v.global_layers);
+    Builder m{arch, {}};
+    m.add("multi_modal_projector", "multi_modal_projector", LinearKind::kUp, LinearPlace::kVision,
+          v.output_dim, arch.hidden, true, 1, 0);
+    accumulate(all, m.out, 1);
+  } else if (arch.vision && arch.vision->kind != VisionKind::kSiglip) {
     // Qwen2-VL / Qwen2.5-VL (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py): visual.blocks.N's
     // attn.qkv and attn.proj, mlp.fc1/fc2 (Qwen2.5-VL: mlp.gate_proj/up_proj/down_proj), all
     // biased; visual.merger.mlp.0 and mlp.2 once. PEFT's suffix match makes "gate_proj" adapt

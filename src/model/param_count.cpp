@@ -65,11 +65,17 @@ std::int64_t latent_attention_params(const ModelArchitecture& arch) {
   return checked_add(query, key_value, output);
 }
 
+// The input embedding's rows: the vocabulary, plus Mllama's eight learnable_embedding rows
+// (MllamaTextModel.embed_tokens = nn.Embedding(vocab_size + 8, hidden_size)).
+std::int64_t token_rows(const ModelArchitecture& arch) {
+  return checked_add(arch.vocab, arch.vision ? arch.vision->extra_token_rows : 0);
+}
+
 // Input embeddings: the token table (vocab x hidden), plus GPT-2's learned position table
 // (n_positions x hidden, GPT2Model.wpe; Radford et al. 2019 keep GPT-1's learned positions),
 // with OPT's 2 offset rows (modeling_opt.py, OPTLearnedPositionalEmbedding).
 std::int64_t input_embedding_params(const ModelArchitecture& arch) {
-  const std::int64_t n = checked_mul(arch.vocab, arch.hidden);
+  const std::int64_t n = checked_mul(token_rows(arch), arch.hidden);
   if (!arch.learned_positions) return n;
   return checked_add(
       n, checked_mul(checked_add(arch.max_positions, arch.position_offset), arch.hidden));
@@ -193,9 +199,31 @@ std::int64_t qwen_vision_tower_params(const VisionTowerSpec& v) {
                      checked_mul(v.layers, block));
 }
 
+// MllamaVisionModel (modeling_mllama.py): patch_embedding Conv2d without bias, class_embedding
+// (h), gated_positional_embedding (a (patches + 1) x h table, its gate, and tile_embedding: one
+// max_tiles x (patches + 1) x h row per aspect-ratio id), pre_ and post_tile_positional_embedding
+// (an aspect_ratio_ids x max_tiles h table and a gate each), layernorm_pre and _post (LayerNorm
+// with bias), `layers` local encoder layers (q/k/v/o without bias, a biased fc1/fc2 MLP, two
+// biased LayerNorms) and global_layers more with gate_attn and gate_ffn.
+std::int64_t mllama_vision_tower_params(const VisionTowerSpec& v) {
+  const std::int64_t h = v.hidden;
+  const std::int64_t side = v.image_size / v.patch_size;
+  const std::int64_t positions = checked_add(checked_mul(side, side), 1);  // + the class token
+  const std::int64_t layer = checked_add(checked_mul(4, h, h), linear(h, v.intermediate, true),
+                                         linear(v.intermediate, h, true), checked_mul(4, h));
+  const std::int64_t tile_table = checked_mul(v.aspect_ratio_ids, v.max_tiles, h);
+  return checked_add(checked_add(checked_mul(v.channels, v.patch_size, v.patch_size, h), h,
+                                 checked_add(checked_mul(positions, h), 1),
+                                 checked_mul(v.aspect_ratio_ids, v.max_tiles, positions, h)),
+                     checked_add(checked_mul(2, checked_add(tile_table, 1)), checked_mul(4, h)),
+                     checked_add(checked_mul(v.layers, layer),
+                                 checked_mul(v.global_layers, checked_add(layer, 2))));
+}
+
 std::int64_t vision_tower_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
   const VisionTowerSpec& v = *arch.vision;
+  if (v.kind == VisionKind::kMllama) return mllama_vision_tower_params(v);
   if (v.kind != VisionKind::kSiglip) return qwen_vision_tower_params(v);
   const std::int64_t h = v.hidden;
   const std::int64_t side = v.image_size / v.patch_size;
@@ -222,9 +250,18 @@ std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   if (v.kind == VisionKind::kSiglip) {
     return checked_add(checked_mul(v.hidden, arch.hidden), v.hidden);
   }
+  // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, hidden),
+  // biased.
+  if (v.kind == VisionKind::kMllama) return linear(v.output_dim, arch.hidden, true);
   const std::int64_t merged = checked_mul(v.hidden, v.spatial_merge, v.spatial_merge);
   return checked_add(checked_mul(v.kind == VisionKind::kQwen25Vl ? 1 : 2, v.hidden),
                      linear(merged, merged, true), linear(merged, v.out_hidden, true));
+}
+
+std::int64_t cross_attention_extra_params(const ModelArchitecture& arch) {
+  if (!arch.vision) return 0;
+  const auto layers = static_cast<std::int64_t>(arch.vision->cross_attention_layers.size());
+  return checked_mul(layers, checked_add(checked_mul(2, arch.attention.head_dim), 2));
 }
 
 ParamCounts count_params(const ModelArchitecture& arch) {
@@ -237,7 +274,7 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   c.lm_head = lm_head_params(arch);
   c.embedding = checked_add(c.input_embedding, c.lm_head);
 
-  const std::int64_t token_table = checked_mul(arch.vocab, arch.hidden);
+  const std::int64_t token_table = checked_mul(token_rows(arch), arch.hidden);
   add(c, "embed_tokens", token_table, token_table);
   add(c, "embed_positions", c.input_embedding - token_table, c.input_embedding - token_table);
   const std::int64_t attention = checked_mul(arch.num_layers, attention_params(arch));
@@ -257,6 +294,11 @@ ParamCounts count_params(const ModelArchitecture& arch) {
       checked_add(checked_mul(arch.num_layers, arch.norms_per_layer), 1), norm_params(arch));
   add(c, "norms", norms, norms);
   add(c, "lm_head", c.lm_head, c.lm_head);
+  // Mllama's cross-attention layers hold a decoder layer's linears, norms and MLP (counted above
+  // with the others) plus q_norm and k_norm (RMSNorm over head_dim) and two scalar gates
+  // (cross_attn_attn_gate, cross_attn_mlp_gate; MllamaCrossAttentionDecoderLayer).
+  const std::int64_t cross = cross_attention_extra_params(arch);
+  add(c, "cross_attention", cross, cross);
   add(c, "vision_tower", vision_tower_params(arch), 0);
   add(c, "multimodal_projector", vision_projector_params(arch), 0);
   c.vision = checked_add(vision_tower_params(arch), vision_projector_params(arch));

@@ -171,9 +171,23 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   out.heads = static_cast<double>(v.heads);
   out.gated = v.kind == VisionKind::kQwen25Vl;
   out.merge = v.kind == VisionKind::kSiglip ? 1.0 : static_cast<double>(v.spatial_merge);
-  out.out_hidden = static_cast<double>(
-      v.kind == VisionKind::kSiglip ? job.model.architecture->hidden : v.out_hidden);
+  const bool to_lm_width = v.kind == VisionKind::kSiglip || v.kind == VisionKind::kMllama;
+  out.out_hidden = static_cast<double>(to_lm_width ? job.model.architecture->hidden : v.out_hidden);
   out.full_layers = out.layers;
+  if (v.kind == VisionKind::kMllama) {
+    const ModelArchitecture& arch = *job.model.architecture;
+    out.layers = out.full_layers = static_cast<double>(v.layers + v.global_layers);
+    const double side = static_cast<double>(v.image_size / v.patch_size);
+    out.cross_tokens = static_cast<double>(v.max_tiles) * (side * side + 1.0);
+    out.projector_in = static_cast<double>(v.output_dim);
+    out.projector_rows = out.cross_tokens;
+    out.cross_layers = static_cast<double>(v.cross_attention_layers.size());
+    out.cross_kv = 2.0 * static_cast<double>(arch.attention.num_kv_heads * arch.attention.head_dim);
+    out.lm_hidden = static_cast<double>(arch.hidden);
+    out.lm_heads = static_cast<double>(arch.attention.num_heads);
+    out.lm_head_dim = static_cast<double>(arch.attention.head_dim);
+    out.cross_weight_gradients = !uses_adapters(job.method) && job.method != Method::kFreeze;
+  }
   if (v.kind == VisionKind::kQwen25Vl && v.window > 0) {
     const double side = std::max(1.0, static_cast<double>(v.window / v.patch_size));
     out.window = std::min(side * side, out.patches);

@@ -126,7 +126,10 @@ double rough_param_bound(const ModelArchitecture& arch) {
     vision = d(v.layers) * d(v.hidden) * (4.0 * d(v.hidden) + 3.0 * d(v.intermediate) + 8.0) +
              (patches + d(v.channels) * d(v.temporal_patch) * d(v.patch_size) * d(v.patch_size)) *
                  d(v.hidden) +
-             merged * (merged + d(v.out_hidden)) + d(v.hidden) * d(arch.hidden);
+             merged * (merged + d(v.out_hidden)) + d(v.hidden) * d(arch.hidden) +
+             d(v.global_layers) * d(v.hidden) * (4.0 * d(v.hidden) + 2.0 * d(v.intermediate)) +
+             d(v.aspect_ratio_ids) * d(v.max_tiles) * (patches + 1.0) * d(v.hidden) +
+             d(v.output_dim) * d(arch.hidden);
   }
   return vision + d(arch.num_layers + arch.mtp_layers) * layer +
          3.0 * d(arch.vocab) * d(arch.hidden) + d(arch.max_positions) * d(arch.hidden);
@@ -161,7 +164,8 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
   check_moe(arch, c);
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
-    const bool siglip = v.kind == VisionKind::kSiglip;
+    const bool mllama = v.kind == VisionKind::kMllama;
+    const bool siglip = v.kind == VisionKind::kSiglip || mllama;  // their keys agree
     const bool qwen2 = v.kind == VisionKind::kQwen2Vl;
     c.positive(qwen2 ? "vision_config.embed_dim" : "vision_config.hidden_size", v.hidden);
     c.positive(qwen2 ? "vision_config.mlp_ratio" : "vision_config.intermediate_size",
@@ -170,14 +174,30 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
                kMaxLayers);
     c.positive("vision_config.patch_size", v.patch_size, 4096);
     c.positive(siglip ? "vision_config.num_channels" : "vision_config.in_chans", v.channels, 64);
-    const char* heads = siglip ? "vision_config.num_attention_heads" : "vision_config.num_heads";
+    const char* heads = mllama   ? "vision_config.attention_heads"
+                        : siglip ? "vision_config.num_attention_heads"
+                                 : "vision_config.num_heads";
     c.positive(heads, v.heads);
     if (v.heads > 0 && v.hidden % v.heads != 0) {
       c.fail(fmt::format("{}: {} does not divide the width {}", heads, v.heads, v.hidden));
     }
     if (siglip) {
       c.positive("vision_config.image_size", v.image_size);
-      c.positive("mm_tokens_per_image", v.tokens_per_image);
+      if (mllama) {
+        c.non_negative("vision_config.num_global_layers", v.global_layers, kMaxLayers);
+        c.positive("vision_config.max_num_tiles", v.max_tiles, 64);
+        c.positive("vision_config.vision_output_dim", v.output_dim);
+        c.positive("vision_config.supported_aspect_ratios", v.aspect_ratio_ids, 1024);
+        for (const std::int64_t i : v.cross_attention_layers) {
+          if (i < 0 || i >= arch.num_layers) {
+            c.fail(fmt::format("cross_attention_layers: {} is not a layer (0..{})", i,
+                               arch.num_layers - 1));
+            break;
+          }
+        }
+      } else {
+        c.positive("mm_tokens_per_image", v.tokens_per_image);
+      }
       if (v.patch_size > 0 && v.image_size % v.patch_size != 0) {
         c.fail(fmt::format("vision_config.patch_size: {} does not divide image_size {}",
                            v.patch_size, v.image_size));

@@ -26,6 +26,10 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
     n += a.num_layers * (a.attention.latent->q_lora_rank + a.attention.latent->kv_lora_rank);
   }
   if (a.moe && a.moe->router_score_bias) n += moe_layer_count(a) * a.moe->num_experts;
+  if (a.vision) {  // Mllama's cross-attention layers: q_norm, k_norm and two gates each
+    n += static_cast<std::int64_t>(a.vision->cross_attention_layers.size()) *
+         (2 * a.attention.head_dim + 2);
+  }
   return n;
 }
 
@@ -34,6 +38,17 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
 std::int64_t vision_non_linear_params(const ModelArchitecture& a) {
   if (!a.vision) return 0;
   const VisionTowerSpec& v = *a.vision;
+  if (v.kind == VisionKind::kMllama) {
+    // The patch Conv2d (no bias), class_embedding, the gated position table with its tile
+    // embedding, the pre/post tile embeddings and gates, layernorm_pre/post, two LayerNorms per
+    // layer and the global layers' two gates.
+    const std::int64_t positions =
+        (v.image_size / v.patch_size) * (v.image_size / v.patch_size) + 1;
+    return v.channels * v.patch_size * v.patch_size * v.hidden + v.hidden + positions * v.hidden +
+           1 + v.aspect_ratio_ids * v.max_tiles * positions * v.hidden +
+           2 * (v.aspect_ratio_ids * v.max_tiles * v.hidden + 1) + 4 * v.hidden +
+           (v.layers + v.global_layers) * 4 * v.hidden + 2 * v.global_layers;
+  }
   if (v.kind != VisionKind::kSiglip) {
     // Qwen: the Conv3d patch embedding (no bias), two norms per block and the merger's ln_q
     // (LayerNorm: weight and bias; Qwen2.5-VL's RMSNorm: weight).

@@ -17,7 +17,9 @@ namespace tb {
 // the norms, activation and residual adds as memory-bound kernels. Backward (the activation
 // gradients, and the weight gradients when the encoder trains) only when gradients run back
 // through it; a frozen encoder without adapters runs its forward alone. The encoder is whole
-// on each device (frameworks replicate it across tensor-parallel ranks). Empty without images.
+// on each device (frameworks replicate it across tensor-parallel ranks). Mllama adds its
+// language model's cross-attention over the image tokens (the k and v projections, k_norm and
+// the text-to-image attention; docs/vision.md). Empty without images.
 [[nodiscard]] LayerPasses vision_passes(const ModelProfile& p, const Layout& l,
                                         const ClusterProfile& c,
                                         const KernelCostModel& cost) noexcept;
@@ -26,7 +28,8 @@ namespace tb {
 // inputs of its two norms, the qkv GEMM, attention (q, k, v, its output) and the output
 // projection, the MLP's input, its intermediate(s) and the activation's output (Korthikanti et
 // al. 2022, eq. 1, without dropout masks); under full recomputation the layer's input alone.
-// Zero when nothing runs back through the encoder (its forward then keeps nothing).
+// Zero when nothing runs back through the encoder (its forward then keeps nothing), except
+// Mllama's image tokens and its cross-attention layers' keys and values.
 [[nodiscard]] Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept;
 
 }  // namespace tb

@@ -21,6 +21,10 @@ struct ImageGrid {
   std::int64_t markers{0};           // of which the begin/end-of-image tokens
   // Keys a query attends to in the encoder's windowed layers (Qwen2.5-VL); 0: every patch.
   std::int64_t window_patches{0};
+  // Mllama: the tiles the image fills (the encoder runs max_tiles, padded), and the image's
+  // tokens that the language model's cross-attention layers attend to (max_tiles x (patches + 1)).
+  std::int64_t tiles{0};
+  std::int64_t cross_tokens{0};
 };
 
 // One image of `width` x `height` pixels (0 x 0: the encoder's own size, or kQwenDefaultSide
@@ -29,6 +33,10 @@ struct ImageGrid {
 // half-to-even to a multiple of patch x merge (28), scaled down (floor) past `max_pixels` or up
 // (ceil) below min_pixels; the (h/14)(w/14) patches over temporal_patch frames (one image is
 // one temporal patch) merge 2 x 2 into tokens. Both add <start>/<end> markers (2 tokens).
+// Mllama (image_processing_mllama.py): the canvas of image_size tiles among the aspect ratios
+// of at most max_tiles tiles that scales the image least (the smallest upscale, else the
+// largest downscale; the smaller canvas on a tie); the encoder runs max_tiles tiles of
+// (image_size / patch)^2 + 1 tokens padded to a multiple of 8; one <|image|> token in the text.
 // Throws InvalidRequest naming image_size for a side below 28 px (Qwen) or an aspect ratio past
 // 200 (the processor refuses both).
 [[nodiscard]] ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width,

@@ -55,6 +55,15 @@ struct VisionLoad {
   bool gated{false};             // a gated MLP (Qwen2.5-VL)
   bool backward{false};          // gradients run back through it (trained, or adapters in it)
   bool weight_gradients{false};  // its own weights trained
+  // The projector's input width and rows per image (0: the encoder's width and its patches;
+  // Mllama: vision_output_dim over max_tiles x (patches + 1) tokens).
+  double projector_in{0.0}, projector_rows{0.0};
+  // Mllama: the language model's cross-attention layers, the image tokens each attends to per
+  // image, their k and v projections' output width (2 x kv heads x head dim) from lm_hidden, and
+  // whether those projections' weights train (a full fine-tune of the language model).
+  double cross_layers{0.0}, cross_tokens{0.0}, cross_kv{0.0}, lm_hidden{0.0};
+  double lm_heads{0.0}, lm_head_dim{0.0};
+  bool cross_weight_gradients{false};
   [[nodiscard]] bool any() const { return images > 0.0 && patches > 0.0; }
 };
 
