@@ -201,6 +201,37 @@ bool read_grpo_key(const std::string& key, const json& v, const std::string& eng
   return false;
 }
 
+// transformers' GaLore optimizers (trainer.py, _get_optimizer_cls_and_kwargs): optim galore_*,
+// optim_args "rank=R, update_proj_gap=G, scale=S" (rank 128 when absent) and
+// optim_target_modules, the modules whose weights get projected moments.
+void read_galore(const json& cfg, const std::string& optim, TrainingConfig& out) {
+  std::string rank = "128";
+  const std::string args = text_at(cfg, "optim_args", "");
+  for (std::size_t at = 0; at < args.size();) {
+    const std::size_t end = std::min(args.find(',', at), args.size());
+    std::string item = args.substr(at, end - at);
+    item.erase(0, item.find_first_not_of(' '));
+    if (item.rfind("rank=", 0) == 0) rank = item.substr(5);
+    at = end + 1;
+  }
+  out.values["method"] = "galore";
+  out.values["galore_rank"] = rank;
+  out.mapped.push_back("optim, optim_args -> method, galore_rank");
+  if (optim != "galore_adamw") {
+    out.unknown.push_back(fmt::format(
+        "optim={} (GaLore's 8-bit, Adafactor and layer-wise variants: priced as galore_adamw)",
+        excerpt(optim)));
+  }
+  const std::string targets = text_of(cfg.value("optim_target_modules", json()));
+  if (targets.find("attn") != std::string::npos && targets.find("mlp") != std::string::npos) {
+    out.mapped.push_back("optim_target_modules -> (every attention and MLP weight)");
+  } else {
+    out.unknown.push_back(
+        fmt::format("optim_target_modules={} (GaLore is priced on every attention and MLP weight)",
+                    excerpt(targets.empty() ? std::string{"missing"} : targets)));
+  }
+}
+
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   bool lora = false;
   bool four_bit = false;
@@ -249,6 +280,21 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
       }
     } else if (key == "use_liger_kernel") {
       map("use_liger_kernel");
+    } else if (key == "optim" && v.is_string() && v.get<std::string>().rfind("galore_", 0) == 0) {
+      read_galore(cfg, v.get<std::string>(), out);
+    } else if ((key == "optim_args" || key == "optim_target_modules") &&
+               text_at(cfg, "optim", "").rfind("galore_", 0) == 0) {
+      continue;  // read with optim
+    } else if (key == "use_dora") {
+      // TRL's ModelConfig.use_dora: PEFT's DoRA on the LoRA targets.
+      if (v.is_boolean() && v.get<bool>()) {
+        out.values["dora"] = "true";
+        out.mapped.push_back("use_dora -> dora");
+      } else {
+        out.no_effect.push_back(key);
+      }
+    } else if (key == "use_rslora") {
+      out.no_effect.push_back(key);  // rsLoRA rescales the adapter: same shapes and memory
     } else if (key == "optim") {
       const std::string recipe = v.is_string() ? recipe_of(v.get<std::string>()) : "";
       if (recipe.empty()) {
