@@ -62,7 +62,7 @@ void read_heads(Fields& f, const Family& family, ModelArchitecture& a) {
 // global layer in sliding_window_pattern (Gemma3TextConfig: 4096, 6).
 void read_sliding_window(Fields& f, const std::string& type, ModelArchitecture& a) {
   AttentionSpec& at = a.attention;
-  if (type == "mistral" || type == "mixtral" || type == "phi3") {
+  if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "starcoder2") {
     at.sliding_window = f.optional("sliding_window", 0);
   } else if (type == "qwen2" || type == "qwen3" || type == "qwen3_moe") {
     if (f.flag("use_sliding_window", false)) at.sliding_window = f.optional("sliding_window", 0);
@@ -313,6 +313,20 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     a.mlp.fused_gate_up = true;
     return a;
   }
+  if (type == "starcoder2") {
+    // Starcoder2Config (Lozhkov et al. 2024, "StarCoder 2 and The Stack v2"; transformers'
+    // modeling_starcoder2.py): q/k/v/o and the MLP's c_fc / c_proj (not gated,
+    // gelu_pytorch_tanh) biased by use_bias (default True), LayerNorms with bias, rotary
+    // positions, tie_word_embeddings True by default (the 15B's config unties them).
+    ModelArchitecture a = read_llama_like(f, type, {true, std::nullopt});
+    a.norm = {NormKind::kLayerNorm, true};
+    const bool bias = f.flag("use_bias", true);
+    a.attention.qkv_bias = a.attention.output_bias = bias;
+    a.mlp.gated = false;
+    a.mlp.bias = bias;
+    a.mlp.activation = f.text("hidden_act", "gelu_pytorch_tanh");
+    return a;
+  }
   if (type == "olmo") {
     // OlmoConfig: tie False, attention_bias False; OlmoLayerNorm has no parameters.
     ModelArchitecture a = read_llama_like(f, type, {});
@@ -332,9 +346,9 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",      "gemma2",   "gemma3", "gemma3_text", "gpt2", "gpt_neox",
-      "llama",       "mistral",    "mixtral",  "mllama", "olmo",        "opt",  "phi3",
-      "qwen2",       "qwen2_5_vl", "qwen2_vl", "qwen3",  "qwen3_moe"};
+      "deepseek_v3", "gemma",   "gemma2",     "gemma3",   "gemma3_text", "gpt2",     "gpt_neox",
+      "llama",       "mistral", "mixtral",    "mllama",   "olmo",        "opt",      "phi3",
+      "starcoder2",  "qwen2",   "qwen2_5_vl", "qwen2_vl", "qwen3",       "qwen3_moe"};
   return kTypes;
 }
 

@@ -123,7 +123,7 @@ void latent_attention(Builder& b) {
 void dense_mlp(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const MlpSpec& m = a.mlp;
-  if (a.model_type == "gpt2") {
+  if (a.model_type == "gpt2" || a.model_type == "starcoder2") {
     b.add("c_fc", "mlp.c_fc", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, m.intermediate,
           m.bias);
     b.add("c_proj", "mlp.c_proj", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
