@@ -17,7 +17,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
   out.values["framework"] = "torchtune";
   out.mapped.push_back("(a torchtune recipe) -> framework");
   // Builder names (torchtune.models.*) onto presets.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kModels{
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kModels{
       {{"llama3_1_8b", "llama-3.1-8b"},
        {"llama3_1_70b", "llama-3.1-70b"},
        {"llama3_1_405b", "llama-3.1-405b"},
@@ -35,7 +35,31 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"qwen2_5_0_5b", "qwen2.5-0.5b"},
        {"qwen2_5_1_5b_base", "qwen2.5-1.5b"},
        {"phi3_mini", "phi-3-mini-4k"},
-       {"llama3_2_vision_11b", "llama-3.2-11b-vision"}}};
+       {"llama3_2_vision_11b", "llama-3.2-11b-vision"},
+       {"qwen2_5_7b_instruct", "qwen2.5-7b"},
+       {"qwen2_5_1_5b_instruct", "qwen2.5-1.5b"},
+       {"qwen2_5_3b", "qwen2.5-3b"},
+       {"qwen2_5_14b_base", "qwen2.5-14b"},
+       {"qwen2_5_14b_instruct", "qwen2.5-14b"},
+       {"qwen2_5_32b_base", "qwen2.5-32b"},
+       {"qwen2_5_32b_instruct", "qwen2.5-32b"},
+       {"qwen2_5_72b_base", "qwen2.5-72b"},
+       {"qwen2_5_72b_instruct", "qwen2.5-72b"},
+       {"qwen3_0_6b_base", "qwen3-0.6b"},
+       {"qwen3_0_6b_instruct", "qwen3-0.6b"},
+       {"qwen3_1_7b_base", "qwen3-1.7b"},
+       {"qwen3_1_7b_instruct", "qwen3-1.7b"},
+       {"qwen3_4b_base", "qwen3-4b"},
+       {"qwen3_4b_instruct", "qwen3-4b"},
+       {"qwen3_8b_base", "qwen3-8b"},
+       {"qwen3_8b_instruct", "qwen3-8b"},
+       {"qwen3_14b_base", "qwen3-14b"},
+       {"qwen3_14b_instruct", "qwen3-14b"},
+       {"qwen3_32b", "qwen3-32b"},
+       {"phi4_14b", "phi-4"},
+       {"gemma2_2b", "gemma-2-2b"},
+       {"gemma2_9b", "gemma-2-9b"},
+       {"gemma2_27b", "gemma-2-27b"}}};
   constexpr std::array<std::string_view, 20> kNoEffect{"output_dir",
                                                        "checkpointer",
                                                        "resume_from_checkpoint",
@@ -147,6 +171,26 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
         out.values["lora_targets"] = fmt::format("{}", fmt::join(targets, ","));
         out.mapped.push_back("model.lora_attn_modules, apply_lora_to_mlp -> lora_targets");
       }
+    } else if (key == "loss" && v.is_object() && !text_at(v, "_component_", "").empty() &&
+               text_at(v, "_component_", "").find("CrossEntropy") == std::string::npos &&
+               text_at(v, "_component_", "").find("CEWith") == std::string::npos) {
+      // The loss names the recipe's objective: torchtune's preference recipes (lora_dpo_*,
+      // full_dpo_distributed) use DPOLoss, DPO with a reference forward
+      // (torchtune/rlhf/loss/dpo.py); distillation (ForwardKL*) and the dev GRPO losses are
+      // listed: the estimate is then a supervised step's.
+      const std::string component = text_at(v, "_component_", "");
+      if (component.ends_with(".DPOLoss")) {
+        out.values["trainer"] = "dpo";
+        out.mapped.push_back("loss._component_ -> trainer");
+      } else {
+        r.unknown(
+            fmt::format("loss._component_={} (answered as supervised fine-tuning: a "
+                        "teacher's forward or a rollout is not read from this recipe; "
+                        "DPOLoss is)",
+                        excerpt(component)));
+      }
+    } else if (key == "ref_checkpointer") {
+      r.none(key);  // the DPO reference's weights: the trainer's reference model
     } else if (key == "tokenizer" && v.is_object()) {
       if (v.contains("max_seq_len")) r.set("seq_len", v["max_seq_len"], "tokenizer.max_seq_len");
     } else if (key == "batch_size") {
