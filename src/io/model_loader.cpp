@@ -353,9 +353,20 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       // Meta's first name for Llama 3 and 3.1 repos (meta-llama/Meta-Llama-3.1-8B, since renamed
       // Llama-3.1-8B), which mirrors such as NousResearch's keep.
       if (name.starts_with("meta-llama-")) name = name.substr(5);
+      // Qwen's dated re-releases (Qwen3-4B-Instruct-2507, Qwen3-30B-A3B-Thinking-2507) keep the
+      // architecture and count of the first release: a trailing -MMYY goes too.
+      const auto dated = [](std::string_view n) {
+        return n.size() > 5 && n[n.size() - 5] == '-' &&
+               std::all_of(n.end() - 4, n.end(), [](char c) { return c >= '0' && c <= '9'; });
+      };
       for (bool cut = true; cut;) {
         cut = false;
-        for (const std::string_view suffix : {"-instruct", "-chat", "-hf", "-it", "-base"}) {
+        if (dated(name)) {
+          name.resize(name.size() - 5);
+          cut = true;
+        }
+        for (const std::string_view suffix :
+             {"-instruct", "-chat", "-hf", "-it", "-base", "-thinking"}) {
           if (name.size() > suffix.size() && name.ends_with(suffix)) {
             name.resize(name.size() - suffix.size());
             cut = true;

@@ -47,9 +47,10 @@ expect 0 "" 'jq:.model.params_total == 4022468096 and .model.source == "hf-cache
 # A revision by commit hash, fetched into a second cache.
 expect 0 "" 'jq:.model.params_total == 4022468096' \
   HF_ENDPOINT="$endpoint" HF_HUB_CACHE="$work/cache2" -- --model "$repo@$commit" --format json
-# Offline without it: one line naming the cache searched.
-expect 1 "^trainbudget: error: --model: 'Qwen/Qwen3-4B-Instruct-2507' is not in the Hugging Face cache \(.*empty-cache\) and HF_HUB_OFFLINE is set" empty \
-  HF_ENDPOINT="$endpoint" HF_HUB_CACHE="$work/empty-cache" HF_HUB_OFFLINE=yes -- --model "$repo"
+# Offline without it: one line naming the cache searched (a repo no preset's name matches; the
+# Qwen repo would read as the preset qwen3-4b, said so: cli.model_dated_release).
+expect 1 "^trainbudget: error: --model: 'someone/Model-X' is not in the Hugging Face cache \(.*empty-cache\) and HF_HUB_OFFLINE is set" empty \
+  HF_ENDPOINT="$endpoint" HF_HUB_CACHE="$work/empty-cache" HF_HUB_OFFLINE=yes -- --model someone/Model-X
 # Gated: without a token, with a token that has no access, with one that has.
 expect 1 "^trainbudget: error: --model: 'gated-org/Llama-Gated' on .* is gated: set HF_TOKEN" empty \
   HF_ENDPOINT="$endpoint" HF_HUB_CACHE="$cache" -- --model gated-org/Llama-Gated
