@@ -54,8 +54,14 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
                                                        "early_stopping_patience",
                                                        "local_rank",
                                                        "xformers_attention"};
+  // axolotl reads the lora_* keys only with an adapter (lora, qlora); a full fine-tune's file
+  // may still carry them (its archived examples do).
+  const json adapter_key = cfg.value("adapter", json());
+  const bool adapted = adapter_key.is_string() && !adapter_key.get<std::string>().empty();
   for (const auto& [key, v] : cfg.items()) {
-    if (key == "base_model") {
+    if (!adapted && key.starts_with("lora_")) {
+      r.none(key);
+    } else if (key == "base_model") {
       r.set("model", v, key);
     } else if (key == "adapter") {
       adapter = v.is_string() ? v.get<std::string>() : "";

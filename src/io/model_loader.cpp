@@ -366,7 +366,7 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
           cut = true;
         }
         for (const std::string_view suffix :
-             {"-instruct", "-chat", "-hf", "-it", "-base", "-thinking"}) {
+             {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking"}) {
           if (name.size() > suffix.size() && name.ends_with(suffix)) {
             name.resize(name.size() - suffix.size());
             cut = true;
