@@ -17,7 +17,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
   out.values["framework"] = "torchtune";
   out.mapped.push_back("(a torchtune recipe) -> framework");
   // Builder names (torchtune.models.*) onto presets.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kModels{
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 46> kModels{
       {{"llama3_1_8b", "llama-3.1-8b"},
        {"llama3_1_70b", "llama-3.1-70b"},
        {"llama3_1_405b", "llama-3.1-405b"},
@@ -57,6 +57,10 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"qwen3_14b_instruct", "qwen3-14b"},
        {"qwen3_32b", "qwen3-32b"},
        {"phi4_14b", "phi-4"},
+       {"llama3_70b", "llama-3-70b"},
+       {"qwen2_0_5b", "qwen2-0.5b"},
+       {"qwen2_1_5b", "qwen2-1.5b"},
+       {"qwen2_7b", "qwen2-7b"},
        {"gemma2_2b", "gemma-2-2b"},
        {"gemma2_9b", "gemma-2-9b"},
        {"gemma2_27b", "gemma-2-27b"}}};
