@@ -46,9 +46,13 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
                              const std::string& config_format) {
   api::FieldMap values;
   std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
-  std::vector<std::string> notes;  // said once the request is whole (an error comes alone)
+  std::vector<std::string> notes;          // said once the request is whole (an error comes alone)
+  std::vector<std::string> unread_models;  // a model key the config has that is not read
   for (const std::string& config_file : config_files) {
     const api::TrainingConfig config = api::read_training_config(config_file, config_format);
+    for (const std::string& u : config.unknown) {
+      if (u.starts_with("model._component_=")) unread_models.push_back(u);
+    }
     std::vector<std::string> replaced;
     for (const auto& [key, value] : config.values) {
       const auto earlier = values.find(key);
@@ -94,6 +98,14 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   // A DeepSpeed or accelerate file describes the launch, not the model: without one from
   // anywhere the answer would be the default 7e9 parameters, so the model is asked for.
   if (!config_files.empty() && !values.contains("model") && !values.contains("params")) {
+    if (!unread_models.empty()) {
+      throw InvalidRequest(
+          "config",
+          fmt::format("it names a model trainbudget does not know ({}): give {{model}} or "
+                      "{{params}} beside it",
+                      fmt::join(unread_models, ", ")),
+          "--model (a config.json, folder, repo id or preset id) or --params");
+    }
     throw InvalidRequest(
         "config",
         fmt::format("{} name{} no model (a DeepSpeed or accelerate file "
