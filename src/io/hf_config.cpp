@@ -352,6 +352,19 @@ const std::vector<std::string>& supported_model_types() {
   return kTypes;
 }
 
+namespace {
+
+// A wrapper's text_config with its config class's defaults where a key is absent or null
+// (transformers fills them the same way).
+void fill_defaults(Json& text,
+                   std::initializer_list<std::pair<const char*, std::int64_t>> defaults) {
+  for (const auto& [key, value] : defaults) {
+    if (!text.contains(key) || text[key].is_null()) text[key] = value;
+  }
+}
+
+}  // namespace
+
 ModelArchitecture parse_hf_config(std::string_view json_text, const std::string& origin) {
   const Json root = parse_json_text(json_text, origin);
   if (!root.is_object()) throw DataError(origin, {"not a JSON object"});
@@ -380,14 +393,12 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
       throw DataError(origin, {"text_config: missing (an object; model_type gemma3)"});
     }
     Json filled = *text;
-    for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 262208},
-                                     {"hidden_size", 2304},
-                                     {"intermediate_size", 9216},
-                                     {"num_hidden_layers", 26},
-                                     {"num_attention_heads", 8},
-                                     {"num_key_value_heads", 4}}) {
-      if (!filled.contains(key) || filled[key].is_null()) filled[key] = value;
-    }
+    fill_defaults(filled, {{"vocab_size", 262208},
+                           {"hidden_size", 2304},
+                           {"intermediate_size", 9216},
+                           {"num_hidden_layers", 26},
+                           {"num_attention_heads", 8},
+                           {"num_key_value_heads", 4}});
     Fields f(filled, "text_config", problems);
     arch = read_model(f, "gemma3_text");
     arch.model_type = "gemma3";
@@ -415,15 +426,13 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     const Json* text = top.find("text_config");
     Json filled = text != nullptr && text->is_object() ? *text : Json::object();
     if (text != nullptr && !text->is_object()) problems.push_back("text_config: must be an object");
-    for (const auto& [key, value] : {std::pair<const char*, std::int64_t>{"vocab_size", 128256},
-                                     {"hidden_size", 4096},
-                                     {"intermediate_size", 14336},
-                                     {"num_hidden_layers", 40},
-                                     {"num_attention_heads", 32},
-                                     {"num_key_value_heads", 8},
-                                     {"max_position_embeddings", 131072}}) {
-      if (!filled.contains(key) || filled[key].is_null()) filled[key] = value;
-    }
+    fill_defaults(filled, {{"vocab_size", 128256},
+                           {"hidden_size", 4096},
+                           {"intermediate_size", 14336},
+                           {"num_hidden_layers", 40},
+                           {"num_attention_heads", 32},
+                           {"num_key_value_heads", 8},
+                           {"max_position_embeddings", 131072}});
     if (!filled.contains("cross_attention_layers")) {
       filled["cross_attention_layers"] = Json::array({3, 8, 13, 18, 23, 28, 33, 38});
     }

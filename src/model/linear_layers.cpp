@@ -226,6 +226,31 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   return std::move(b.out);
 }
 
+namespace {
+
+// A ViT encoder layer as SigLIP and Mllama name it: self_attn.{q,k,v,<output>} (h -> h) and
+// mlp.fc1 / fc2 (h -> I -> h, biased), under `prefix`; `attention_bias` for the projections.
+std::vector<LinearLayer> vit_layer_linears(const ModelArchitecture& arch, const VisionTowerSpec& v,
+                                           const std::string& prefix, const char* output,
+                                           bool attention_bias) {
+  Builder b{arch, {}};
+  for (const char* name : {"q_proj", "k_proj", "v_proj", output}) {
+    const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
+                            : name[0] == 'k' ? LinearKind::kKey
+                            : name[0] == 'v' ? LinearKind::kValue
+                                             : LinearKind::kOutput;
+    b.add(name, prefix + "self_attn." + name, kind, LinearPlace::kVision, v.hidden, v.hidden,
+          attention_bias, 1, 0);
+  }
+  b.add("fc1", prefix + "mlp.fc1", LinearKind::kUp, LinearPlace::kVision, v.hidden, v.intermediate,
+        true, 1, 0);
+  b.add("fc2", prefix + "mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
+        v.hidden, true, 1, 0);
+  return std::move(b.out);
+}
+
+}  // namespace
+
 std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
   std::vector<LinearLayer> all;
   const std::int64_t moe_layers = moe_layer_count(arch);
@@ -248,20 +273,8 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
     // cross-attention layers hold q/k/v/o_proj and the MLP under the same names as its
     // self-attention layers (listed with them above).
     const VisionTowerSpec& v = *arch.vision;
-    Builder b{arch, {}};
-    for (const char* name : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
-      const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
-                              : name[0] == 'k' ? LinearKind::kKey
-                              : name[0] == 'v' ? LinearKind::kValue
-                                               : LinearKind::kOutput;
-      b.add(name, std::string{"vision_model.transformer.layers.self_attn."} + name, kind,
-            LinearPlace::kVision, v.hidden, v.hidden, false, 1, 0);
-    }
-    b.add("fc1", "vision_model.transformer.layers.mlp.fc1", LinearKind::kUp, LinearPlace::kVision,
-          v.hidden, v.intermediate, true, 1, 0);
-    b.add("fc2", "vision_model.transformer.layers.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
-          v.intermediate, v.hidden, true, 1, 0);
-    accumulate(all, b.out, v.layers + v.global_layers);
+    accumulate(all, vit_layer_linears(arch, v, "vision_model.transformer.layers.", "o_proj", false),
+               v.layers + v.global_layers);
     Builder m{arch, {}};
     m.add("multi_modal_projector", "multi_modal_projector", LinearKind::kUp, LinearPlace::kVision,
           v.output_dim, arch.hidden, true, 1, 0);
@@ -302,20 +315,7 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   } else if (arch.vision) {
     // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
     const VisionTowerSpec& v = *arch.vision;
-    Builder b{arch, {}};
-    for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
-      const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
-                              : name[0] == 'k' ? LinearKind::kKey
-                              : name[0] == 'v' ? LinearKind::kValue
-                                               : LinearKind::kOutput;
-      b.add(name, std::string{"vision.self_attn."} + name, kind, LinearPlace::kVision, v.hidden,
-            v.hidden, true, 1, 0);
-    }
-    b.add("fc1", "vision.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, v.hidden, v.intermediate,
-          true, 1, 0);
-    b.add("fc2", "vision.mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
-          v.hidden, true, 1, 0);
-    accumulate(all, b.out, v.layers);
+    accumulate(all, vit_layer_linears(arch, v, "vision.", "out_proj", true), v.layers);
   }
   if (include_mtp && arch.mtp_layers > 0) {
     std::vector<LinearLayer> mtp;
