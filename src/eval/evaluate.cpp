@@ -160,9 +160,15 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   out.offloaded_activations = offloaded ? layers : Bytes{0.0};
   if (offloaded) {
     out.host += layers * in_flight;
+    // The largest layer the stage saves: a kind counts only where some layer runs it (under
+    // full recomputation no layer keeps everything, so the kept kinds do not).
     Bytes largest{0.0};
-    for (const Bytes b : {out.dense.per_layer, out.moe.per_layer, cached->dense_kept.per_layer,
-                          cached->moe_kept.per_layer}) {
+    const bool reruns = rerun > st.begin;
+    const bool keeps = rerun < st.end;
+    for (const Bytes b :
+         {reruns ? out.dense.per_layer : Bytes{0.0}, reruns ? out.moe.per_layer : Bytes{0.0},
+          keeps ? cached->dense_kept.per_layer : Bytes{0.0},
+          keeps ? cached->moe_kept.per_layer : Bytes{0.0}}) {
       largest = std::max(largest, b);
     }
     layers = std::min(layers, largest * 2.0);

@@ -19,8 +19,9 @@ struct Trial {
   ClusterProfile cluster;
 };
 
-Trial run(bool offload) {
+Trial run(bool offload, Recompute recompute = Recompute::kNone) {
   TrainingJob job = job_for("meta-llama-3-8b.json", Method::kFull);
+  job.setup.recompute = recompute;
   job.setup.seq_len = 8192;
   job.setup.seq_len_given = true;
   job.setup.micro_batch = 2;
@@ -45,6 +46,21 @@ TEST(ActivationOffload, TwoLayersStayOnTheDeviceAndTheRestGoesToTheHost) {
   // The peak falls by at most the 30 layers that left (the backward's transients stay).
   EXPECT_LT(off.cost.memory, kept.cost.memory);
   EXPECT_GE(off.cost.memory.value(), kept.cost.memory.value() - 30.0 * layer.value() - 1.0);
+}
+
+TEST(ActivationOffload, UnderFullRecomputationTheDeviceKeepsTwoCheckpoints) {
+  // Each layer saves only its input (the checkpoint); offloaded, two of them stay on the device
+  // (unsloth's offloaded checkpointing, DeepSpeed's cpu_checkpointing). The layer that keeps
+  // everything is no layer's here, so it does not set the two layers' size.
+  const Trial kept = run(false, Recompute::kFull);
+  const Trial off = run(true, Recompute::kFull);
+  const Bytes checkpoint = kept.cost.dense.per_layer;
+  // b 2 x s 8192 x h 4096 x 2 bytes: the layer's input in bf16.
+  EXPECT_NEAR(checkpoint.value(), 2.0 * 8192.0 * 4096.0 * 2.0, 1.0);
+  EXPECT_NEAR(kept.cost.layers_saved.value(), 32.0 * checkpoint.value(), 1.0);
+  EXPECT_NEAR(off.cost.layers_saved.value(), 2.0 * checkpoint.value(), 1.0);
+  EXPECT_NEAR(off.cost.offloaded_activations.value(), 32.0 * checkpoint.value(), 1.0);
+  EXPECT_NEAR((kept.cost.memory - off.cost.memory).value(), 30.0 * checkpoint.value(), 1.0);
 }
 
 TEST(ActivationOffload, TheTransfersBeyondTheComputeAreExposed) {
