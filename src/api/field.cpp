@@ -348,12 +348,14 @@ const std::array kEstimateFields{
           "Training framework whose kernels and loss set the defaults of {attention}, {loss}, "
           "{logits_dtype} and {norm}, and whose rules the plan and advice layouts keep "
           "(docs/frameworks.md): generic (any) | pytorch (hand-written eager decoder) | hf "
-          "(Trainer + accelerate) | torchtune | torchtitan | megatron | litgpt | deepspeed | fsdp",
+          "(Trainer + accelerate) | torchtune | torchtitan | megatron | litgpt | deepspeed | fsdp | "
+          "unsloth (its kernels; default {recompute} full with {offload_activations})",
           frameworks, [](V v, R r) { r.job.setup.framework = parse_framework(v); }, "step"},
     Field{"loss", FieldType::kChoice, "IMPL", "", "",
           "Cross-entropy over the vocabulary: fused (one kernel, fp32 softmax + gradient) | full "
           "(F.cross_entropy: log-probs saved, two b x s x V gradients in backward) | chunked:N "
-          "(N compiled chunks, torchtune); default the framework's",
+          "(N compiled chunks, torchtune) | linear (the LM head and the loss in one kernel, no "
+          "logits: Cut Cross-Entropy, unsloth); default the framework's",
           losses, [](V v, R r) { r.job.setup.loss = parse_loss(v); }, "step"},
     Field{"logits_dtype", FieldType::kChoice, "DTYPE", "", "",
           "The dtype the loss computes in: activation (the logits' own) | fp32 (upcast first); "

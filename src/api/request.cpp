@@ -255,6 +255,14 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
     if (!r.has("num_generations")) r.job.rollout.num_generations = 1;
     if (!r.has("num_iterations")) r.job.rollout.num_iterations = kPpoEpochs;
   }
+  // unsloth's get_peft_model defaults to use_gradient_checkpointing="unsloth" (unsloth
+  // models/llama.py at 015bdef): every layer recomputed, its input waiting in host memory.
+  if (r.job.setup.framework == Framework::kUnsloth && !r.has("recompute")) {
+    r.job.setup.recompute = Recompute::kFull;
+    if (!r.has("offload_activations") && !r.cleared.contains("offload_activations")) {
+      r.job.setup.offload_activations = true;
+    }
+  }
   if (problems.empty()) check_combinations(r, problems);
   // A local dataset's text at a stated characters-per-token figure (io/dataset_text.hpp).
   if (problems.empty() && !r.dataset_files.empty()) {

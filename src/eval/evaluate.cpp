@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "dequantized_weight.hpp"
 #include "step_flops.hpp"
 #include "trainbudget/eval/vision_cost.hpp"
 
@@ -103,7 +104,7 @@ EvalMemo::Activations activations_of(const ModelProfile& p, const Layout& l) {
   a.loss_released = loss_released_bytes(dense);
   // Logits the loop does not hold (a preference or RL loss reduces them to log-probs): alive at
   // the end of forward beside what the loss saved, gone before backward.
-  if (!dense.keep_logits && dense.loss != LossImpl::kChunked) {
+  if (!dense.keep_logits && dense.loss != LossImpl::kChunked && dense.loss != LossImpl::kLinear) {
     a.dropped_logits = Bytes{dense.b * dense.s * dense.head_share * dense.V * dense.e};
   }
   return a;
@@ -133,12 +134,16 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
     return moe ? cached->moe_kept : cached->dense_kept;
   };
   Bytes layers{0.0};
+  Bytes largest{0.0};  // the largest layer of a kind the stage runs
   const auto add_span = [&](std::int64_t from, std::int64_t to, const LayerKindBytes& dense_kind,
                             const LayerKindBytes& moe_kind) {
     const std::int64_t moe = moe_before(to) - moe_before(from);
     const std::int64_t dense = (to - from) - moe;
-    if (dense > 0) layers += dense_kind.per_layer * static_cast<double>(dense);
-    if (moe > 0) layers += moe_kind.per_layer * static_cast<double>(moe);
+    for (const auto& [n, kind] : {std::pair{dense, &dense_kind}, std::pair{moe, &moe_kind}}) {
+      if (n <= 0) continue;
+      layers += kind->per_layer * static_cast<double>(n);
+      largest = std::max(largest, kind->per_layer);
+    }
   };
   add_span(st.begin, rerun, out.dense, out.moe);
   add_span(rerun, st.end, cached->dense_kept, cached->moe_kept);
@@ -160,17 +165,6 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   out.offloaded_activations = offloaded ? layers : Bytes{0.0};
   if (offloaded) {
     out.host += layers * in_flight;
-    // The largest layer the stage saves: a kind counts only where some layer runs it (under
-    // full recomputation no layer keeps everything, so the kept kinds do not).
-    Bytes largest{0.0};
-    const bool reruns = rerun > st.begin;
-    const bool keeps = rerun < st.end;
-    for (const Bytes b :
-         {reruns ? out.dense.per_layer : Bytes{0.0}, reruns ? out.moe.per_layer : Bytes{0.0},
-          keeps ? cached->dense_kept.per_layer : Bytes{0.0},
-          keeps ? cached->moe_kept.per_layer : Bytes{0.0}}) {
-      largest = std::max(largest, b);
-    }
     layers = std::min(layers, largest * 2.0);
     in_flight = 1.0;
   }
@@ -222,6 +216,9 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
   // DoRA's column norm: a dense copy of the largest adapted weight, freed as its module returns
   // (model/adapter_shape.hpp); again in the backward where the layers recompute.
   const Bytes dora_norm{dora_norm_transient_bytes(p.adapters)};
+  // QLoRA: the largest 16-bit weight copy an NF4 GEMM multiplies through (dequantized_weight.hpp).
+  const Bytes dequantized{
+      largest_dequantized_bytes(p.kernels, x.tp, activation_bytes(l.activation_dtype))};
   forward = moment(resident, persist ? all : Bytes{0.0}, out.saved,
                    gathered + (st.head ? cached->dropped_logits : Bytes{0.0}) + dora_norm);
 
@@ -252,7 +249,7 @@ void step_memory(const ModelProfile& p, const Layout& l, const StageSpan& st, St
     const PhaseCost m =
         moment(resident, held(produced), (offloaded ? layers : layer_acts) + others + vision,
                kind.recompute_transient + kind.backward_workspace + gathered + reducing +
-                   (l.recompute == Recompute::kFull ? dora_norm : Bytes{0.0}));
+                   dequantized + (l.recompute == Recompute::kFull ? dora_norm : Bytes{0.0}));
     if (m.total > worst.total) {
       worst = m;
       worst_at = i;

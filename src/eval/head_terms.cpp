@@ -36,8 +36,11 @@ constexpr std::array kHeadRows{
                   },
                   [](D d) { return d.head_share < 1.0 ? "b*s_l*h*e" : "b*s*h*e"; }},
     ActivationRow{"head", "logits",
-                  [](D d) { return d.keep_logits || d.loss == LossImpl::kChunked; }, logit_elements,
-                  ElementBytes::kActivation, false,
+                  [](D d) {
+                    return (d.keep_logits && d.loss != LossImpl::kLinear) ||
+                           d.loss == LossImpl::kChunked;
+                  },
+                  logit_elements, ElementBytes::kActivation, false,
                   [](D d) {
                     return d.loss == LossImpl::kChunked
                                ? "LM head output [b, s, V] in chunks (activation dtype): the "
@@ -65,6 +68,15 @@ constexpr std::array kHeadRows{
                     if (d.head_share < 1.0) return d.logits_fp32 ? "b*s_l*V*4" : "b*s_l*V*e";
                     return d.logits_fp32 ? "b*s*V*4" : "b*s*V*e";
                   }},
+    // Wijmans et al. 2024 (Cut Cross-Entropy), sec. 4: forward keeps the log-sum-exp of each
+    // position's logits; backward recomputes the logits tile by tile from the head's input.
+    ActivationRow{"head", "loss_lse", [](D d) { return d.loss == LossImpl::kLinear; },
+                  [](D d) { return d.b * d.s * d.head_share; }, ElementBytes::kFp32, false,
+                  [](D) {
+                    return "log-sum-exp [b, s] (fp32) a linear cross-entropy keeps; the "
+                           "logits never exist whole";
+                  },
+                  [](D d) { return d.head_share < 1.0 ? "b*s_l*4" : "b*s*4"; }},
 };
 
 }  // namespace
@@ -80,6 +92,9 @@ Bytes logits_gradient_bytes(const StepDims& d) noexcept {
       return Bytes{2.0 * bsv * element_bytes(ElementBytes::kLoss, d)};
     case LossImpl::kChunked:
       return Bytes{bsv * (4.0 + d.e) / d.loss_chunks};
+    case LossImpl::kLinear:
+      // The logits' gradient lives in on-chip tiles, folded into the head input's gradient.
+      return Bytes{0.0};
   }
   return Bytes{bsv * 4.0};
 }

@@ -119,7 +119,9 @@ double largest_transient(const ModelProfile& p, const Layout& l) {
   const double tokens = d.b * d.s * d.head_share / l.parallel.cp;
   const double chunks = d.loss == LossImpl::kChunked ? std::max(d.loss_chunks, 1.0) : 1.0;
   const double loss = d.loss == LossImpl::kFull && d.logits_fp32 ? 4.0 : d.e;
-  const double logits = tokens / chunks * (d.V / l.parallel.tp) * loss;
+  // A linear cross-entropy's logits are on-chip tiles: nothing logit-sized is allocated.
+  const double logits =
+      d.loss == LossImpl::kLinear ? 0.0 : tokens / chunks * (d.V / l.parallel.tp) * loss;
   if (l.attention == AttentionImpl::kFlash) return logits;
   const double scores =
       d.b * d.a / l.parallel.tp * (d.s / l.parallel.cp) * d.s * (d.softmax_fp32 ? 4.0 : d.e);
@@ -331,6 +333,13 @@ LayerPasses head_passes(const ModelProfile& p, const Layout& l, const ClusterPro
   if (d.loss == LossImpl::kFull) {
     fwd.add(v * ((d.logits_fp32 ? e + loss : 0.0) + 2.0 * loss), d.logits_fp32 ? 3.0 : 2.0);
     backward_bytes = v * (loss + 3.0 * loss + (d.logits_fp32 ? loss + e : 0.0));
+  } else if (d.loss == LossImpl::kLinear) {
+    // Cut Cross-Entropy (Wijmans et al. 2024): the head GEMM and the loss in one kernel, no
+    // logits in memory; backward recomputes the logits tile by tile (one more head GEMM) in a
+    // kernel that also writes the gradients.
+    fwd.add(0.0, 1.0);
+    out.backward.gemm += gp.forward;
+    out.backward.kernels += 1.0;
   } else {
     fwd.add(v * e, d.loss == LossImpl::kChunked ? d.loss_chunks : 1.0);
     backward_bytes = v * (e + (d.loss == LossImpl::kChunked ? loss + e : e));

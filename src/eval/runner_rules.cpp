@@ -151,6 +151,32 @@ Refusals accelerate(const Layout& l) noexcept {
   }};
 }
 
+Refusals unsloth(const Layout& l) noexcept {
+  return {{
+      // unsloth/_gpu_init.py at 015bdef: "Multi-GPU is not yet supported (beta available on
+      // request)."
+      {l.devices > 1,
+       "unsloth trains on one GPU (unsloth/_gpu_init.py: multi-GPU is not yet "
+       "supported)"},
+      // get_peft_model(use_gradient_checkpointing=True | "unsloth") checkpoints every decoder
+      // layer (models/llama.py's decoder loop).
+      {l.recompute == Recompute::kSelective || l.recompute == Recompute::kSelectiveOp ||
+           l.partial_recompute(1 << 30),
+       "unsloth checkpoints every decoder layer whole (use_gradient_checkpointing), no selective "
+       "or partial recomputation"},
+      // Its offloaded checkpointing moves the checkpoints, each layer's input, to the host.
+      {l.offload_activations && l.recompute != Recompute::kFull,
+       "unsloth offloads activations only as its checkpointing's layer inputs "
+       "(use_gradient_checkpointing=\"unsloth\"), which needs full recomputation"},
+      {false, ""},
+      {false, ""},
+      {false, ""},
+      {false, ""},
+      {false, ""},
+      {false, ""},
+  }};
+}
+
 Refusals refusals(Runner runner, const Layout& l) noexcept {
   switch (runner) {
     case Runner::kMegatron:
@@ -161,6 +187,8 @@ Refusals refusals(Runner runner, const Layout& l) noexcept {
       return fsdp(l);
     case Runner::kAccelerate:
       return accelerate(l);
+    case Runner::kUnsloth:
+      return unsloth(l);
   }
   return {};
 }
@@ -173,6 +201,7 @@ constexpr std::array kMegatronOnly{Runner::kMegatron};
 constexpr std::array kFsdpOnly{Runner::kFsdp};
 constexpr std::array kDeepspeedOnly{Runner::kDeepspeed};
 constexpr std::array kAccelerateOnly{Runner::kAccelerate};
+constexpr std::array kUnslothOnly{Runner::kUnsloth};
 
 }  // namespace
 
@@ -187,6 +216,8 @@ std::span<const Runner> runners_of(Framework framework, bool fine_tuning) noexce
       return kDeepspeedOnly;
     case Framework::kHf:
       return kAccelerateOnly;
+    case Framework::kUnsloth:
+      return kUnslothOnly;
     case Framework::kFsdp:
     case Framework::kTorchtitan:
     case Framework::kTorchtune:

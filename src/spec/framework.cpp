@@ -179,6 +179,28 @@ constexpr std::array kProfiles{
         "FSDP2 as torchtitan composes it: torchtitan's kernels; its layouts by torchtitan's rules",
         "as torchtitan (torchtitan/distributed/fsdp.py applies fully_shard to torchtitan's "
         "models)"},
+    FrameworkProfile{
+        Framework::kUnsloth,
+        false,
+        {LossImpl::kLinear, 1},
+        LogitsDtype::kFp32,
+        NormImpl::kFused,
+        false,
+        OptimizerKernel::kPerTensor,
+        true,
+        false,
+        Dispatch::kEager,
+        AttentionKernel::kFlash2,
+        GradAccumulationKernel::kAdd,
+        "unsloth: its Triton RMSNorm, the LM head and loss fused (no logits), every layer "
+        "checkpointed with its input sent to the host",
+        "unslothai/unsloth 015bdef: kernels/rms_layernorm.py Fast_RMS_Layernorm "
+        "(save_for_backward(X, W, r)); models/llama.py CausalLM forward: unsloth_zoo's "
+        "unsloth_fused_ce_loss unless UNSLOTH_RETURN_LOGITS=1 (Apple's cut_cross_entropy "
+        "linear_cross_entropy at e3162dc5, January 2025), no logits returned; get_peft_model's "
+        "use_gradient_checkpointing=\"unsloth\": each decoder layer's input copied to pinned host "
+        "memory (unsloth_zoo gradient_checkpointing.py); bitsandbytes' 8-bit AdamW steps each "
+        "parameter on its own"},
 };
 
 }  // namespace
@@ -211,9 +233,10 @@ Framework parse_framework(std::string_view text) {
 }
 
 LossSpec parse_loss(std::string_view text) {
-  constexpr const char* kAccepted = "fused|full|chunked:N (N in 2..1024)";
+  constexpr const char* kAccepted = "fused|full|chunked:N (N in 2..1024)|linear";
   if (text == "fused") return {LossImpl::kFused, 1};
   if (text == "full") return {LossImpl::kFull, 1};
+  if (text == "linear") return {LossImpl::kLinear, 1};
   constexpr std::string_view kChunked = "chunked:";
   if (text.starts_with(kChunked)) {
     const std::string_view digits = text.substr(kChunked.size());
@@ -224,7 +247,7 @@ LossSpec parse_loss(std::string_view text) {
     }
     return {LossImpl::kChunked, n};
   }
-  unknown_name("loss", text, kAccepted, {"fused", "full", "chunked:8"});
+  unknown_name("loss", text, kAccepted, {"fused", "full", "chunked:8", "linear"});
 }
 
 LogitsDtype parse_logits_dtype(std::string_view text) {
@@ -253,6 +276,8 @@ std::string loss_name(const LossSpec& loss) {
       return "full";
     case LossImpl::kChunked:
       return fmt::format("chunked:{}", loss.chunks);
+    case LossImpl::kLinear:
+      return "linear";
   }
   return "fused";
 }

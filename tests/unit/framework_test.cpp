@@ -28,21 +28,23 @@ TEST(Framework, ParsesLossesAndRefusesBadChunkCounts) {
   EXPECT_EQ(parse_loss("fused"), (LossSpec{LossImpl::kFused, 1}));
   EXPECT_EQ(parse_loss("full"), (LossSpec{LossImpl::kFull, 1}));
   EXPECT_EQ(parse_loss("chunked:8"), (LossSpec{LossImpl::kChunked, 8}));
+  EXPECT_EQ(parse_loss("linear"), (LossSpec{LossImpl::kLinear, 1}));
+  EXPECT_EQ(loss_name(parse_loss("linear")), "linear");
   EXPECT_EQ(loss_name(parse_loss("chunked:16")), "chunked:16");
   EXPECT_EQ(message_of([] { (void)parse_loss("chunked:1"); }),
-            "loss: '1' is not a chunk count [fused|full|chunked:N (N in 2..1024)]");
+            "loss: '1' is not a chunk count [fused|full|chunked:N (N in 2..1024)|linear]");
   EXPECT_EQ(message_of([] { (void)parse_loss("chunked:8x"); }),
-            "loss: '8x' is not a chunk count [fused|full|chunked:N (N in 2..1024)]");
-  EXPECT_EQ(
-      message_of([] { (void)parse_loss("ful"); }),
-      "loss: unknown value 'ful'; did you mean 'full'? [fused|full|chunked:N (N in 2..1024)]");
+            "loss: '8x' is not a chunk count [fused|full|chunked:N (N in 2..1024)|linear]");
+  EXPECT_EQ(message_of([] { (void)parse_loss("ful"); }),
+            "loss: unknown value 'ful'; did you mean 'full'? "
+            "[fused|full|chunked:N (N in 2..1024)|linear]");
 }
 
 TEST(Framework, SuggestsTheNearestProfile) {
   EXPECT_EQ(parse_framework("torchtune"), Framework::kTorchtune);
   EXPECT_EQ(message_of([] { (void)parse_framework("torchtun"); }),
             "framework: unknown value 'torchtun'; did you mean 'torchtune'? "
-            "[generic|pytorch|hf|torchtune|torchtitan|megatron|litgpt|deepspeed|fsdp]");
+            "[generic|pytorch|hf|torchtune|torchtitan|megatron|litgpt|deepspeed|fsdp|unsloth]");
   EXPECT_EQ(parse_norm("eager-fp32"), NormImpl::kEagerFp32);
   EXPECT_EQ(parse_optimizer_kernel("foreach"), OptimizerKernel::kForeach);
   EXPECT_EQ(parse_logits_dtype("activation"), LogitsDtype::kActivation);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_models.hpp"
 #include "trainbudget/plan/planner.hpp"
 
@@ -116,7 +118,9 @@ TEST(RunnerRules, TheHfTrainerRunsDataParallelismWithZeroAndOffload) {
 TEST(RunnerRules, GenericNamesTheFirstFrameworkThatRunsIt) {
   const ModelProfile p = llama();
   const std::span<const Runner> any = runners_of(Framework::kGeneric);
-  ASSERT_EQ(any.size(), kRunners);
+  // Every runner but unsloth's, which only --framework unsloth names.
+  ASSERT_EQ(any.size(), kRunners - 1);
+  EXPECT_EQ(std::ranges::find(any, Runner::kUnsloth), any.end());
   EXPECT_EQ(runner_for(any, p, layout(16, 2, 2, 1)), Runner::kMegatron);
   // ZeRO-2 under pipelining: torchtitan's FSDP without resharding after forward.
   EXPECT_EQ(runner_for(any, p, layout(16, 2, 2, 2)), Runner::kFsdp);
@@ -127,6 +131,26 @@ TEST(RunnerRules, GenericNamesTheFirstFrameworkThatRunsIt) {
   EXPECT_EQ(runners_of(Framework::kDeepspeed).size(), 1U);
   EXPECT_EQ(runners_of(Framework::kTorchtitan).front(), Runner::kFsdp);
   EXPECT_EQ(runners_of(Framework::kHf).front(), Runner::kAccelerate);
+}
+
+// unsloth/_gpu_init.py at 015bdef: "Multi-GPU is not yet supported"; its gradient checkpointing
+// wraps every decoder layer, and its offload moves those checkpoints (the layer inputs).
+TEST(RunnerRules, UnslothRunsOneGpuWithEveryLayerCheckpointed) {
+  const ModelProfile p = llama();
+  ASSERT_EQ(runners_of(Framework::kUnsloth).size(), 1U);
+  EXPECT_EQ(runners_of(Framework::kUnsloth).front(), Runner::kUnsloth);
+  Layout one = layout(1, 1, 1, 0);
+  EXPECT_TRUE(runs(Runner::kUnsloth, p, one));
+  EXPECT_FALSE(runs(Runner::kUnsloth, p, layout(2, 1, 1, 0)));
+  EXPECT_EQ(refusal(Runner::kUnsloth, p, layout(8, 1, 1, 3)),
+            "unsloth trains on one GPU (unsloth/_gpu_init.py: multi-GPU is not yet supported)");
+  one.offload_activations = true;
+  EXPECT_FALSE(runs(Runner::kUnsloth, p, one));
+  one.recompute = Recompute::kFull;
+  EXPECT_TRUE(runs(Runner::kUnsloth, p, one));
+  one.recompute = Recompute::kSelective;
+  one.offload_activations = false;
+  EXPECT_FALSE(runs(Runner::kUnsloth, p, one));
 }
 
 // `--framework deepspeed` searches only what DeepSpeed runs: no kept layout pipelines above

@@ -22,8 +22,9 @@ enum class Runner : std::uint8_t {
   kFsdp,        // FSDP2 as torchtitan composes it (also torchtune's distributed recipes)
   kDeepspeed,   // the DeepSpeed engine (Megatron-DeepSpeed, a DeepSpeed script)
   kAccelerate,  // transformers' Trainer through accelerate (DeepSpeed or FSDP underneath)
+  kUnsloth,     // unsloth: one GPU, TRL's trainers over its patched model
 };
-inline constexpr std::size_t kRunners = 4;
+inline constexpr std::size_t kRunners = 5;
 
 template <>
 struct EnumNames<Runner> {
@@ -31,12 +32,13 @@ struct EnumNames<Runner> {
       {{Runner::kMegatron, "megatron-core"},
        {Runner::kFsdp, "fsdp2"},
        {Runner::kDeepspeed, "deepspeed"},
-       {Runner::kAccelerate, "hf-accelerate"}}};
+       {Runner::kAccelerate, "hf-accelerate"},
+       {Runner::kUnsloth, "unsloth"}}};
 };
 
 // The runners a framework profile stands for, in the order a plan names them: megatron,
-// deepspeed, hf each their own; fsdp, torchtitan, torchtune, pytorch and litgpt FSDP2; generic
-// any of the four: for a fine-tune transformers' Trainer first, then FSDP2, DeepSpeed and
+// deepspeed, hf, unsloth each their own; fsdp, torchtitan, torchtune, pytorch and litgpt FSDP2;
+// generic any of the four: for a fine-tune transformers' Trainer first, then FSDP2, DeepSpeed and
 // Megatron-Core; for pretraining Megatron-Core first, then FSDP2, DeepSpeed and the Trainer.
 [[nodiscard]] std::span<const Runner> runners_of(Framework framework,
                                                  bool fine_tuning = false) noexcept;

@@ -25,11 +25,12 @@ enum class Framework : std::uint8_t {
   kLitgpt,      // Lit-GPT / LitGPT's finetune scripts
   kDeepspeed,   // the DeepSpeed engine on a transformers model (hf's kernels)
   kFsdp,        // FSDP2 as torchtitan composes it (torchtitan's kernels)
+  kUnsloth,     // unsloth's FastLanguageModel under TRL's trainers (its Triton kernels)
 };
 
 template <>
 struct EnumNames<Framework> {
-  static constexpr std::array<std::pair<Framework, std::string_view>, 9> kNames{
+  static constexpr std::array<std::pair<Framework, std::string_view>, 10> kNames{
       {{Framework::kGeneric, "generic"},
        {Framework::kPytorch, "pytorch"},
        {Framework::kHf, "hf"},
@@ -38,7 +39,8 @@ struct EnumNames<Framework> {
        {Framework::kMegatron, "megatron"},
        {Framework::kLitgpt, "litgpt"},
        {Framework::kDeepspeed, "deepspeed"},
-       {Framework::kFsdp, "fsdp"}}};
+       {Framework::kFsdp, "fsdp"},
+       {Framework::kUnsloth, "unsloth"}}};
 };
 
 // How the loss over the vocabulary is computed, which decides the b*s*V buffers it holds.
@@ -53,6 +55,11 @@ enum class LossImpl : std::uint8_t {
   // CEWithChunkedOutputLoss under torch.compile): nothing b*s*V wide is saved beyond the logits,
   // and the backward's fp32 buffers are one chunk's.
   kChunked,
+  // The LM head and the loss in one kernel over tiles of the vocabulary (Wijmans et al. 2024,
+  // "Cut Your Losses in Large-Vocabulary Language Models", Apple's Cut Cross-Entropy): the
+  // logits never exist whole; forward saves each position's log-sum-exp (fp32) and backward
+  // recomputes the logits tile by tile, one more LM head GEMM.
+  kLinear,
 };
 
 struct LossSpec {
@@ -157,7 +164,7 @@ struct FrameworkProfile {
 // Throw InvalidRequest naming the field (framework, loss, logits_dtype, norm) and its accepted
 // values, with a suggestion for a near miss.
 [[nodiscard]] Framework parse_framework(std::string_view text);
-// "fused", "full" or "chunked:N" (N in 2..1024).
+// "fused", "full", "chunked:N" (N in 2..1024) or "linear".
 [[nodiscard]] LossSpec parse_loss(std::string_view text);
 [[nodiscard]] LogitsDtype parse_logits_dtype(std::string_view text);
 [[nodiscard]] NormImpl parse_norm(std::string_view text);
@@ -165,7 +172,7 @@ struct FrameworkProfile {
 [[nodiscard]] GradAccumulationKernel parse_grad_accumulation_kernel(std::string_view text);
 [[nodiscard]] AttentionKernel parse_attention_kernel(std::string_view text);
 
-// "fused", "full", "chunked:8".
+// "fused", "full", "chunked:8", "linear".
 [[nodiscard]] std::string loss_name(const LossSpec& loss);
 
 }  // namespace tb
