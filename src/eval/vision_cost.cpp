@@ -152,15 +152,35 @@ Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept {
           ? image_tokens * e *
                 (v.lm_hidden + v.cross_layers * v.cross_kv / static_cast<double>(l.parallel.tp))
           : 0.0;
-  if (!v.backward) return Bytes{cross};
+  // The batch's pixel values (activation dtype), alive through the step like the token ids; the
+  // patch embedding's saved input when it trains.
   const double rows = static_cast<double>(l.micro_batch) * v.images * v.patches;
-  if (l.recompute == Recompute::kFull) return Bytes{cross + rows * v.hidden * e * v.layers};
-  // norm1 and norm2 inputs, qkv's input, q, k, v, attention's output (the projection's input),
-  // the MLP's input; fc1's output and the activation's (gated: gate, up and their product);
-  // attention's fp32 log-sum-exp per head.
+  const double pixels = rows * v.patch_width * e;
+  if (!v.backward) return Bytes{cross + pixels};
+  // Qwen's merger (PatchMerger): the norm's input, the first linear's (the norm's output, 2 x 2
+  // patches a row), the GELU's and the second linear's, h values a patch each.
+  const bool qwen = v.merge > 1.0;
+  const double merger = qwen ? rows * 4.0 * v.hidden * e : 0.0;
+  if (l.recompute == Recompute::kFull) {
+    return Bytes{cross + pixels + merger + rows * v.hidden * e * v.layers};
+  }
+  // Per layer and patch: norm1 and norm2 inputs, qkv's input, q, k and v, attention's output
+  // (the projection's input), the MLP's input; fc1's output and the activation's (gated: gate,
+  // up and their product). Qwen's fused qkv: v is a view of its output, which stays whole (3h),
+  // beside the rotated q and k (2h); separate projections keep q, k, v (3h). Attention keeps an
+  // fp32 log-sum-exp per head (flash) or, eager, the probabilities over its keys (and their fp32
+  // copy where the softmax upcasts).
   const double mlp = v.gated ? 3.0 * v.intermediate : 2.0 * v.intermediate;
-  const double per_row = (2.0 + 1.0 + 3.0 + 1.0 + 1.0) * v.hidden * e + mlp * e + 4.0 * v.heads;
-  return Bytes{cross + rows * per_row * v.layers};
+  const double qkv = qwen ? 5.0 : 3.0;
+  const double per_row_dense = (2.0 + 1.0 + qkv + 1.0 + 1.0) * v.hidden * e + mlp * e;
+  double attention = 4.0 * v.heads * v.layers;
+  if (l.attention == AttentionImpl::kEager) {
+    const double probs = v.heads * (e + (step_dims(p, l, false).softmax_fp32 ? 4.0 : 0.0));
+    const double windowed = v.layers - v.full_layers;
+    attention =
+        probs * (v.patches * v.full_layers + (v.window > 0.0 ? v.window : v.patches) * windowed);
+  }
+  return Bytes{cross + pixels + merger + rows * (per_row_dense * v.layers + attention)};
 }
 
 }  // namespace tb

@@ -171,6 +171,8 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   out.heads = static_cast<double>(v.heads);
   out.gated = v.kind == VisionKind::kQwen25Vl;
   out.merge = v.kind == VisionKind::kSiglip ? 1.0 : static_cast<double>(v.spatial_merge);
+  out.patch_width = static_cast<double>(v.channels * std::max<std::int64_t>(v.temporal_patch, 1) *
+                                        v.patch_size * v.patch_size);
   const bool to_lm_width = v.kind == VisionKind::kSiglip || v.kind == VisionKind::kMllama;
   out.out_hidden = static_cast<double>(to_lm_width ? job.model.architecture->hidden : v.out_hidden);
   out.full_layers = out.layers;

@@ -31,3 +31,8 @@ tb_realstep(llama_gqa_tied_dpo_b1_s512 0.05 --config llama-gqa-tied.json --micro
 tb_realstep(llama_mha_grpo_g4 0.05 --config llama-mha.json --trainer grpo --micro-batch 8 --num-generations 4 --max-prompt-length 64 --max-completion-length 64)
 tb_realstep(llama_gqa_tied_grpo_p128 0.05 --config llama-gqa-tied.json --trainer grpo --micro-batch 4 --num-generations 4 --max-prompt-length 128 --max-completion-length 128)
 tb_realstep(gpt2_grpo_g8_long 0.05 --config gpt2.json --trainer grpo --micro-batch 8 --num-generations 8 --max-prompt-length 32 --max-completion-length 192)
+# A vision-language model (docs/vision.md): Qwen2-VL's encoder (tests/realstep/vision.py) over
+# one 224 x 224 image a sequence (256 patches, 64 + 2 tokens), frozen (a forward without
+# gradients) or trained with the language model.
+tb_realstep(qwen2_vl_tower_frozen 0.05 --config qwen2-vl-tiny.json --micro-batch 2 --seq-len 128 --images 1 --image-size 224)
+tb_realstep(qwen2_vl_tower_trained 0.05 --config qwen2-vl-tiny.json --micro-batch 2 --seq-len 128 --images 1 --image-size 224 --train-vision-tower)

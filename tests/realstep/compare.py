@@ -44,6 +44,9 @@ def parse():
     p.add_argument("--num-generations", default="4")
     p.add_argument("--max-prompt-length", default="64")
     p.add_argument("--max-completion-length", default="64")
+    p.add_argument("--images", default="0")
+    p.add_argument("--image-size", default="224")
+    p.add_argument("--train-vision-tower", action="store_true")
     return p.parse_args()
 
 
@@ -65,16 +68,22 @@ def main():
         job += ["--lora-rank", a.lora_rank, "--lora-targets", a.lora_targets]
         if float(a.lora_dropout) > 0:
             job += ["--lora-dropout", a.lora_dropout]
+    images = []  # realstep.py takes the side, trainbudget W x H
+    if int(a.images) > 0:
+        images = ["--images", a.images] + (["--train-vision-tower"] if a.train_vision_tower else [])
     env = dict(os.environ, LD_PRELOAD=a.heap, OMP_NUM_THREADS="1")
     step = subprocess.run(
         [a.python, os.path.join(HERE, "realstep.py"), "--config", config, "--optimizer",
-         a.optimizer, "--dtype", a.dtype] + job + seq, env=env, capture_output=True, text=True)
+         a.optimizer, "--dtype", a.dtype] + job + seq + images +
+        (["--image-size", a.image_size] if images else []),
+        env=env, capture_output=True, text=True)
     if step.returncode != 0:
         sys.exit(f"{a.name}: realstep.py failed: {step.stderr.strip()}")
     measured = json.loads(step.stdout)
     estimate = subprocess.run(
         [a.trainbudget, "estimate", "--model", config, "--framework", "pytorch", "--recipe",
          RECIPES[(a.optimizer, a.dtype)], "--machine", "h100-sxm", "--format", "json"] + job +
+        images + (["--image-size", f"{a.image_size}x{a.image_size}"] if images else []) +
         # realstep.py's grpo_loss takes the logits of every position and slices the completion's
         # log-probs after (as verl does), not TRL's logits_to_keep.
         (["--completion-logits", "false"] if a.trainer == "grpo" else []),

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs real PyTorch training steps on the CPU and measures their memory.
 
-The model is built from a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or
-mixtral) as a plain, eager PyTorch decoder: norms written out op by op, K/V repeated for grouped
-heads, a masked softmax, F.cross_entropy on the full logits. That is the `--framework pytorch`
+The model is built from a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2,
+mixtral, or qwen2_vl with vision.py's encoder) as a plain, eager PyTorch decoder: norms written
+out op by op, K/V repeated for grouped heads, a masked softmax, F.cross_entropy on the full
+logits. That is the `--framework pytorch`
 profile of trainbudget (docs/frameworks.md), and every tensor it keeps for backward is a row of
 that profile.
 
@@ -44,6 +45,9 @@ def parse_args():
                         "the reference's forward under no_grad first (a frozen copy of a full "
                         "policy; the adapters switched off under LoRA)")
     p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32")
+    p.add_argument("--images", type=int, default=0, help="images per sequence (qwen2_vl)")
+    p.add_argument("--image-size", type=int, default=224, help="each image's side, pixels")
+    p.add_argument("--train-vision-tower", action="store_true")
     p.add_argument("--steps", type=int, default=2, help="steps run; the last one is measured")
     p.add_argument("--time", action="store_true",
                    help="time the steps on one thread instead of measuring memory: prints each "
@@ -284,12 +288,15 @@ class Decoder(nn.Module):
         self.final = norm(cfg)
         self.head = None if cfg.tied else nn.Linear(cfg.h, cfg.vocab, bias=False, dtype=DTYPE)
 
-    def forward(self, ids, offset=0, last_only=False):
+    def forward(self, ids, offset=0, last_only=False, images=None):
         """offset: positions already in KV_CACHE; last_only: the last position's logits alone
-        (generation keeps one row of logits per step)."""
+        (generation keeps one row of logits per step); images: [b, n, h] image tokens put
+        after the first token (<|vision_start|>), in place of the next n."""
         b, s = ids.shape
         c = self.cfg
         x = self.embed(ids)
+        if images is not None:
+            x = torch.cat((x[:, :1], images, x[:, 1 + images.shape[1]:]), dim=1)
         cos = sin = None
         if self.pos is not None:
             x = x + self.pos(torch.arange(offset, offset + s))
@@ -377,7 +384,8 @@ def grpo_loss(model, sequences, advantages):
 
 def main():
     with open(ARGS.config) as f:
-        cfg = Config(json.load(f))
+        raw = json.load(f)
+        cfg = Config(raw)
     targets = set(ARGS.lora_targets.split(",")) if ARGS.method == "lora" else set()
     if targets == {"all-linear"}:
         targets = {"q", "k", "v", "o", "gate", "up", "down"}
@@ -388,7 +396,16 @@ def main():
         for name, param in model.named_parameters():
             if not (name.endswith(".a") or name.endswith(".b")):
                 param.requires_grad_(False)
+    tower = None
+    if ARGS.images > 0:
+        from vision import VisionConfig, VisionTower
+        tower = VisionTower(VisionConfig(raw["vision_config"], cfg.h), DTYPE)
+        tower.requires_grad_(ARGS.train_vision_tower)
+        side = ARGS.image_size // tower.c.patch
+        image_tokens = ARGS.images * side * side // tower.c.merge ** 2
     trainable = [p for p in model.parameters() if p.requires_grad]
+    if tower is not None:
+        trainable += [p for p in tower.parameters() if p.requires_grad]
     if ARGS.optimizer == "adamw":
         optimizer = torch.optim.AdamW(trainable, lr=1e-4, foreach=False)
     else:
@@ -402,7 +419,9 @@ def main():
             param.requires_grad_(False)
     rows = ARGS.micro_batch * (2 if ARGS.trainer in ("dpo", "orpo") else 1)
     gen = torch.Generator().manual_seed(1)
-    batches = [torch.randint(0, cfg.vocab, (rows, ARGS.seq_len + 1), generator=gen)
+    # Each image is its tokens and two markers in the sequence, after the text's seq_len.
+    length = ARGS.seq_len + (image_tokens + 2 * ARGS.images if tower is not None else 0)
+    batches = [torch.randint(0, cfg.vocab, (rows, length + 1), generator=gen)
                for _ in range(ARGS.grad_accum)]
 
     if ARGS.time:
@@ -426,7 +445,13 @@ def main():
                 logits, router_logits = None, None
                 loss = grpo_loss(model, sequences, advantages)
             elif ARGS.trainer == "sft":
-                logits, router_logits = model(ids)
+                images = None
+                if tower is not None:
+                    width = tower.c.channels * tower.c.temporal * tower.c.patch ** 2
+                    pixels = torch.randn(rows * ARGS.images * side * side, width, dtype=DTYPE)
+                    with torch.set_grad_enabled(ARGS.train_vision_tower):
+                        images = tower(pixels, rows * ARGS.images, side).view(rows, -1, cfg.h)
+                logits, router_logits = model(ids, images=images)
                 loss = F.cross_entropy(logits.reshape(-1, cfg.vocab), labels.reshape(-1))
                 if router_logits:
                     loss = loss + 0.02 * load_balancing_loss(router_logits, cfg.experts, cfg.top_k)
@@ -438,6 +463,7 @@ def main():
             (loss / ARGS.grad_accum).backward()
             backward_peak = max(backward_peak, HEAP.peak())
             del logits, router_logits, loss
+            images = pixels = None
             HEAP.reset()
         optimizer.step()
         optimizer_peak = HEAP.peak()

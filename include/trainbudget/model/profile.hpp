@@ -51,6 +51,7 @@ struct VisionLoad {
   double full_layers{0.0};  // of which attend over the whole image (all of them unless windowed)
   double hidden{0.0}, intermediate{0.0}, heads{0.0};
   double merge{1.0};             // patches merged per side into a token (Qwen: 2; SigLIP pools: 1)
+  double patch_width{0.0};       // pixel values per patch: channels x temporal patch x patch^2
   double out_hidden{0.0};        // the projector's output
   bool gated{false};             // a gated MLP (Qwen2.5-VL)
   bool backward{false};          // gradients run back through it (trained, or adapters in it)
