@@ -105,6 +105,7 @@ import torch  # noqa: E402  (after the shim check: importing torch takes seconds
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.utils.checkpoint import checkpoint  # noqa: E402
+from vision import rotate_half  # noqa: E402  (the decoder's rotary is the encoder's)
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # one allocation order, one set of BLAS workspaces
@@ -173,11 +174,6 @@ class RMSNorm(nn.Module):
 
 def norm(cfg):
     return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE) if cfg.gpt2 else RMSNorm(cfg.h, cfg.eps)
-
-
-def rotate_half(x):
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
 class Attention(nn.Module):
