@@ -296,8 +296,9 @@ const std::array kEstimateFields{
           "LoRA/QLoRA rank r (needs {model}): r x (in + out) parameters per adapted matrix", ranks,
           [](V v, R r) { r.job.lora.rank = whole(v, "lora_rank", 65536.0); }, "job"},
     Field{"lora_targets", FieldType::kList, "LIST", "", "q,v",
-          "Adapted layers (needs {model}): q,k,v,o,gate,up,down, all-linear, or module names "
-          "such as q_proj (PEFT's default: q,v)",
+          "Adapted layers (needs {model}): q,k,v,o,gate,up,down, all-linear, module names "
+          "such as q_proj (PEFT's default: q,v), or one regular expression over full module "
+          "names (model.layers.0.self_attn.q_proj), matched whole as PEFT matches a string",
           targets, [](V v, R r) { r.job.lora.targets = parse_lora_targets(v); }, "job"},
     Field{"lora_dropout", FieldType::kNumber, "P", "probability", "",
           "LoRA/QLoRA: PEFT's lora_dropout on each adapter's input (a dropped copy and a mask "

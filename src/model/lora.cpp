@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <set>
 
 #include "trainbudget/model/param_count.hpp"
@@ -32,9 +33,70 @@ bool is_alias(std::string_view t) {
   return t == "q" || t == "k" || t == "v" || t == "o" || t == "gate" || t == "up" || t == "down";
 }
 
-bool targeted(const LinearLayer& layer, std::string_view target) {
+// A target with regular-expression syntax: PEFT matches a string target_modules with
+// re.fullmatch against each module's full name (peft/tuners/tuners_utils.py,
+// check_target_module_exists), as axolotl's vision examples write them.
+bool is_pattern(std::string_view t) { return t.find_first_of("[](){}|*+?\\^$") != t.npos; }
+
+// The full names PEFT sees for one instance of the layer (the first decoder or encoder layer, the
+// first expert), in the namings transformers has used: "model.layers.0.self_attn.q_proj", and
+// for a vision-language model "model.language_model.layers.0..." (transformers >= 4.52) and
+// "language_model.model.layers.0..."; encoder layers "visual.blocks.0.attn.qkv" with and
+// without "model.", SigLIP's under "vision_tower.vision_model.encoder.layers.0.".
+std::vector<std::string> full_names(const LinearLayer& l, bool vlm) {
+  std::string path = l.path;
+  if (const auto e = path.find("{e}"); e != path.npos) {
+    path = path.substr(0, e) + "0" + path.substr(e + 3);
+  }
+  if (l.place != LinearPlace::kVision) {
+    std::vector<std::string> out{"model.layers.0." + path};
+    if (vlm) {
+      out.push_back("model.language_model.layers.0." + path);
+      out.push_back("language_model.model.layers.0." + path);
+    }
+    return out;
+  }
+  if (path.starts_with("vision.")) {
+    path = "vision_tower.vision_model.encoder.layers.0." + path.substr(7);
+  } else {
+    for (const std::string_view stack : {"blocks.", "layers."}) {
+      if (const auto at = path.find(stack); at != path.npos) {
+        path = path.substr(0, at + stack.size()) + "0." + path.substr(at + stack.size());
+        break;
+      }
+    }
+  }
+  return {path, "model." + path};
+}
+
+// Longer patterns are refused: libstdc++'s std::regex compiles and matches by recursion.
+constexpr std::size_t kMaxPattern = 256;
+
+bool pattern_matches(const LinearLayer& layer, std::string_view target, bool vlm) {
+  if (target.size() > kMaxPattern) {
+    throw InvalidRequest("lora_targets",
+                         fmt::format("a regular expression of {} characters is longer than {}",
+                                     target.size(), kMaxPattern),
+                         "a regular expression of at most 256 characters");
+  }
+  std::regex re;
+  try {
+    re = std::regex(std::string(target));
+  } catch (const std::regex_error&) {
+    throw InvalidRequest("lora_targets",
+                         fmt::format("'{}' is not a regular expression PEFT could match", target),
+                         "q, k, v, o, gate, up, down, all-linear, module names, or one regular "
+                         "expression over full module names");
+  }
+  const std::vector<std::string> names = full_names(layer, vlm);
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return std::regex_match(n, re); });
+}
+
+bool targeted(const LinearLayer& layer, std::string_view target, bool vlm) {
   if (layer.kind == LinearKind::kLmHead) return false;  // PEFT never adapts the output layer
   if (target == "all-linear") return true;
+  if (is_pattern(target)) return pattern_matches(layer, target, vlm);
   // A vision encoder's layers are matched by name, as PEFT matches a suffix: the alias q is
   // q_proj, which SigLIP has and Qwen's fused attn.qkv is not; up is up_proj, not fc1.
   if (is_alias(target) && layer.place == LinearPlace::kVision) {
@@ -71,7 +133,7 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
   for (const std::string& target : spec.targets) {
     bool matched = false;
     for (const LinearLayer& l : linears) {
-      if (!targeted(l, target)) continue;
+      if (!targeted(l, target, arch.vision.has_value())) continue;
       matched = true;
       const bool already = std::any_of(out.begin(), out.end(), [&](const AdaptedLinear& a) {
         return a.layer.path == l.path && a.layer.place == l.place &&
@@ -92,7 +154,8 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
       throw InvalidRequest(
           "lora_targets",
           fmt::format("'{}' matches no linear layer of this {} model", target, arch.model_type),
-          fmt::format("q, k, v, o, gate, up, down, all-linear or one of its modules: {}",
+          fmt::format("q, k, v, o, gate, up, down, all-linear, one of its modules ({}) or a "
+                      "regular expression over full module names",
                       module_names(linears)));
     }
   }

@@ -126,5 +126,27 @@ TEST(Qlora, Llama2BaseIsNf4LinearsPlus16BitEmbeddings) {
   EXPECT_NEAR(b.total().value(), 3.87e9, 0.01e9);
 }
 
+// PEFT matches a string target_modules as a regular expression over each module's full name
+// (re.fullmatch; peft/tuners/tuners_utils.py check_target_module_exists), as axolotl's vision
+// examples write it (examples/qwen2_5-vl/lora-7b.yaml).
+TEST(Lora, ARegularExpressionMatchesFullModuleNamesAsPeftDoes) {
+  const ModelArchitecture a = fixture("qwen2.5-vl-7b-instruct.json");
+  const LoraSpec language{
+      32,
+      {"model.language_model.layers.[\\d]+.(mlp|cross_attn|self_attn).(up|down|gate|q|k|v|o)_"
+       "proj"}};
+  // The language model's seven projections only: 32 x (7,168 + 4,096 + 4,096 + 7,168 + 3 x
+  // 22,528) a layer, 28 layers; the aliases would also adapt the encoder's gate/up/down_proj.
+  EXPECT_EQ(lora_trainable_params(a, language), 32LL * 90112 * 28);
+  // The older naming, and the encoder's fused qkv by its own path (32 blocks, 1,280 -> 3,840).
+  EXPECT_EQ(lora_trainable_params(a, LoraSpec{32, {"model\\.layers\\.\\d+\\.self_attn\\.q_proj"}}),
+            32LL * 7168 * 28);
+  EXPECT_EQ(lora_trainable_params(a, LoraSpec{8, {".*visual\\.blocks\\.\\d+\\.attn\\.qkv"}}),
+            8LL * (1280 + 3840) * 32);
+  EXPECT_THROW((void)lora_trainable_params(a, LoraSpec{8, {"model.layers.(q_proj"}}),
+               InvalidRequest);
+  EXPECT_THROW((void)lora_trainable_params(a, LoraSpec{8, {"^lm_head$"}}), InvalidRequest);
+}
+
 }  // namespace
 }  // namespace tb
