@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Runs every training config in a folder through `trainbudget estimate --config` and tallies
+what happened: read fully, read with notes, or refused, and each refusal by its reason.
+
+Used during development on the frameworks' own example folders (docs/configs.md, "The
+frameworks' example configs"), at a pinned commit, offline by default.
+
+Usage: scripts/config_sweep.py TRAINBUDGET FOLDER [--machine h100-sxm] [--launch-dir DIR] [--list]
+  --launch-dir  where the jobs are launched from (the repository's root: axolotl, LLaMA-Factory
+                and the HF Trainer resolve a config's deepspeed path from there)
+  --list        also print one line per file: OK, NOTES or NO, and the refusal's kind
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def reason(stderr):
+    """The refusal's kind: the field it names and the error's first words, numbers dropped."""
+    line = next((l for l in stderr.splitlines() if ": error: " in l), stderr.strip()[:120])
+    line = line.split(": error: ", 1)[-1]
+    field, _, rest = line.partition(": ")
+    if field == "--model" and "not in the Hugging Face cache" in rest:
+        return "--model: not in the cache (offline)"
+    words = re.sub(r"'[^']*'|\d[\d,.]*", "…", rest).split(";")[0]
+    return f"{field}: {' '.join(words.split()[:8])}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("trainbudget")
+    p.add_argument("folder")
+    p.add_argument("--machine", default="h100-sxm")
+    p.add_argument("--launch-dir", default=".")
+    p.add_argument("--list", action="store_true")
+    a = p.parse_args()
+    env = dict(os.environ)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    trainbudget = os.path.abspath(a.trainbudget)
+    files = sorted(os.path.abspath(os.path.join(d, f)) for d, _, names in os.walk(a.folder) for f in names
+                   if f.endswith(SUFFIXES))
+    tally = collections.Counter()
+    refusals = collections.Counter()
+    for path in files:
+        run = subprocess.run([trainbudget, "estimate", "--config", path, "--machine", a.machine,
+                              "--brief"], capture_output=True, text=True, env=env,
+                             cwd=a.launch_dir)
+        if run.returncode == 0:
+            kind = "NOTES" if "not understood" in run.stderr or "warning:" in run.stderr else "OK"
+            tally[kind] += 1
+            line = ""
+        else:
+            kind = "NO"
+            why = reason(run.stderr)
+            refusals[why] += 1
+            line = why
+        if a.list:
+            print(f"{kind} {os.path.relpath(path, os.path.abspath(a.folder))} {line}".rstrip())
+    answered = tally["OK"] + tally["NOTES"]
+    print(f"{len(files)} configs: {answered} answer ({tally['OK']} read fully, "
+          f"{tally['NOTES']} with notes), {len(files) - answered} refused")
+    for why, n in refusals.most_common():
+        print(f"  {n:4d}  {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
