@@ -444,8 +444,18 @@ PlanResult Session::plan(const EstimateRequest& request, const plan::Progress& p
   if (!best.empty()) rep.devices = best.front().layout.devices;
   for (const plan::Candidate& m : misses) rep.misses.push_back(miss_of(m, workloads, cluster));
   if (best.empty() && misses.empty() && rep.stats.layouts == 0) {
-    rep.notes.push_back(
-        "no layout of the space satisfies the layout rules for this model and device count");
+    std::string why =
+        "no layout of the space satisfies the layout rules for this model and device count";
+    // One framework named: its refusal of plain data parallelism over the devices, if any.
+    const std::span<const Runner> named =
+        runners_of(r.job.setup.framework, job_kind(r.job) != JobKind::kPretraining);
+    if (named.size() == 1) {
+      Layout plain;
+      plain.devices = rep.devices > 0 ? rep.devices : r.job.devices;
+      const std::string words = refusal(named.front(), workloads.front().profile, plain);
+      if (!words.empty()) why += fmt::format(" ({}: {})", enum_name(named.front()), words);
+    }
+    rep.notes.push_back(why);
   }
 
   // Every candidate as a whole estimate on the machine: the numbers `estimate` prints.
