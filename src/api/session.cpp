@@ -99,14 +99,21 @@ namespace {
 void resolve_images(EstimateRequest& r, EstimateResult& out) {
   ImageInput& im = r.job.setup.images;
   const ModelArchitecture& arch = *r.job.model.architecture;
-  const bool asked = im.count > 0 || r.has("image_size") || r.has("image_max_pixels");
+  const bool asked =
+      im.count > 0 || im.video_frames > 0 || r.has("image_size") || r.has("image_max_pixels");
   if (!asked) return;
   if (!arch.vision) {
     throw InvalidRequest("images",
                          fmt::format("the model ({}) has no vision encoder", arch.model_type),
                          "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl");
   }
-  if (im.count == 0) {
+  if (im.video_frames > 0 && arch.vision->kind != VisionKind::kQwen2Vl &&
+      arch.vision->kind != VisionKind::kQwen25Vl) {
+    throw InvalidRequest("video_frames",
+                         fmt::format("the model ({}) takes no video", arch.model_type),
+                         "a Qwen2-VL or Qwen2.5-VL model (qwen2_vl, qwen2_5_vl)");
+  }
+  if (im.count == 0 && im.video_frames == 0) {
     out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",
                             "changes nothing without {images}", ""});
     return;
@@ -121,7 +128,16 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   im.tokens = g.tokens;
   im.patches = g.patches;
   im.text_tokens = resolved_setup(r.job.setup, arch.max_positions).seq_len;
-  r.job.setup.seq_len = im.text_tokens + im.count * g.tokens;
+  // A video (Qwen2VLVideoProcessor): its frames padded to a multiple of temporal_patch_size,
+  // each pair one temporal patch of the frame's grid; the vision encoder's cu_seqlens give
+  // each temporal patch its own attention (modeling_qwen2_vl.py); one pair of markers.
+  if (im.video_frames > 0) {
+    const std::int64_t t = std::max<std::int64_t>(arch.vision->temporal_patch, 1);
+    const std::int64_t merged = arch.vision->spatial_merge * arch.vision->spatial_merge;
+    im.video_slices = (im.video_frames + t - 1) / t;
+    im.video_tokens = im.video_slices * (g.patches / merged) + g.markers;
+  }
+  r.job.setup.seq_len = im.text_tokens + im.count * g.tokens + im.video_tokens;
   r.job.setup.seq_len_given = true;
   if (arch.vision->kind == VisionKind::kMllama) {
     out.notes.push_back(
@@ -137,17 +153,32 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
          ""});
     return;
   }
-  out.notes.push_back(
-      {"images",
-       fmt::format("{} image{} of {}x{} px{}: {} tokens each ({} + 2 markers) from {} encoder "
-                   "patches; the sequence is {} text + {} image = {} tokens",
-                   im.count, im.count == 1 ? "" : "s", g.width, g.height,
-                   im.width > 0 && (im.width != g.width || im.height != g.height)
-                       ? fmt::format(" (resized from {}x{})", im.width, im.height)
-                       : std::string{},
-                   g.tokens, g.tokens - g.markers, g.patches, im.text_tokens, im.count * g.tokens,
-                   r.job.setup.seq_len),
-       ""});
+  const std::string resized = im.width > 0 && (im.width != g.width || im.height != g.height)
+                                  ? fmt::format(" (resized from {}x{})", im.width, im.height)
+                                  : std::string{};
+  if (im.count > 0) {
+    out.notes.push_back(
+        {"images",
+         fmt::format("{} image{} of {}x{} px{}: {} tokens each ({} + 2 markers) from {} encoder "
+                     "patches; the sequence is {} text + {} image{} = {} tokens",
+                     im.count, im.count == 1 ? "" : "s", g.width, g.height, resized, g.tokens,
+                     g.tokens - g.markers, g.patches, im.text_tokens, im.count * g.tokens,
+                     im.video_tokens > 0 ? fmt::format(" + {} video", im.video_tokens) : "",
+                     r.job.setup.seq_len),
+         ""});
+  }
+  if (im.video_frames > 0) {
+    out.notes.push_back(
+        {"video_frames",
+         fmt::format("a video of {} frames of {}x{} px{}: {} temporal patches of {} encoder "
+                     "patches, each attending within itself; {} tokens ({} + 2 markers); the "
+                     "sequence is {} text + {} video{} = {} tokens",
+                     im.video_frames, g.width, g.height, resized, im.video_slices, g.patches,
+                     im.video_tokens, im.video_tokens - g.markers, im.text_tokens, im.video_tokens,
+                     im.count > 0 ? fmt::format(" + {} image", im.count * g.tokens) : "",
+                     r.job.setup.seq_len),
+         ""});
+  }
 }
 
 }  // namespace

@@ -60,6 +60,14 @@ const std::array kVisionFields{
           pixel_caps,
           [](V v, R r) { r.job.setup.images.max_pixels = whole(v, "image_max_pixels", 784, 1e12); },
           "step"},
+    Field{"video_frames", FieldType::kInteger, "N", "frames per sequence", "0",
+          "Qwen2-VL/Qwen2.5-VL: one video of N sampled frames in each sequence, each frame "
+          "sized as an image ({image_size}, {image_max_pixels}); every 2 frames are one "
+          "temporal patch that attends within itself; its tokens are the temporal patches' "
+          "patches / 4 + 2 markers",
+          image_counts,
+          [](V v, R r) { r.job.setup.images.video_frames = whole(v, "video_frames", 0, 4096); },
+          "step"},
     Field{"train_vision_tower", FieldType::kFlag, "", "", "false",
           "the vision encoder and projector trained with the language model (default frozen, "
           "as LLaMA-Factory's freeze_vision_tower: no states, a forward only)",

@@ -163,7 +163,7 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   const VisionTowerSpec& v = *job.model.architecture->vision;
   const ImageInput& in = job.setup.images;
   VisionLoad& out = p.vision;
-  out.images = static_cast<double>(in.count);
+  out.images = static_cast<double>(in.encoder_sequences());
   out.patches = static_cast<double>(in.patches);
   out.layers = static_cast<double>(v.layers);
   out.hidden = static_cast<double>(v.hidden);
@@ -250,7 +250,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
   p.attention_kernel = resolved_setup(job.setup, 0).attention_kernel.value_or(fw.attention_kernel);
   p.dp_bucket_bytes = dp_bucket_bytes(job.setup.framework);
-  if (arch.vision && job.setup.images.count > 0) vision_load(job, p);
+  if (arch.vision && job.setup.images.encoder_sequences() > 0) vision_load(job, p);
 }
 
 }  // namespace

@@ -110,13 +110,16 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                    {"grad_accumulation", s.grad_accumulation},
                    {"causal_flops", s.causal_flops}};
   // A vision-language job's images and the tokens they became (docs/vision.md).
-  if (s.images.count > 0) {
+  if (s.images.encoder_sequences() > 0) {
     const ImageInput& im = s.images;
     root["setup"]["images"] = {{"count", im.count},
                                {"tokens_per_image", im.tokens},
                                {"encoder_patches_per_image", im.patches},
                                {"text_tokens", im.text_tokens},
                                {"image_tokens", im.count * im.tokens},
+                               {"video_frames", im.video_frames},
+                               {"video_temporal_patches", im.video_slices},
+                               {"video_tokens", im.video_tokens},
                                {"train_vision_tower", im.train_encoder}};
   }
   if (!step.explain) return;

@@ -153,14 +153,42 @@ TEST(VisionStep, ImagesLengthenTheSequenceAndCostTheEncoder) {
       run({{"images", "2"}, {"image_size", "1280x720"}, {"lora_targets", "all-linear"}});
   const api::EstimateResult lm_only =
       run({{"images", "2"}, {"image_size", "1280x720"}, {"lora_targets", "q,k,v,o"}});
-  // all-linear adds the encoder's activations (2 x 4784 patches x 32 layers, 41,064 B each)
-  // and the language model's MLP adapters; the first alone is 12.6 GB.
+  // all-linear adds the encoder's activations (2 x 4784 patches x 32 layers, 46,184 B each)
+  // and the language model's MLP adapters; the first alone is 14.1 GB.
   EXPECT_GT(
       adapted.estimate.primary.memory.total.value() - lm_only.estimate.primary.memory.total.value(),
-      2.0 * 4784 * 32 * 41064.0);
+      2.0 * 4784 * 32 * 46184.0);
   EXPECT_THROW((void)session().estimate(api::FieldMap{{"model", "llama-3.1-8b"}, {"images", "1"}}),
                InvalidRequest);
   EXPECT_THROW((void)session().estimate(api::FieldMap{{"images", "1"}}), InvalidRequest);
+}
+
+// A video (Qwen2VLVideoProcessor, modeling_qwen2_vl.py): 16 frames of 640 x 360 resized as an
+// image to 644 x 364 (46 x 26 = 1,196 patches), 2 frames a temporal patch: 8 encoder sequences
+// of 1,196 patches, each attending within itself; 8 x 1,196 / 4 = 2,392 tokens + 2 markers. An
+// odd count is padded to the next pair; a model without Qwen's encoder takes no video.
+TEST(VisionStep, AVideoIsTemporalPatchesOfItsFrames) {
+  api::FieldMap m{{"model", config_path("qwen2-vl-7b-instruct.json")},
+                  {"method", "lora"},
+                  {"machine", "h100-sxm"},
+                  {"seq_len", "256"},
+                  {"video_frames", "16"},
+                  {"image_size", "640x360"}};
+  const api::EstimateResult video = session().estimate(m);
+  const ImageInput& im = video.estimate.job.setup.images;
+  EXPECT_EQ(im.video_slices, 8);
+  EXPECT_EQ(im.patches, 1196);
+  EXPECT_EQ(im.video_tokens, 2394);
+  EXPECT_EQ(video.estimate.job.setup.seq_len, 256 + 2394);
+  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.images, 8.0);
+  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.patches, 1196.0);
+  m["video_frames"] = "15";
+  EXPECT_EQ(session().estimate(m).estimate.job.setup.images.video_tokens, 2394);
+  m["images"] = "1";
+  EXPECT_EQ(session().estimate(m).estimate.job.setup.seq_len, 256 + 301 + 2394);
+  EXPECT_THROW((void)session().estimate(
+                   api::FieldMap{{"model", "llama-3.2-11b-vision"}, {"video_frames", "4"}}),
+               InvalidRequest);
 }
 
 }  // namespace

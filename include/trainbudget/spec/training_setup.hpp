@@ -50,6 +50,14 @@ struct ImageInput {
   // image_max_pixels); 0: the released preprocessor_config.json's 12,845,056.
   std::int64_t max_pixels{0};
   bool train_encoder{false};  // the vision encoder and projector trained (else frozen)
+  // Qwen: sampled frames of one video per sequence, each frame sized as an image; 0: none.
+  std::int64_t video_frames{0};
+  // Resolved: the video's temporal patches (frames / temporal_patch_size, rounded up), each an
+  // encoder sequence of `patches` attending within itself, and its language-model tokens.
+  std::int64_t video_slices{0};
+  std::int64_t video_tokens{0};
+  // Encoder sequences per language-model sequence: the images and the video's temporal patches.
+  [[nodiscard]] std::int64_t encoder_sequences() const { return count + video_slices; }
   // Resolved: per image, the language model's tokens (its markers included) and the encoder's
   // sequence (patches); the text tokens beside them in a sequence.
   std::int64_t tokens{0};
