@@ -205,10 +205,13 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
       out.values["recompute"] = r.flag(v) ? "full" : "none";
       out.mapped.push_back("enable_activation_checkpointing -> recompute");
     } else if (key == "enable_activation_offloading") {
-      if (r.flag(v))
-        r.unknown("enable_activation_offloading=True (not modelled)");
-      else
+      // torchtune's OffloadActivations: the saved activations to the host (--offload-activations).
+      if (r.flag(v)) {
+        out.values["offload_activations"] = "true";
+        out.mapped.push_back("enable_activation_offloading -> offload_activations");
+      } else {
         r.none(key);
+      }
     } else if (key == "compile") {
       r.set("compile", v, key);
     } else if (key == "optimizer" && v.is_object()) {

@@ -106,9 +106,24 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
     } else if (key == "sequence_len") {
       r.set("seq_len", v, key);
     } else if (key == "gradient_checkpointing") {
-      // true or "unsloth": transformers' per-layer checkpointing.
+      // true: transformers' per-layer checkpointing. "offload" (and the older "unsloth") also
+      // sends each checkpoint to the host: axolotl's validation.py sets activation_offloading
+      // for it; "offload_disk" writes them to disk (not modelled: the host's count).
       out.values["recompute"] = (r.flag(v) || v.is_string()) ? "full" : "none";
       out.mapped.push_back("gradient_checkpointing -> recompute");
+      const std::string mode = v.is_string() ? v.get<std::string>() : "";
+      if (mode == "offload" || mode == "unsloth" || mode == "offload_disk") {
+        out.values["offload_activations"] = "true";
+        out.mapped.push_back("gradient_checkpointing -> offload_activations");
+      }
+    } else if (key == "activation_offloading") {
+      // axolotl: true or "legacy" (host memory), "disk" (counted as the host's).
+      if (r.flag(v) || (v.is_string() && text_of(v) != "false")) {
+        out.values["offload_activations"] = "true";
+        out.mapped.push_back("activation_offloading -> offload_activations");
+      } else {
+        r.none(key);
+      }
     } else if (key == "flash_attention" || key == "sdp_attention") {
       if (r.flag(v)) {
         out.values["attention"] = "flash";
