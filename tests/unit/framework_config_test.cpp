@@ -33,6 +33,29 @@ TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
   EXPECT_FALSE(odd.values.contains("trainer"));
 }
 
+// Activation offload as each framework asks for it: axolotl's gradient_checkpointing: offload
+// (validation.py turns it into activation_offloading) and activation_offloading, torchtune's
+// enable_activation_offloading (OffloadActivations).
+TEST(FrameworkConfig, ActivationOffloadKeysSetOffload) {
+  const TrainingConfig gc = parse_training_config(
+      std::string{kAxolotl} + "gradient_checkpointing: offload\n", "/nonexistent");
+  EXPECT_EQ(gc.values.at("recompute"), "full");
+  EXPECT_EQ(gc.values.at("offload_activations"), "true");
+  const TrainingConfig plain = parse_training_config(
+      std::string{kAxolotl} + "gradient_checkpointing: true\n", "/nonexistent");
+  EXPECT_FALSE(plain.values.contains("offload_activations"));
+  const TrainingConfig ao = parse_training_config(
+      std::string{kAxolotl} + "gradient_checkpointing: true\nactivation_offloading: legacy\n",
+      "/nonexistent");
+  EXPECT_EQ(ao.values.at("offload_activations"), "true");
+  const TrainingConfig tt = parse_training_config(
+      "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
+      "enable_activation_checkpointing: True\nenable_activation_offloading: True\n",
+      "/nonexistent");
+  EXPECT_EQ(tt.values.at("offload_activations"), "true");
+  EXPECT_EQ(tt.values.at("recompute"), "full");
+}
+
 TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
   const TrainingConfig c = parse_training_config(
       "model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct\nstage: sft\nfinetuning_type: full\n"
