@@ -297,8 +297,7 @@ const std::array kEstimateFields{
           [](V v, R r) { r.job.lora.rank = whole(v, "lora_rank", 65536.0); }, "job"},
     Field{"lora_targets", FieldType::kList, "LIST", "", "q,v",
           "Adapted layers (needs {model}): q,k,v,o,gate,up,down, all-linear, module names "
-          "such as q_proj (PEFT's default: q,v), or one regular expression over full module "
-          "names (model.layers.0.self_attn.q_proj), matched whole as PEFT matches a string",
+          "such as q_proj (PEFT's default: q,v), or one regex over full module names, as PEFT",
           targets, [](V v, R r) { r.job.lora.targets = parse_lora_targets(v); }, "job"},
     Field{"lora_dropout", FieldType::kNumber, "P", "probability", "",
           "LoRA/QLoRA: PEFT's lora_dropout on each adapter's input (a dropped copy and a mask "
@@ -349,14 +348,13 @@ const std::array kEstimateFields{
           "Training framework whose kernels and loss set the defaults of {attention}, {loss}, "
           "{logits_dtype} and {norm}, and whose rules the plan and advice layouts keep "
           "(docs/frameworks.md): generic (any) | pytorch (hand-written eager decoder) | hf "
-          "(Trainer + accelerate) | torchtune | torchtitan | megatron | litgpt | deepspeed | fsdp | "
-          "unsloth (its kernels; default {recompute} full with {offload_activations})",
+          "(Trainer + accelerate) | torchtune | torchtitan | megatron | litgpt | deepspeed | fsdp "
+          "| unsloth (default {recompute} full, {offload_activations})",
           frameworks, [](V v, R r) { r.job.setup.framework = parse_framework(v); }, "step"},
     Field{"loss", FieldType::kChoice, "IMPL", "", "",
-          "Cross-entropy over the vocabulary: fused (one kernel, fp32 softmax + gradient) | full "
-          "(F.cross_entropy: log-probs saved, two b x s x V gradients in backward) | chunked:N "
-          "(N compiled chunks, torchtune) | linear (the LM head and the loss in one kernel, no "
-          "logits: Cut Cross-Entropy, unsloth); default the framework's",
+          "Cross-entropy: fused (one kernel, fp32 softmax + gradient) | full (F.cross_entropy: "
+          "log-probs saved, two b x s x V gradients) | chunked:N (N compiled chunks, torchtune) "
+          "| linear (head and loss in one kernel, no logits: unsloth); default the framework's",
           losses, [](V v, R r) { r.job.setup.loss = parse_loss(v); }, "step"},
     Field{"logits_dtype", FieldType::kChoice, "DTYPE", "", "",
           "The dtype the loss computes in: activation (the logits' own) | fp32 (upcast first); "
