@@ -37,23 +37,22 @@ TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
 // (validation.py turns it into activation_offloading) and activation_offloading, torchtune's
 // enable_activation_offloading (OffloadActivations).
 TEST(FrameworkConfig, ActivationOffloadKeysSetOffload) {
-  const TrainingConfig gc = parse_training_config(
-      std::string{kAxolotl} + "gradient_checkpointing: offload\n", "/nonexistent");
-  EXPECT_EQ(gc.values.at("recompute"), "full");
-  EXPECT_EQ(gc.values.at("offload_activations"), "true");
-  const TrainingConfig plain = parse_training_config(
-      std::string{kAxolotl} + "gradient_checkpointing: true\n", "/nonexistent");
-  EXPECT_FALSE(plain.values.contains("offload_activations"));
-  const TrainingConfig ao = parse_training_config(
-      std::string{kAxolotl} + "gradient_checkpointing: true\nactivation_offloading: legacy\n",
-      "/nonexistent");
-  EXPECT_EQ(ao.values.at("offload_activations"), "true");
-  const TrainingConfig tt = parse_training_config(
+  const auto read = [](const std::string& text) {
+    return parse_training_config(text, "/nonexistent").values;
+  };
+  const std::string axolotl = kAxolotl;
+  const auto gc = read(axolotl + "gradient_checkpointing: offload\n");
+  EXPECT_EQ(gc.at("recompute"), "full");
+  EXPECT_EQ(gc.at("offload_activations"), "true");
+  EXPECT_FALSE(read(axolotl + "gradient_checkpointing: true\n").contains("offload_activations"));
+  EXPECT_EQ(read(axolotl + "gradient_checkpointing: true\nactivation_offloading: legacy\n")
+                .at("offload_activations"),
+            "true");
+  const auto tt = read(
       "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
-      "enable_activation_checkpointing: True\nenable_activation_offloading: True\n",
-      "/nonexistent");
-  EXPECT_EQ(tt.values.at("offload_activations"), "true");
-  EXPECT_EQ(tt.values.at("recompute"), "full");
+      "enable_activation_checkpointing: True\nenable_activation_offloading: True\n");
+  EXPECT_EQ(tt.at("offload_activations"), "true");
+  EXPECT_EQ(tt.at("recompute"), "full");
 }
 
 TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
