@@ -46,7 +46,7 @@ using namespace rows;
       ActivationRow{                                                                               \
           module,                                                                                  \
           prefix "act_output",                                                                     \
-          [](D n) { return (when)(n) && !n.fused_rope_swiglu; },                                   \
+          [](D n) { return (when)(n) && !n.glu_saves_input; },                                     \
           elements,                                                                                \
           ElementBytes::kActivation,                                                               \
           false,                                                                                   \
@@ -264,12 +264,21 @@ constexpr std::array kDecoderRows{
                   },
                   [](D) { return "b*s*k*h*e"; }},
     TB_GATED_ROWS("moe", "expert_", moe, bski_e, "[b*s*k, i_e]", "b*s*k*i_e*e"),
-    ActivationRow{"moe", "expert_outputs", moe, bskh, ElementBytes::kActivation, false,
+    ActivationRow{"moe", "expert_outputs",
+                  [](D d) { return moe(d) && !d.expert_probs_in_activation; }, bskh,
+                  ElementBytes::kActivation, false,
                   [](D) {
                     return "expert outputs before the routing weight [b*s*k, h] (activation "
                            "dtype): the weight's gradient needs them";
                   },
                   [](D) { return "b*s*k*h*e"; }},
+    ActivationRow{"moe", "expert_probs", [](D d) { return moe(d) && d.expert_probs_in_activation; },
+                  [](D d) { return d.b * d.s * d.k; }, ElementBytes::kFp32, false,
+                  [](D) {
+                    return "each routed token's routing weight [b*s*k] (fp32): the weighted "
+                           "activation's backward needs it (Megatron-Core)";
+                  },
+                  [](D) { return "b*s*k*4"; }},
     TB_GATED_ROWS("moe", "shared_", moe_shared, bsi_s, "[b*s, i_s]", "b*s*i_s*e"),
     ActivationRow{"moe", "mlp_dropout_mask", [](D d) { return d.moe_layer && d.dropout; }, bsh,
                   ElementBytes::kMask, false,

@@ -177,6 +177,27 @@ TEST(ActivationMemory, MixtralRoutesEachTokenThroughTopKExperts) {
   EXPECT_EQ(est.layer_kinds[0].layers, 32);
 }
 
+TEST(ActivationMemory, MegatronExpertsWeighTokensInTheActivation) {
+  // Megatron-Core's TEGroupedMLP (core_v0.15.0) applies the routing weight inside
+  // weighted_bias_swiglu_impl, which saves its input [gate|up] and the fp32 weights: per routed
+  // token the experts keep their input h, gate and up (2 i_e) and down's input i_e, plus one fp32
+  // weight; no act(gate) and no expert output. The dense MLP's bias_swiglu_impl keeps no
+  // act(gate) either.
+  const ModelArchitecture arch = config("mixtral-8x7b-v0.1.json");
+  TrainingSetup setup;
+  setup.seq_len = 1;
+  setup.framework = Framework::kMegatron;
+  const auto t = decoder_layer_activation_terms(arch, setup, DType::kBf16, true);
+  const double h = 4096, E = 8, k = 2, i_e = 14336;
+  EXPECT_DOUBLE_EQ(module_bytes(t, "moe"), 2 * h + 2 * E + 4 * E + k * (2 * h + 3 * 2 * i_e + 4));
+  EXPECT_FALSE(has(t, "expert_outputs"));
+  EXPECT_FALSE(has(t, "expert_act_output"));
+  const auto dense =
+      decoder_layer_activation_terms(config("llama-2-7b-hf.json"), setup, DType::kBf16, false);
+  EXPECT_FALSE(has(dense, "act_output"));
+  EXPECT_TRUE(has(dense, "down_input"));
+}
+
 TEST(ActivationMemory, DeepSeekV3KeepsLatentsAndExpandedHeads) {
   // DeepSeek-V3: 3 dense layers then 58 MoE layers; MLA with r_q = 1536, r_kv = 512, 128 heads
   // of 128 + 64 (query/key) and 128 (value); one shared expert of 2048, 8 of 256 routed.

@@ -37,6 +37,17 @@ struct StepDims {
   // RoPE and the gated MLP's act x up as single kernels (Liger Kernel); the product's backward
   // recomputes the activation, so its output is not saved.
   bool fused_rope_swiglu{false};
+  // The gated activation is one autograd function that saves only its input and recomputes
+  // act(gate) in backward, so act(gate) is not kept: Liger's SiLU x up, and Megatron-Core's
+  // bias_swiglu_impl / weighted_bias_swiglu_impl (fusions/fused_bias_swiglu.py at core_v0.15.0:
+  // `ctx.save_for_backward(input_for_backward)`; on with bias_activation_fusion, the default of
+  // Megatron-LM's arguments and of Megatron-Bridge's model providers).
+  bool glu_saves_input{false};
+  // Megatron-Core's grouped experts multiply each routed token by its routing weight inside the
+  // activation (moe/experts.py TEGroupedMLP at core_v0.15.0: weighted_bias_swiglu_impl with
+  // permuted_probs), so the experts' outputs are not saved for the weight's gradient; the
+  // permuted weights [b*s*k] (fp32) are.
+  bool expert_probs_in_activation{false};
   // The framework's kernels (docs/frameworks.md), set from the resolved setup per job.
   LossImpl loss{LossImpl::kFused};
   double loss_chunks{1};   // kChunked: N
@@ -69,6 +80,9 @@ struct StepDims {
   shape.keep_logits = framework_profile(resolved.framework).keeps_logits;
   shape.softmax_fp32 = framework_profile(resolved.framework).softmax_fp32;
   shape.fused_rope_swiglu = resolved.liger;
+  const bool megatron = resolved.framework == Framework::kMegatron;
+  shape.glu_saves_input = resolved.liger || megatron;
+  shape.expert_probs_in_activation = megatron;
   return shape;
 }
 
