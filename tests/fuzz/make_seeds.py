@@ -273,6 +273,15 @@ def verl_script_seeds():
     seeds = {k: v for k, v in training_config_seeds().items()
              if k.startswith("verl-") or (k.startswith("config-verl") and k.endswith(".sh"))}
     seeds["deep-arithmetic"] = "data.train_batch_size=$((" * 1000 + "1" + "))" * 1000 + "\n"
+    # Shell variables before the command (the target repeats its input there): a long chain of
+    # arithmetic on earlier ones, overflow, division by zero, deep parentheses, unclosed forms.
+    chain = "\n".join(["v0=1"] + [f"v{i}=$(( v{i - 1} * 2 + 1 ))" for i in range(1, MANY // 10)])
+    seeds["many-variables"] = chain + "\ndata.train_batch_size=${v" + str(MANY // 10 - 1) + "}\n"
+    seeds["hostile-arithmetic"] = "\n".join([
+        "a=$((9223372036854775807 * 2))", "b=$(( 1 / 0 ))", "c=$(( -9223372036854775807 - 1 ))",
+        "d=$(( c / -1 ))", "e=$(( " + "(" * 200 + "1" + ")" * 200 + " ))", "f=$(( 1 +",
+        "g=${", "h=\"abc", "i=${a:-${b}}", "j=$((a)) data.train_batch_size=$j",
+        "data.train_batch_size=$(( 2 * ${nproc:-4} ))"]) + "\n"
     return seeds
 
 

@@ -12,8 +12,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  // Always a script: the launcher line first, the fuzzed text as its arguments and lines.
-  const std::string text = "python3 -m verl.trainer.main_ppo \\\n" + std::string{body};
+  // Always a script: the fuzzed text as the lines before the launcher (its shell variables),
+  // then the launcher line and the same text as its arguments.
+  const std::string text =
+      std::string{body} + "\npython3 -m verl.trainer.main_ppo \\\n" + std::string{body};
   try {
     const auto overrides = tb::api::config_detail::verl_script_overrides(text);
     if (!overrides.is_object()) __builtin_trap();
