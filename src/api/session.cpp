@@ -105,13 +105,15 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   if (!arch.vision) {
     throw InvalidRequest("images",
                          fmt::format("the model ({}) has no vision encoder", arch.model_type),
-                         "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl");
+                         "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
+                         "qwen3_vl_moe");
   }
   if (im.video_frames > 0 && arch.vision->kind != VisionKind::kQwen2Vl &&
       arch.vision->kind != VisionKind::kQwen25Vl) {
     throw InvalidRequest("video_frames",
                          fmt::format("the model ({}) takes no video", arch.model_type),
-                         "a Qwen2-VL or Qwen2.5-VL model (qwen2_vl, qwen2_5_vl)");
+                         "a Qwen2-VL or Qwen2.5-VL model (qwen2_vl, qwen2_5_vl; Qwen3-VL's video "
+                         "sampling is not modelled)");
   }
   if (im.count == 0 && im.video_frames == 0) {
     out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",

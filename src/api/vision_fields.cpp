@@ -50,13 +50,13 @@ const std::array kVisionFields{
           image_counts, [](V v, R r) { r.job.setup.images.count = whole(v, "images", 0, 4096); },
           "step"},
     Field{"image_size", FieldType::kText, "WxH", "pixels", "",
-          "each image's size: Qwen2-VL/Qwen2.5-VL resize it to multiples of 28 px within "
-          "{image_max_pixels}; Gemma 3 to its 896 x 896; Llama 3.2 Vision onto up to 4 tiles "
-          "of 560 px; default 448x448 for Qwen",
+          "each image's size: Qwen2-VL/Qwen2.5-VL resize it to multiples of 28 px (Qwen3-VL: "
+          "32) within {image_max_pixels}; Gemma 3 to its 896 x 896; Llama 3.2 Vision onto up to "
+          "4 tiles of 560 px; default 448x448 for Qwen",
           image_sizes, parse_image_size, "step"},
     Field{"image_max_pixels", FieldType::kInteger, "PIXELS", "pixels", "12845056",
           "Qwen's processor cap on an image (max_pixels; LLaMA-Factory image_max_pixels, whose "
-          "default is 589824 = 768 x 768)",
+          "default is 589824 = 768 x 768); Qwen3-VL's own is 16777216",
           pixel_caps,
           [](V v, R r) { r.job.setup.images.max_pixels = whole(v, "image_max_pixels", 784, 1e12); },
           "step"},

@@ -115,7 +115,8 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
   fwd *= v.layers;
   bwd *= v.layers;
   // The projector: the merger's two GEMMs over merged rows (SigLIP's one projection; Mllama's
-  // from vision_output_dim over each tile's tokens, padding dropped).
+  // from vision_output_dim over each tile's tokens, padding dropped); Qwen3-VL runs it once more
+  // per deepstack merger, over an intermediate block's output.
   const double merged_rows =
       v.projector_rows > 0.0 ? images * v.projector_rows : rows / (v.merge * v.merge);
   const double wide = h * v.merge * v.merge;
@@ -123,14 +124,14 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
   for (int i = v.merge > 1.0 ? 0 : 1; i < 2; ++i) {
     const double n = proj[i][0];
     const double k = v.merge > 1.0 ? proj[i][1] : (v.projector_in > 0.0 ? v.projector_in : h);
-    fwd.gemm += cost.gemm(GemmShape{merged_rows, n, k}, c);
-    fwd.kernels += 1.0;
+    fwd.gemm += cost.gemm(GemmShape{merged_rows, n, k}, c) * v.mergers;
+    fwd.kernels += v.mergers;
     if (v.backward) {
-      bwd.gemm += cost.gemm(GemmShape{merged_rows, k, n}, c);
-      bwd.kernels += 1.0;
+      bwd.gemm += cost.gemm(GemmShape{merged_rows, k, n}, c) * v.mergers;
+      bwd.kernels += v.mergers;
       if (v.weight_gradients) {
-        bwd.gemm += cost.gemm(GemmShape{k, n, merged_rows}, c);
-        bwd.kernels += 1.0;
+        bwd.gemm += cost.gemm(GemmShape{k, n, merged_rows}, c) * v.mergers;
+        bwd.kernels += v.mergers;
       }
     }
   }
@@ -160,7 +161,7 @@ Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept {
   // Qwen's merger (PatchMerger): the norm's input, the first linear's (the norm's output, 2 x 2
   // patches a row), the GELU's and the second linear's, h values a patch each.
   const bool qwen = v.merge > 1.0;
-  const double merger = qwen ? rows * 4.0 * v.hidden * e : 0.0;
+  const double merger = qwen ? rows * 4.0 * v.hidden * e * v.mergers : 0.0;
   if (l.recompute == Recompute::kFull) {
     return Bytes{cross + pixels + merger + rows * v.hidden * e * v.layers};
   }

@@ -346,9 +346,10 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",   "gemma2",     "gemma3",   "gemma3_text", "gpt2",     "gpt_neox",
-      "llama",       "mistral", "mixtral",    "mllama",   "olmo",        "opt",      "phi3",
-      "starcoder2",  "qwen2",   "qwen2_5_vl", "qwen2_vl", "qwen3",       "qwen3_moe"};
+      "deepseek_v3", "gemma",     "gemma2",     "gemma3",      "gemma3_text", "gpt2",
+      "gpt_neox",    "llama",     "mistral",    "mixtral",     "mllama",      "olmo",
+      "opt",         "phi3",      "starcoder2", "qwen2",       "qwen2_5_vl",  "qwen2_vl",
+      "qwen3",       "qwen3_moe", "qwen3_vl",   "qwen3_vl_moe"};
   return kTypes;
 }
 
@@ -418,6 +419,24 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.model_type = type;
     arch.vision = read_vision_config(
         top, type == "qwen2_vl" ? VisionKind::kQwen2Vl : VisionKind::kQwen25Vl, type, problems);
+  } else if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
+    // Qwen3VLConfig / Qwen3VLMoeConfig (configuration_qwen3_vl.py): a Qwen3 (Qwen3-MoE) language
+    // model in text_config, tie_word_embeddings at the top level where text_config leaves it out;
+    // the vision encoder from vision_config.
+    text_prefix = "text_config.";
+    const Json* text = top.find("text_config");
+    if (text == nullptr || !text->is_object()) {
+      throw DataError(origin,
+                      {fmt::format("text_config: missing (an object; model_type {})", type)});
+    }
+    Json filled = *text;
+    if (!filled.contains("tie_word_embeddings") && root.contains("tie_word_embeddings")) {
+      filled["tie_word_embeddings"] = root["tie_word_embeddings"];
+    }
+    Fields f(filled, "text_config", problems);
+    arch = read_model(f, type == "qwen3_vl" ? "qwen3" : "qwen3_moe");
+    arch.model_type = type;
+    arch.vision = read_vision_config(top, VisionKind::kQwen3Vl, type, problems);
   } else if (type == "mllama") {
     // MllamaConfig (configuration_mllama.py): a Llama 3.1 language model in text_config, with
     // MllamaTextConfig's defaults where a key is absent, its cross_attention_layers, and the

@@ -61,6 +61,16 @@ VisionTowerSpec read_qwen2_vl(Fields& f) {
   return v;
 }
 
+// A list of block indexes (fullatt_block_indexes, deepstack_visual_indexes), sorted, each once;
+// `defaults` when the key is absent.
+std::vector<std::int64_t> block_indexes(Fields& f, const char* key,
+                                        std::vector<std::int64_t> defaults) {
+  std::vector<std::int64_t> out = f.present(key) ? f.integer_list(key) : std::move(defaults);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 // Qwen2_5_VLVisionConfig: depth 32, hidden_size 3584 (1280 in every released config),
 // intermediate_size 3420, num_heads 16, in_channels 3, patch_size 14, spatial_merge_size 2,
 // temporal_patch_size 2, window_size 112, out_hidden_size 3584, fullatt_block_indexes
@@ -74,13 +84,30 @@ VisionTowerSpec read_qwen2_5_vl(Fields& f) {
   read_qwen_patches(f, v);
   v.window = f.optional("window_size", 112);
   v.out_hidden = f.optional("out_hidden_size", 3584);
-  v.full_attention_layers = f.present("fullatt_block_indexes")
-                                ? f.integer_list("fullatt_block_indexes")
-                                : std::vector<std::int64_t>{7, 15, 23, 31};
-  std::sort(v.full_attention_layers.begin(), v.full_attention_layers.end());
-  v.full_attention_layers.erase(
-      std::unique(v.full_attention_layers.begin(), v.full_attention_layers.end()),
-      v.full_attention_layers.end());
+  v.full_attention_layers = block_indexes(f, "fullatt_block_indexes", {7, 15, 23, 31});
+  return v;
+}
+
+// Qwen3VLVisionConfig (configuration_qwen3_vl.py): depth 27, hidden_size 1152, intermediate_size
+// 4304, num_heads 16, in_channels 3, patch_size 16, spatial_merge_size 2, temporal_patch_size 2,
+// out_hidden_size 3584, num_position_embeddings 2304, deepstack_visual_indexes [8, 16, 24].
+VisionTowerSpec read_qwen3_vl(Fields& f) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kQwen3Vl;
+  v.layers = f.optional("depth", 27);
+  v.hidden = f.optional("hidden_size", 1152);
+  v.intermediate = f.optional("intermediate_size", 4304);
+  read_qwen_patches(f, v);
+  v.patch_size = f.optional("patch_size", 16);
+  v.out_hidden = f.optional("out_hidden_size", 3584);
+  v.position_embeddings = f.optional("num_position_embeddings", 2304);
+  const std::vector<std::int64_t> deepstack =
+      block_indexes(f, "deepstack_visual_indexes", {8, 16, 24});
+  if (!deepstack.empty() && (deepstack.front() < 0 || deepstack.back() >= v.layers)) {
+    f.fail(fmt::format("deepstack_visual_indexes: {} is not a block (0..{})",
+                       deepstack.front() < 0 ? deepstack.front() : deepstack.back(), v.layers - 1));
+  }
+  v.deepstack_mergers = static_cast<std::int64_t>(deepstack.size());
   return v;
 }
 
@@ -138,6 +165,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
       return read_qwen2_vl(f);
     case VisionKind::kQwen25Vl:
       return read_qwen2_5_vl(f);
+    case VisionKind::kQwen3Vl:
+      return read_qwen3_vl(f);
     case VisionKind::kMllama:
       return read_mllama(f);
   }

@@ -102,8 +102,11 @@ ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t 
                                      width, height),
                          "WIDTHxHEIGHT with the longer side at most 200 times the shorter");
   }
-  const double cap = static_cast<double>(max_pixels > 0 ? max_pixels : kQwenMaxPixels);
-  smart_resize(h, w, static_cast<double>(factor), static_cast<double>(kQwenMinPixels),
+  const bool v3 = v.kind == VisionKind::kQwen3Vl;
+  const double cap =
+      static_cast<double>(max_pixels > 0 ? max_pixels : (v3 ? kQwen3MaxPixels : kQwenMaxPixels));
+  smart_resize(h, w, static_cast<double>(factor),
+               static_cast<double>(v3 ? kQwen3MinPixels : kQwenMinPixels),
                std::max(cap, static_cast<double>(factor * factor)));
   g.width = static_cast<std::int64_t>(w);
   g.height = static_cast<std::int64_t>(h);

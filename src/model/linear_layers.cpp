@@ -291,7 +291,13 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
           1, 0);
     b.add("proj", "visual.blocks.attn.proj", LinearKind::kOutput, LinearPlace::kVision, h, h, true,
           1, 0);
-    if (v.kind == VisionKind::kQwen25Vl) {
+    if (v.kind == VisionKind::kQwen3Vl) {
+      // Qwen3VLVisionMLP: mlp.linear_fc1 / linear_fc2, biased.
+      b.add("linear_fc1", "visual.blocks.mlp.linear_fc1", LinearKind::kUp, LinearPlace::kVision, h,
+            v.intermediate, true, 1, 0);
+      b.add("linear_fc2", "visual.blocks.mlp.linear_fc2", LinearKind::kDown, LinearPlace::kVision,
+            v.intermediate, h, true, 1, 0);
+    } else if (v.kind == VisionKind::kQwen25Vl) {
       b.add("gate_proj", "visual.blocks.mlp.gate_proj", LinearKind::kGate, LinearPlace::kVision, h,
             v.intermediate, true, 1, 0);
       b.add("up_proj", "visual.blocks.mlp.up_proj", LinearKind::kUp, LinearPlace::kVision, h,
@@ -307,11 +313,20 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
     accumulate(all, b.out, v.layers);
     const std::int64_t merged = h * v.spatial_merge * v.spatial_merge;
     Builder m{arch, {}};
-    m.add("0", "visual.merger.mlp.0", LinearKind::kUp, LinearPlace::kVision, merged, merged, true,
-          1, 0);
-    m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged, v.out_hidden,
-          true, 1, 0);
-    accumulate(all, m.out, 1);
+    if (v.kind == VisionKind::kQwen3Vl) {
+      // Qwen3VLVisionPatchMerger: linear_fc1 / linear_fc2, in the merger and in each of the
+      // deepstack_merger_list's.
+      m.add("linear_fc1", "visual.merger.linear_fc1", LinearKind::kUp, LinearPlace::kVision, merged,
+            merged, true, 1, 0);
+      m.add("linear_fc2", "visual.merger.linear_fc2", LinearKind::kDown, LinearPlace::kVision,
+            merged, v.out_hidden, true, 1, 0);
+    } else {
+      m.add("0", "visual.merger.mlp.0", LinearKind::kUp, LinearPlace::kVision, merged, merged, true,
+            1, 0);
+      m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged,
+            v.out_hidden, true, 1, 0);
+    }
+    accumulate(all, m.out, 1 + v.deepstack_mergers);
   } else if (arch.vision) {
     // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
     const VisionTowerSpec& v = *arch.vision;

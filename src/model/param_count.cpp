@@ -184,7 +184,9 @@ std::int64_t mtp_module_params(const ModelArchitecture& arch) {
 // over temporal_patch x patch x patch without bias; per block norm1/norm2 (LayerNorm with bias),
 // attn.qkv (h -> 3h) and attn.proj, biased, and mlp.fc1/fc2 (h -> mlp_ratio h, biased); no
 // position table (rotary). Qwen2.5-VL's (modeling_qwen2_5_vl.py): the same with RMSNorms and a
-// gated MLP (gate_proj, up_proj, down_proj, all biased).
+// gated MLP (gate_proj, up_proj, down_proj, all biased). Qwen3-VL's (modeling_qwen3_vl.py):
+// Qwen2-VL's block with a biased Conv3d, a learned position table (num_position_embeddings x h) and
+// mlp.linear_fc1/linear_fc2 of intermediate_size.
 std::int64_t qwen_vision_tower_params(const VisionTowerSpec& v) {
   const std::int64_t h = v.hidden;
   const bool v25 = v.kind == VisionKind::kQwen25Vl;
@@ -195,8 +197,11 @@ std::int64_t qwen_vision_tower_params(const VisionTowerSpec& v) {
           : checked_add(linear(h, v.intermediate, true), linear(v.intermediate, h, true));
   const std::int64_t block =
       checked_add(norms, linear(h, checked_mul(3, h), true), linear(h, h, true), mlp);
-  return checked_add(checked_mul(v.channels, v.temporal_patch, v.patch_size, v.patch_size, h),
-                     checked_mul(v.layers, block));
+  const bool v3 = v.kind == VisionKind::kQwen3Vl;
+  const std::int64_t embed =
+      checked_add(checked_mul(v.channels, v.temporal_patch, v.patch_size, v.patch_size, h),
+                  v3 ? checked_add(h, checked_mul(v.position_embeddings, h)) : 0);
+  return checked_add(embed, checked_mul(v.layers, block));
 }
 
 // MllamaVisionModel (modeling_mllama.py): patch_embedding Conv2d without bias, class_embedding
@@ -254,8 +259,14 @@ std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   // biased.
   if (v.kind == VisionKind::kMllama) return linear(v.output_dim, arch.hidden, true);
   const std::int64_t merged = checked_mul(v.hidden, v.spatial_merge, v.spatial_merge);
-  return checked_add(checked_mul(v.kind == VisionKind::kQwen25Vl ? 1 : 2, v.hidden),
-                     linear(merged, merged, true), linear(merged, v.out_hidden, true));
+  const std::int64_t mlp =
+      checked_add(linear(merged, merged, true), linear(merged, v.out_hidden, true));
+  const std::int64_t merger =
+      checked_add(checked_mul(v.kind == VisionKind::kQwen25Vl ? 1 : 2, v.hidden), mlp);
+  // Qwen3-VL's deepstack_merger_list: the same merger with its LayerNorm after the 2 x 2 shuffle
+  // (use_postshuffle_norm: over the merged width), one per deepstack_visual_indexes entry.
+  return checked_add(merger,
+                     checked_mul(v.deepstack_mergers, checked_add(checked_mul(2, merged), mlp)));
 }
 
 std::int64_t cross_attention_extra_params(const ModelArchitecture& arch) {

@@ -176,6 +176,7 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   const bool to_lm_width = v.kind == VisionKind::kSiglip || v.kind == VisionKind::kMllama;
   out.out_hidden = static_cast<double>(to_lm_width ? job.model.architecture->hidden : v.out_hidden);
   out.full_layers = out.layers;
+  out.mergers = 1.0 + static_cast<double>(v.deepstack_mergers);
   if (v.kind == VisionKind::kMllama) {
     const ModelArchitecture& arch = *job.model.architecture;
     out.layers = out.full_layers = static_cast<double>(v.layers + v.global_layers);

@@ -208,6 +208,8 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
       c.positive(qwen2 ? "vision_config.hidden_size" : "vision_config.out_hidden_size",
                  v.out_hidden);
       c.non_negative("vision_config.window_size", v.window);
+      c.non_negative("vision_config.num_position_embeddings", v.position_embeddings, 1 << 24);
+      c.non_negative("vision_config.deepstack_visual_indexes", v.deepstack_mergers, 64);
       for (const std::int64_t i : v.full_attention_layers) {
         if (i < 0 || i >= v.layers) {
           c.fail(fmt::format("vision_config.fullatt_block_indexes: {} is not a block (0..{})", i,
@@ -252,12 +254,14 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kNames{{
       {"gpt2", "GPT-2"},
       {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
       {"qwen2_vl", "Qwen2-VL"},
       {"qwen2_5_vl", "Qwen2.5-VL"},
+      {"qwen3_vl", "Qwen3-VL"},
+      {"qwen3_vl_moe", "Qwen3-VL-MoE"},
       {"llama", "Llama"},
       {"mistral", "Mistral"},
       {"mixtral", "Mixtral"},

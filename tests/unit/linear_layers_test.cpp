@@ -51,10 +51,15 @@ std::int64_t vision_non_linear_params(const ModelArchitecture& a) {
   }
   if (v.kind != VisionKind::kSiglip) {
     // Qwen: the Conv3d patch embedding (no bias), two norms per block and the merger's ln_q
-    // (LayerNorm: weight and bias; Qwen2.5-VL's RMSNorm: weight).
-    const std::int64_t norm = v.kind == VisionKind::kQwen2Vl ? 2 * v.hidden : v.hidden;
+    // (LayerNorm: weight and bias; Qwen2.5-VL's RMSNorm: weight). Qwen3-VL: the Conv3d's bias,
+    // the 2,304 x h position table, and each deepstack merger's LayerNorm over 4h.
+    const bool v3 = v.kind == VisionKind::kQwen3Vl;
+    const std::int64_t norm = v.kind == VisionKind::kQwen25Vl ? v.hidden : 2 * v.hidden;
+    const std::int64_t qwen3 =
+        v3 ? v.hidden + v.position_embeddings * v.hidden + v.deepstack_mergers * 2 * 4 * v.hidden
+           : 0;
     return v.channels * v.temporal_patch * v.patch_size * v.patch_size * v.hidden +
-           v.layers * 2 * norm + norm;
+           v.layers * 2 * norm + norm + qwen3;
   }
   const std::int64_t patches = (v.image_size / v.patch_size) * (v.image_size / v.patch_size);
   return v.channels * v.patch_size * v.patch_size * v.hidden + v.hidden + patches * v.hidden +

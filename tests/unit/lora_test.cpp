@@ -79,6 +79,16 @@ TEST(Lora, DeepSeekLatentProjectionsAnswerToQkv) {
   EXPECT_EQ(adapters[1].layer.name, "q_b_proj");
 }
 
+// Qwen3-VL (modeling_qwen3_vl.py): linear_fc1 names each vision block's first MLP linear (27) and
+// the first linear of the merger and its three deepstack mergers (4 x 4608 -> 4608); the language
+// model's MLP is gate/up/down_proj, which it does not reach.
+TEST(Lora, QwenThreeVlLinearFc1ReachesTheBlocksAndEveryMerger) {
+  const ModelArchitecture a = fixture("qwen3-vl-8b-instruct.json");
+  EXPECT_EQ(lora_adapters(a, spec(8, "linear_fc1")).size(), 2U);  // a block's, a merger's
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "linear_fc1")),
+            27 * 8 * (1152 + 4304) + 4 * 8 * (4608 + 4608));
+}
+
 TEST(Lora, AliasesNamingTheSameLayerCountItOnce) {
   const ModelArchitecture a = fixture("phi-3-mini-4k-instruct.json");
   // Phi-3 fuses q, k, v into qkv_proj: naming all three adapts one matrix.

@@ -52,6 +52,26 @@ TEST(ImageTokens, QwenRefusesWhatItsProcessorRefuses) {
   EXPECT_THROW((void)image_grid(qwen25(), 28, 28 * 201, 0), InvalidRequest);  // ratio past 200
 }
 
+// Qwen3-VL: smart_resize by 32 (patch 16 x merge 2) between its checkpoints' 65,536 and
+// 16,777,216 pixels. 448 x 448: 14 x 14 merged tokens of 2 x 2 patches; 1920 x 1080: 60 x 33.75 ->
+// 34 (1920 x 1088, 120 x 68 patches); 100 x 100 is below 65,536 px: beta = sqrt(65536 / 10^4) =
+// 2.56, ceil(100 x 2.56 / 32) x 32 = 256 a side, 16 x 16 patches.
+TEST(ImageTokens, QwenThreeResizesByThirtyTwoWithinItsCheckpointsBounds) {
+  const ModelArchitecture a = config("qwen3-vl-8b-instruct.json");
+  struct Case {
+    std::int64_t w, h, rw, rh, patches;
+  };
+  for (const Case c : {Case{0, 0, 448, 448, 28 * 28}, Case{1920, 1080, 1920, 1088, 120 * 68},
+                       Case{100, 100, 256, 256, 16 * 16}}) {
+    SCOPED_TRACE(::testing::Message() << c.w << "x" << c.h);
+    const ImageGrid g = image_grid(*a.vision, c.w, c.h, 0);
+    EXPECT_EQ(g.width, c.rw);
+    EXPECT_EQ(g.height, c.rh);
+    EXPECT_EQ(g.patches, c.patches);
+    EXPECT_EQ(g.tokens, c.patches / 4 + 2);
+  }
+}
+
 // Gemma 3: every image resized to 896 x 896, 64 x 64 SigLIP patches pooled to 256 tokens.
 TEST(ImageTokens, GemmaThreeGivesItsFixedTokens) {
   const ModelArchitecture a = config("gemma-3-4b-it.json");

@@ -11,6 +11,12 @@ namespace tb {
 // max_pixels 12,845,056 (16,384 merged tokens of 28 x 28 px).
 inline constexpr std::int64_t kQwenMinPixels = 3136;
 inline constexpr std::int64_t kQwenMaxPixels = 12'845'056;
+// Qwen3-VL's checkpoints override the processor class's bounds in preprocessor_config.json:
+// size.shortest_edge 65,536 and size.longest_edge 16,777,216 pixels (64 and 16,384 tokens of
+// 32 x 32 px; the GGUF metadata's qwen3vl.vision.shortest_edge / longest_edge, e.g.
+// ollama.com/library/qwen3-vl:8b-instruct-bf16).
+inline constexpr std::int64_t kQwen3MinPixels = 65'536;
+inline constexpr std::int64_t kQwen3MaxPixels = 16'777'216;
 // The side an image takes when none is given to a Qwen encoder (any size is accepted).
 inline constexpr std::int64_t kQwenDefaultSide = 448;
 

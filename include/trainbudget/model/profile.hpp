@@ -53,6 +53,7 @@ struct VisionLoad {
   double merge{1.0};             // patches merged per side into a token (Qwen: 2; SigLIP pools: 1)
   double patch_width{0.0};       // pixel values per patch: channels x temporal patch x patch^2
   double out_hidden{0.0};        // the projector's output
+  double mergers{1.0};           // projectors run per image (Qwen3-VL: 1 + its deepstack mergers)
   bool gated{false};             // a gated MLP (Qwen2.5-VL)
   bool backward{false};          // gradients run back through it (trained, or adapters in it)
   bool weight_gradients{false};  // its own weights trained

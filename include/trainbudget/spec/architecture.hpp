@@ -92,11 +92,15 @@ struct MoeSpec {
 //   fused qkv, fc1/fc2 MLP) and PatchMerger (spatial_merge^2 patches -> one token, out_hidden);
 // - kQwen25Vl: Qwen2.5-VL's: RMSNorm, a gated MLP with biases, windowed attention (window
 //   pixels) except in full_attention_layers;
+// - kQwen3Vl: Qwen3-VL's (modeling_qwen3_vl.py): Qwen2-VL's block with a biased patch
+//   embedding, a learned position table (position_embeddings rows, interpolated to the grid) and
+//   a biased fc1/fc2 MLP of intermediate width, the merger, and deepstack_mergers more mergers
+//   over intermediate blocks' outputs (added to the language model's first layers' inputs);
 // - kMllama: Llama 3.2 Vision's MllamaVisionModel (image_size tiles, up to max_tiles per image,
 //   `layers` local and `global_layers` gated global encoder layers, a vision_output_dim-wide
 //   output of the last and five intermediate layers) and its projector; the language model reads
 //   the image through cross-attention layers that replace self-attention in its stack.
-enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl, kMllama };
+enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl, kQwen3Vl, kMllama };
 
 struct VisionTowerSpec {
   VisionKind kind{VisionKind::kSiglip};
@@ -114,11 +118,13 @@ struct VisionTowerSpec {
   std::int64_t out_hidden{0};        // Qwen: the merger's output (the language model's width)
   std::int64_t window{0};            // Qwen2.5-VL: the attention window, pixels (112)
   std::vector<std::int64_t> full_attention_layers;  // Qwen2.5-VL: fullatt_block_indexes
-  std::int64_t global_layers{0};     // Mllama: num_global_layers (gated, after the local ones)
-  std::int64_t max_tiles{0};         // Mllama: max_num_tiles per image (all run, padded)
-  std::int64_t aspect_ratio_ids{0};  // Mllama: max_aspect_ratio_id + 1 tile-embedding rows
-  std::int64_t output_dim{0};        // Mllama: vision_output_dim, the projector's input
-  std::int64_t extra_token_rows{0};  // Mllama: embed_tokens rows past vocab_size (8)
+  std::int64_t position_embeddings{0};  // Qwen3-VL: num_position_embeddings (2304, a 48 x 48 grid)
+  std::int64_t deepstack_mergers{0};    // Qwen3-VL: deepstack_visual_indexes, one merger each
+  std::int64_t global_layers{0};        // Mllama: num_global_layers (gated, after the local ones)
+  std::int64_t max_tiles{0};            // Mllama: max_num_tiles per image (all run, padded)
+  std::int64_t aspect_ratio_ids{0};     // Mllama: max_aspect_ratio_id + 1 tile-embedding rows
+  std::int64_t output_dim{0};           // Mllama: vision_output_dim, the projector's input
+  std::int64_t extra_token_rows{0};     // Mllama: embed_tokens rows past vocab_size (8)
   // Mllama: the language model's layers (0-based) that cross-attend to the image.
   std::vector<std::int64_t> cross_attention_layers;
 };
