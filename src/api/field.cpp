@@ -367,9 +367,9 @@ const std::array kEstimateFields{
           "framework's",
           norms, [](V v, R r) { r.job.setup.norm = parse_norm(v); }, "step"},
     Field{"optimizer_kernel", FieldType::kChoice, "KERNEL", "", "",
-          "How the optimizer step runs, which sets its temporary: per-tensor (two copies of the "
-          "largest tensor) | foreach (one copy of all trainable parameters; torch.optim's CUDA "
-          "default) | fused (none); default the framework's",
+          "The optimizer step's temporary: per-tensor (2 copies of the largest tensor) | foreach "
+          "(a copy of the trainable weights) | fused (none) | in-backward (torchtune's "
+          "optimizer_in_bwd: no gradient buffer); default the framework's",
           optimizer_kernels,
           [](V v, R r) { r.job.setup.optimizer_kernel = parse_optimizer_kernel(v); }, "step"},
     Field{

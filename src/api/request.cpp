@@ -189,6 +189,15 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
            ""});
     }
   }
+  // Stepped in the backward pass, the optimizer runs once per micro-batch (torchtune refuses
+  // optimizer_in_bwd with gradient accumulation).
+  if (r.job.setup.optimizer_kernel == OptimizerKernel::kInBackward &&
+      r.job.setup.grad_accumulation > 1) {
+    problems.push_back({"optimizer_kernel",
+                        "in-backward steps the optimizer in every backward pass, so {grad_accum} "
+                        "must be 1",
+                        "per-tensor|foreach|fused, or {grad_accum} 1"});
+  }
   // GaLore projects a full fine-tune's moments over an architecture's weights.
   if (r.job.galore_rank > 0) {
     const std::string key = r.has("galore_rank") ? "galore_rank" : "method";

@@ -64,7 +64,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"gemma2_2b", "gemma-2-2b"},
        {"gemma2_9b", "gemma-2-9b"},
        {"gemma2_27b", "gemma-2-27b"}}};
-  constexpr std::array<std::string_view, 20> kNoEffect{"output_dir",
+  constexpr std::array<std::string_view, 19> kNoEffect{"output_dir",
                                                        "checkpointer",
                                                        "resume_from_checkpoint",
                                                        "save_adapter_weights_only",
@@ -82,8 +82,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
                                                        "log_level",
                                                        "device",
                                                        "dtype",
-                                                       "profiler",
-                                                       "optimizer_in_bwd"};
+                                                       "profiler"};
   for (const auto& [key, v] : cfg.items()) {
     if (key == "dataset") {
       // torchtune's builders read a local file through source "json" and data_files.
@@ -214,19 +213,35 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
       }
     } else if (key == "compile") {
       r.set("compile", v, key);
+    } else if (key == "optimizer_in_bwd") {
+      // The full-finetune recipes step each parameter from its gradient hook
+      // (register_optim_in_bwd_hooks): no gradient buffer.
+      if (r.flag(v)) {
+        out.values["optimizer_kernel"] = "in-backward";
+        out.mapped.push_back("optimizer_in_bwd -> optimizer_kernel");
+      } else {
+        r.none(key);
+      }
     } else if (key == "optimizer" && v.is_object()) {
       const std::string component = text_at(v, "_component_", "");
       // torchtune trains in the config's dtype: bf16 weights and AdamW moments, no fp32 master.
       const bool bf16 = text_at(cfg, "dtype", "bf16") == "bf16";
+      // bitsandbytes' 32-bit optimizers keep fp32 moments for bf16 weights (Optimizer2State:
+      // state1/state2 as torch.float32 when optim_bits is 32); paged: they may spill to the host.
       if (component == "torch.optim.AdamW") {
         out.values["recipe"] = bf16 ? "pure-bf16-adam" : "fp32-adam";
-      } else if (component == "bitsandbytes.optim.PagedAdamW8bit") {
-        out.values["recipe"] = "paged-adam-8bit";
+      } else if (component == "bitsandbytes.optim.PagedAdamW8bit" ||
+                 component == "bitsandbytes.optim.AdamW8bit") {
+        out.values["recipe"] = bf16 ? "bf16-adam-8bit" : "adam-8bit";
+      } else if (component == "bitsandbytes.optim.PagedAdamW" ||
+                 component == "bitsandbytes.optim.AdamW") {
+        out.values["recipe"] = bf16 ? "bf16-adam" : "fp32-adam";
       } else {
         r.unknown(fmt::format("optimizer._component_={}", excerpt(component)));
       }
       if (out.values.contains("recipe")) out.mapped.push_back("optimizer, dtype -> recipe");
-      if (v.contains("fused") && r.flag(v["fused"])) {
+      if (v.contains("fused") && r.flag(v["fused"]) &&
+          out.values.find("optimizer_kernel") == out.values.end()) {
         out.values["optimizer_kernel"] = "fused";
         out.mapped.push_back("optimizer.fused -> optimizer_kernel");
       }

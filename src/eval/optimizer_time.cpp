@@ -59,7 +59,11 @@ Seconds optimizer_time(const ModelProfile& p, const Layout& l, const StageSpan& 
   if (c.memory_bandwidth.value() <= 0.0 || l.parallel.offload != Offload::kNone) {
     return Seconds{0.0};
   }
-  const bool unfused_adam = p.optimizer_kernel != OptimizerKernel::kFused && p.moment_bytes > 0.0;
+  // In backward, torchtune steps each tensor with a fused kernel (bitsandbytes' 8-bit and paged
+  // optimizers, torch's fused AdamW): the fused traffic.
+  const bool unfused_adam = p.optimizer_kernel != OptimizerKernel::kFused &&
+                            p.optimizer_kernel != OptimizerKernel::kInBackward &&
+                            p.moment_bytes > 0.0;
   const bool master = std::any_of(p.states.begin(), p.states.end(), [](const StateTerm& t) {
     return t.key == StateKey::kMasterWeights;
   });

@@ -7,6 +7,7 @@ Bytes optimizer_step_transient(OptimizerKernel kernel, double largest_tensor,
                                double trainable_params, double moment_bytes) noexcept {
   switch (kernel) {
     case OptimizerKernel::kFused:
+    case OptimizerKernel::kInBackward:  // a fused kernel per tensor, inside the backward
       return Bytes{0.0};
     case OptimizerKernel::kPerTensor:
       return Bytes{2.0 * moment_bytes * largest_tensor};

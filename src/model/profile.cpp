@@ -325,6 +325,17 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   p.reference_forward = reference_forward(job) && !online_rl(job.objective);
   p.optimizer_kernel =
       resolved_setup(job.setup, 0).optimizer_kernel.value_or(OptimizerKernel::kPerTensor);
+  // Stepped inside the backward, each gradient is consumed and freed as it is produced (the
+  // PyTorch tutorial "How to save memory by fusing the optimizer step into the backward pass";
+  // torchtune's optimizer_in_bwd): no gradient buffer is kept.
+  if (p.optimizer_kernel == OptimizerKernel::kInBackward) {
+    for (StateTerm& t : p.states) {
+      if (t.key != StateKey::kGradients) continue;
+      t.label += " (freed per tensor: stepped in backward)";
+      t.bytes_per_param = BytesPerParam{0.0};
+      t.bytes = Bytes{0.0};
+    }
+  }
   p.grad_accumulation = resolved_setup(job.setup, 0)
                             .grad_accumulation_kernel.value_or(GradAccumulationKernel::kFused);
   p.moment_bytes = adam_moment_bytes(recipe);

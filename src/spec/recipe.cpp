@@ -145,6 +145,17 @@ std::vector<Recipe> make_recipes() {
         {K::kMaster, "master weights (fp32)", 4.0}},
        "Dettmers et al. 2022, '8-bit Optimizers via Block-wise Quantization' (ICLR): 1 B per "
        "moment value + one fp32 absmax per 2048-value block"},
+      {"bf16-adam-8bit",
+       "bf16 weights and gradients with bitsandbytes 8-bit AdamW, no master copy (torchtune)",
+       DType::kBf16,
+       2.0,
+       {{K::kWeights, "weights (bf16)", 2.0},
+        {K::kGradients, "gradients (bf16)", 2.0},
+        {K::kOptimizer, "Adam m, v (8-bit, + fp32 absmax per 2048)", kEightBitAdamBytes}},
+       "torchtune's full_finetune_single_device with dtype bf16 and bitsandbytes' "
+       "(Paged)AdamW8bit: "
+       "the model is built in bf16 (training.set_default_dtype), the optimizer steps those bf16 "
+       "weights with its block-wise 8-bit moments (Dettmers et al. 2022), no fp32 master"},
       {"paged-adam-8bit",
        "mixed precision with bitsandbytes paged 8-bit AdamW",
        DType::kBf16,

@@ -91,6 +91,32 @@ TEST(FrameworkConfig, DoraKeysSetDora) {
   EXPECT_FALSE(off.values.contains("dora"));
 }
 
+// torchtune's low-memory full fine-tunes (recipes/configs/*/7B_full_low_memory.yaml,
+// 8B_full_single_device.yaml): bitsandbytes' optimizers over the bf16 model, no master copy;
+// optimizer_in_bwd steps each tensor from its gradient hook, winning over optimizer.fused.
+TEST(FrameworkConfig, TorchtuneBitsandbytesOptimizersAndOptimizerInBackward) {
+  const auto read = [](const char* optimizer, const char* extra) {
+    return parse_training_config(
+        std::string{"model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+                    "optimizer:\n  _component_: "} +
+            optimizer + "\n  lr: 2e-5\n" + extra + "dtype: bf16\nbatch_size: 2\n",
+        "/nonexistent");
+  };
+  const TrainingConfig paged8 =
+      read("bitsandbytes.optim.PagedAdamW8bit", "optimizer_in_bwd: True\n");
+  EXPECT_EQ(paged8.values.at("recipe"), "bf16-adam-8bit");
+  EXPECT_EQ(paged8.values.at("optimizer_kernel"), "in-backward");
+  const TrainingConfig paged32 = read("bitsandbytes.optim.PagedAdamW", "optimizer_in_bwd: False\n");
+  EXPECT_EQ(paged32.values.at("recipe"), "bf16-adam");
+  EXPECT_FALSE(paged32.values.contains("optimizer_kernel"));
+  const TrainingConfig fused = parse_training_config(
+      "optimizer_in_bwd: True\nmodel:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+      "optimizer:\n  _component_: torch.optim.AdamW\n  fused: True\ndtype: bf16\n",
+      "/nonexistent");
+  EXPECT_EQ(fused.values.at("recipe"), "pure-bf16-adam");
+  EXPECT_EQ(fused.values.at("optimizer_kernel"), "in-backward");
+}
+
 // YAML 1.1 integers with digit separators, as PyYAML reads them (axolotl's, LLaMA-Factory's).
 TEST(FrameworkConfig, SeparatedIntegersAreNumbers) {
   const TrainingConfig c = parse_training_config(

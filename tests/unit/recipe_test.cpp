@@ -139,7 +139,8 @@ TEST(Recipe, UnknownRecipeListsTheAcceptedOnes) {
                  "recipe: unknown recipe 'adam'; did you mean 'amp-adam'?; accepted: "
                  "amp-adam|megatron|deepspeed|"
                  "hf-trainer|pure-bf16-adam|bf16-adam|pure-bf16-fp32-grads|adam-in-backward|"
-                 "fp32-adam|fsdp-fp32-params|fp32-sgd|adam-8bit|paged-adam-8bit|fp8-amp|fp8-params-"
+                 "fp32-adam|fsdp-fp32-params|fp32-sgd|adam-8bit|bf16-adam-8bit|paged-adam-8bit|fp8-"
+                 "amp|fp8-params-"
                  "bf16-adam|"
                  "megatron-fp8|sgd-momentum|"
                  "adafactor");

@@ -91,14 +91,19 @@ enum class OptimizerKernel : std::uint8_t {
   kPerTensor,  // a loop over tensors (torch foreach=False)
   kForeach,    // torch foreach=True, torch.optim's default on CUDA since 2.0
   kFused,      // one kernel updates each parameter in place (torch fused=True, apex FusedAdam)
+  // Each parameter stepped from a hook as its gradient is produced, the gradient then freed
+  // (torchtune's optimizer_in_bwd: register_post_accumulate_grad_hook): no gradient buffer, and
+  // no gradient accumulation.
+  kInBackward,
 };
 
 template <>
 struct EnumNames<OptimizerKernel> {
-  static constexpr std::array<std::pair<OptimizerKernel, std::string_view>, 3> kNames{
+  static constexpr std::array<std::pair<OptimizerKernel, std::string_view>, 4> kNames{
       {{OptimizerKernel::kPerTensor, "per-tensor"},
        {OptimizerKernel::kForeach, "foreach"},
-       {OptimizerKernel::kFused, "fused"}}};
+       {OptimizerKernel::kFused, "fused"},
+       {OptimizerKernel::kInBackward, "in-backward"}}};
 };
 
 // How each micro-batch's weight gradients join the gradient buffer under gradient
