@@ -17,7 +17,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
   out.values["framework"] = "torchtune";
   out.mapped.push_back("(a torchtune recipe) -> framework");
   // Builder names (torchtune.models.*) onto presets.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 46> kModels{
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 47> kModels{
       {{"llama3_1_8b", "llama-3.1-8b"},
        {"llama3_1_70b", "llama-3.1-70b"},
        {"llama3_1_405b", "llama-3.1-405b"},
@@ -36,6 +36,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"qwen2_5_1_5b_base", "qwen2.5-1.5b"},
        {"phi3_mini", "phi-3-mini-4k"},
        {"llama3_2_vision_11b", "llama-3.2-11b-vision"},
+       {"llama3_2_vision_90b", "llama-3.2-90b-vision"},
        {"qwen2_5_7b_instruct", "qwen2.5-7b"},
        {"qwen2_5_1_5b_instruct", "qwen2.5-1.5b"},
        {"qwen2_5_3b", "qwen2.5-3b"},
