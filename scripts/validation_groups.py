@@ -9,14 +9,13 @@ A figure's signed error is the speed error: positive when the model reads faster
 """
 import json
 import pathlib
-import re
 import statistics
-import subprocess
 import sys
 import tomllib
 
+from validation_rows import clock_rows
+
 root = pathlib.Path(__file__).resolve().parent.parent
-out = subprocess.run([sys.argv[1], "--gtest_filter=Cases/*"], capture_output=True, text=True).stdout
 
 
 def preset(model):
@@ -69,14 +68,9 @@ GROUPS = [
 ]
 
 rows = []
-for line in out.splitlines():
-    m = re.match(r"\[ (outside|within)\s*\] (\S+)\.toml (\S+): expected (\S+), got (\S+) \(", line)
-    if not m or not re.search(r"time\.|tokens_per_second", m.group(3)) or "rollout." in m.group(3):
-        continue
-    _, name, key, exp, got = m.groups()
-    err = (float(got) - float(exp)) / float(exp) * 100
+for name, key, exp, got, case in clock_rows(sys.argv[1]):
+    err = (got - exp) / exp * 100
     rate = key.split(".")[-1] in ("tokens_per_second", "mfu", "hfu")
-    case = tomllib.loads((root / "tests" / "cases" / f"{name}.toml").read_text())
     rows.append((name, err if rate else -err, abs(err), case.get("request", {})))
 
 print("| group | figures (held out) | signed median (speed) | median abs. error | within ±15 % |")

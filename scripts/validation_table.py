@@ -3,24 +3,13 @@
 
 Usage: python3 scripts/validation_table.py build/ci/tests/trainbudget_tests
 """
-import pathlib
-import re
 import statistics
-import subprocess
 import sys
-import tomllib
 
-cases = pathlib.Path(__file__).resolve().parent.parent / "tests" / "cases"
-out = subprocess.run([sys.argv[1], "--gtest_filter=Cases/*"], capture_output=True, text=True).stdout
+from validation_rows import clock_rows
+
 rows = []
-for line in out.splitlines():
-    m = re.match(r"\[ (outside|within)\s*\] (\S+)\.toml (\S+): expected (\S+), got (\S+) \(", line)
-    # The training clock's figures; an RL round (rollout.time) is docs/rl.md's.
-    if not m or not re.search(r"time\.|tokens_per_second", m.group(3)) or "rollout." in m.group(3):
-        continue
-    _, name, key, exp, got = m.groups()
-    exp, got = float(exp), float(got)
-    case = tomllib.loads((cases / f"{name}.toml").read_text())
+for name, key, exp, got, case in clock_rows(sys.argv[1]):
     tol = next(e["tolerance"] for e in case["expect"] if e["key"] == key)
     rows.append((name, key.split(".")[-1], exp, got, (got - exp) / exp * 100, tol))
 

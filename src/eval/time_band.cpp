@@ -47,10 +47,11 @@ TimeBand time_band(const ModelProfile& p, const Layout& l, const ClusterProfile&
   out.low = std::min(step_with(p, l, c, fast) * kMeasuredFast, point);
   out.high = std::max(step_with(p, l, c, slow) * kMeasuredSlow, point);
   // Each assumption alone from its fast to its slow end, the others at the model's values.
-  const Seconds kernel = step_with(p, l, c, {kKernelLow, 1.0, 1.0}) - step_with(p, l, c, {});
+  const Seconds model = step_with(p, l, c, {});
+  const Seconds kernel = step_with(p, l, c, {kKernelLow, 1.0, 1.0}) - model;
   const Seconds overhead =
       step_with(p, l, c, {1.0, kOverheadHigh, 1.0}) - step_with(p, l, c, {1.0, kOverheadLow, 1.0});
-  const Seconds overlap = step_with(p, l, c, {1.0, 1.0, 0.0}) - step_with(p, l, c, {});
+  const Seconds overlap = step_with(p, l, c, {1.0, 1.0, 0.0}) - model;
   out.moves_most = TimeAssumption::kKernelEfficiency;
   Seconds most = kernel;
   if (overhead > most) {

@@ -1,0 +1,22 @@
+// Shell variables of a verl run script (docs/configs.md, "verl"). Private to the api library.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tb::api::config_detail {
+
+using Variables = std::map<std::string, std::string, std::less<>>;
+
+// The variables the lines of `text` set (`NAME=value`, `export NAME=value`), in order, a later one
+// replacing an earlier: `$NAME`, `${NAME}`, `${NAME:-default}` and integer `$(( ... ))`
+// arithmetic (+ - * / % and parentheses) expanded as bash would. A value that needs anything
+// else (a command substitution, a variable the script does not set, an overflow) is not set.
+[[nodiscard]] Variables shell_variables(std::string_view text);
+
+// `word` with its variables expanded, or nullopt when one is not known (or needs a command).
+[[nodiscard]] std::optional<std::string> expand(std::string_view word, const Variables& vars);
+
+}  // namespace tb::api::config_detail
