@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "hf_moe_families.hpp"
 #include "json_text.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -145,13 +146,7 @@ ModelArchitecture read_mixtral(Fields& f) {
 // decoder_sparse_step 1, mlp_only_layers []; no head_dim default in the class, so the modeling
 // file's hidden / heads applies. Experts have no shared expert; q_norm/k_norm as in Qwen3.
 ModelArchitecture read_qwen3_moe(Fields& f) {
-  ModelArchitecture a;
-  a.model_type = "qwen3_moe";
-  a.hidden = f.required("hidden_size");
-  a.num_layers = f.required("num_hidden_layers");
-  a.vocab = f.required("vocab_size");
-  a.max_positions = f.optional("max_position_embeddings", 0);
-  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  ModelArchitecture a = read_untied_dimensions(f, "qwen3_moe", 0);
   read_heads(f, {}, a);
   a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
   a.attention.qk_norm = true;
@@ -170,52 +165,6 @@ ModelArchitecture read_qwen3_moe(Fields& f) {
   // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
   a.mlp.intermediate = f.optional("intermediate_size", 6144);
   a.mlp.activation = f.text("hidden_act", "silu");
-  return a;
-}
-
-// DeepseekV3Config defaults (configuration_deepseek_v3.py): q_lora_rank 1536, kv_lora_rank
-// 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, n_routed_experts 256,
-// num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size 2048, first_k_dense_replace
-// 3, tie_word_embeddings False. DeepSeek's own config adds moe_layer_freq (MoE where
-// layer % freq == 0), topk_method ("noaux_tc" carries e_score_correction_bias) and
-// num_nextn_predict_layers (MTP modules; transformers ignores them, so 0 when absent).
-ModelArchitecture read_deepseek_v3(Fields& f) {
-  ModelArchitecture a;
-  a.model_type = "deepseek_v3";
-  a.hidden = f.required("hidden_size");
-  a.num_layers = f.required("num_hidden_layers");
-  a.vocab = f.required("vocab_size");
-  a.max_positions = f.optional("max_position_embeddings", 0);
-  a.tie_embeddings = f.flag("tie_word_embeddings", false);
-  a.mlp.intermediate = f.required("intermediate_size");
-  a.mlp.activation = f.text("hidden_act", "silu");
-  AttentionSpec& at = a.attention;
-  at.num_heads = f.required("num_attention_heads");
-  at.num_kv_heads = f.optional("num_key_value_heads", at.num_heads);
-  at.qkv_bias = at.output_bias = f.flag("attention_bias", false);
-  LatentAttentionSpec mla;
-  // q_lora_rank: absent -> the class default 1536; null -> no query compression (V2-Lite).
-  mla.q_lora_rank = f.present("q_lora_rank") ? f.optional("q_lora_rank", 0) : 1536;
-  mla.kv_lora_rank = f.optional("kv_lora_rank", 512);
-  mla.qk_nope_head_dim = f.optional("qk_nope_head_dim", 128);
-  mla.qk_rope_head_dim = f.optional("qk_rope_head_dim", 64);
-  mla.v_head_dim = f.optional("v_head_dim", 128);
-  at.latent = mla;
-
-  const std::int64_t routed = f.optional("n_routed_experts", 256);
-  if (routed > 0) {
-    MoeSpec m;
-    m.num_experts = routed;
-    m.experts_per_token = f.optional("num_experts_per_tok", 8);
-    m.expert_intermediate = f.optional("moe_intermediate_size", 2048);
-    m.num_shared_experts = f.optional("n_shared_experts", 1);
-    m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
-    m.first_dense_layers = f.optional("first_k_dense_replace", 3);
-    m.layer_freq = f.optional("moe_layer_freq", 1);
-    m.router_score_bias = f.text("topk_method", "noaux_tc") == "noaux_tc";
-    a.moe = m;
-  }
-  a.mtp_layers = f.optional("num_nextn_predict_layers", 0);
   return a;
 }
 
@@ -296,6 +245,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     return a;
   }
   if (type == "qwen3_moe") return read_qwen3_moe(f);
+  if (type == "gpt_oss") return read_gpt_oss(f);
   if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
     // GemmaConfig / Gemma2Config / Gemma3TextConfig: head_dim 256, tie_word_embeddings True.
     // Gemma 2 and 3 add pre/post feed-forward and post-attention norms (four per layer);
@@ -346,10 +296,10 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",     "gemma2",     "gemma3",      "gemma3_text", "gpt2",
-      "gpt_neox",    "llama",     "mistral",    "mixtral",     "mllama",      "olmo",
-      "opt",         "phi3",      "starcoder2", "qwen2",       "qwen2_5_vl",  "qwen2_vl",
-      "qwen3",       "qwen3_moe", "qwen3_vl",   "qwen3_vl_moe"};
+      "deepseek_v3", "gemma",   "gemma2",    "gemma3",     "gemma3_text", "gpt2",
+      "gpt_neox",    "gpt_oss", "llama",     "mistral",    "mixtral",     "mllama",
+      "olmo",        "opt",     "phi3",      "starcoder2", "qwen2",       "qwen2_5_vl",
+      "qwen2_vl",    "qwen3",   "qwen3_moe", "qwen3_vl",   "qwen3_vl_moe"};
   return kTypes;
 }
 

@@ -146,11 +146,33 @@ void dense_mlp(Builder& b) {
         a.hidden, m.bias);
 }
 
+// gpt-oss (modeling_gpt_oss.py): GptOssTopKRouter holds mlp.router's weight and bias, and
+// GptOssExperts all experts' fused gate_up_proj (hidden -> 2 x width) and down_proj as 3-D
+// parameters with biases: no nn.Linear among them, so only PEFT's target_parameters adapts them.
+void gpt_oss_moe_block(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const MoeSpec& m = *a.moe;
+  const std::int64_t w = m.expert_intermediate;
+  b.add("router", "mlp.router", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
+        m.router_bias);
+  b.add("gate_up_proj", "mlp.experts.gate_up_proj", LinearKind::kGateUp, LinearPlace::kRoutedExpert,
+        a.hidden, 2 * w, m.expert_bias, m.num_experts, m.experts_per_token);
+  b.add("down_proj", "mlp.experts.down_proj", LinearKind::kDown, LinearPlace::kRoutedExpert, w,
+        a.hidden, m.expert_bias, m.num_experts, m.experts_per_token);
+  for (LinearLayer& l : b.out) {
+    if (l.place == LinearPlace::kRouter || l.place == LinearPlace::kRoutedExpert) l.module = false;
+  }
+}
+
 // MixtralSparseMoeBlock names its experts' matrices w1 (gate), w3 (up), w2 (down) under
 // block_sparse_moe; Qwen3-MoE and DeepSeek-V3 use gate_proj/up_proj/down_proj under mlp.
 void moe_block(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const MoeSpec& m = *a.moe;
+  if (a.model_type == "gpt_oss") {
+    gpt_oss_moe_block(b);
+    return;
+  }
   const bool mixtral = a.model_type == "mixtral";
   const std::string block = mixtral ? "block_sparse_moe" : "mlp";
   const std::string expert = block + ".experts.{e}.";

@@ -95,8 +95,10 @@ bool pattern_matches(const LinearLayer& layer, std::string_view target, bool vlm
 
 bool targeted(const LinearLayer& layer, std::string_view target, bool vlm) {
   if (layer.kind == LinearKind::kLmHead) return false;  // PEFT never adapts the output layer
-  if (target == "all-linear") return true;
   if (is_pattern(target)) return pattern_matches(layer, target, vlm);
+  // A weight tensor outside any nn.Linear: by its name only (PEFT's target_parameters).
+  if (!layer.module) return layer.name == target;
+  if (target == "all-linear") return true;
   // A vision encoder's layers are matched by name, as PEFT matches a suffix: the alias q is
   // q_proj, which SigLIP has and Qwen's fused attn.qkv is not; up is up_proj, not fc1.
   if (is_alias(target) && layer.place == LinearPlace::kVision) {
@@ -186,7 +188,8 @@ FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptio
   FrozenBaseBytes out;
   double constants = 0.0;
   for (const LinearLayer& l : model_linears(arch)) {
-    if (l.kind == LinearKind::kLmHead) continue;
+    // bitsandbytes replaces nn.Linear modules only: gpt-oss's expert tensors stay as loaded.
+    if (l.kind == LinearKind::kLmHead || !l.module) continue;
     const double tensors = static_cast<double>(l.copies * l.layers);
     out.quantized_weights += static_cast<double>(l.weight_params()) * tensors;
     constants += nf4_constant_bytes(l.weight_params(), options) * tensors;

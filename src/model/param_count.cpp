@@ -36,7 +36,10 @@ std::int64_t standard_attention_params(const ModelArchitecture& arch) {
   const std::int64_t n = checked_add(linear(arch.hidden, q, a.qkv_bias),
                                      checked_mul(2, linear(arch.hidden, kv, a.qkv_bias)),
                                      linear(q, arch.hidden, a.output_bias));
-  return a.qk_norm ? checked_add(n, checked_mul(2, a.head_dim)) : n;
+  const std::int64_t normed = a.qk_norm ? checked_add(n, checked_mul(2, a.head_dim)) : n;
+  // gpt-oss (modeling_gpt_oss.py, GptOssAttention.sinks): one learned logit per query head,
+  // joined to each row's softmax ("attention sinks", gpt-oss model card sec. 2.1).
+  return a.sinks ? checked_add(normed, a.num_heads) : normed;
 }
 
 // Multi-head latent attention: DeepSeek-V2 paper (arXiv:2405.04434) sec. 2.1.2-2.1.3, as
@@ -130,9 +133,11 @@ std::int64_t dense_mlp_params(const ModelArchitecture& arch) {
 }
 
 // One routed expert: a gated MLP of width moe_intermediate_size without biases (Mixtral:
-// Jiang et al. 2024 sec. 2.1, ffn_hidden 14336; Qwen3MoeSparseMoeBlock; DeepseekV3MoE).
+// Jiang et al. 2024 sec. 2.1, ffn_hidden 14336; Qwen3MoeSparseMoeBlock; DeepseekV3MoE), or
+// with them (gpt-oss's GptOssExperts: gate_up_proj_bias 2 x width, down_proj_bias hidden).
 std::int64_t expert_params(const ModelArchitecture& arch) {
-  return arch.moe ? gated_mlp(arch.hidden, arch.moe->expert_intermediate, false) : 0;
+  return arch.moe ? gated_mlp(arch.hidden, arch.moe->expert_intermediate, arch.moe->expert_bias)
+                  : 0;
 }
 
 // Shared experts (DeepSeekMoE, Dai et al. 2024 sec. 3.2): DeepseekV3MoE builds them as one

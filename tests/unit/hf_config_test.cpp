@@ -141,6 +141,30 @@ TEST(HfConfig, SlidingWindowLayoutPerFamily) {
   EXPECT_EQ(parse_hf_config(llama(), "c").attention.sliding_window, 0);
 }
 
+TEST(HfConfig, GptOssLayerTypesAlternateFromASlidingLayer) {
+  const std::string base = R"({"model_type": "gpt_oss", "hidden_size": 2880,
+      "num_hidden_layers": 4, "intermediate_size": 2880, "vocab_size": 201088,
+      "num_attention_heads": 64, "num_local_experts": 32)";
+  const ModelArchitecture g = parse_hf_config(base + "}", "c");
+  EXPECT_TRUE(g.attention.sinks);
+  EXPECT_TRUE(g.moe->expert_bias && g.moe->router_bias);
+  EXPECT_EQ(g.attention.head_dim, 64);
+  EXPECT_EQ(attention_span(g, 0, 4096), 128);
+  EXPECT_EQ(attention_span(g, 1, 4096), 4096);
+  const ModelArchitecture full = parse_hf_config(
+      base + R"(, "layer_types": ["full_attention", "full_attention", "full_attention",
+                                  "full_attention"]})",
+      "c");
+  EXPECT_EQ(attention_span(full, 0, 4096), 4096);
+  EXPECT_THAT(error_of(base + R"(, "layer_types": ["full_attention", "sliding_attention",
+                                   "full_attention", "sliding_attention"]})"),
+              HasSubstr("layer_types: only sliding and full layers alternating"));
+  EXPECT_THAT(error_of(base + R"(, "layer_types": ["full_attention"]})"),
+              HasSubstr("layer_types: must be a list of num_hidden_layers (4) strings"));
+  EXPECT_THAT(error_of(base + R"(, "layer_types": ["a", "b", "c", "d"]})"),
+              HasSubstr("entry 0 must be"));
+}
+
 TEST(HfConfig, UnknownModelTypeListsSupportedOnes) {
   EXPECT_THAT(error_of(R"({"model_type": "bert"})"),
               AllOf(HasSubstr("model/config.json"), HasSubstr("\"bert\" is not supported"),

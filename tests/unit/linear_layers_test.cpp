@@ -17,11 +17,12 @@ const std::filesystem::path kConfigs = std::filesystem::path{TB_TEST_DIR} / "dat
 ModelArchitecture config(const std::string& name) { return io::load_hf_config(kConfigs / name); }
 
 // Parameters that are not linear weights: embeddings, norms, q/k norms, MLA norms, the
-// DeepSeek router score bias.
+// DeepSeek router score bias, gpt-oss's attention sinks.
 std::int64_t non_linear_params(const ModelArchitecture& a) {
   const ParamCounts c = count_params(a);
   std::int64_t n = c.input_embedding + (a.num_layers * a.norms_per_layer + 1) * norm_params(a);
   if (a.attention.qk_norm) n += a.num_layers * 2 * a.attention.head_dim;
+  if (a.attention.sinks) n += a.num_layers * a.attention.num_heads;
   if (a.attention.latent) {
     n += a.num_layers * (a.attention.latent->q_lora_rank + a.attention.latent->kv_lora_rank);
   }

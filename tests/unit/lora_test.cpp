@@ -158,5 +158,23 @@ TEST(Lora, ARegularExpressionMatchesFullModuleNamesAsPeftDoes) {
   EXPECT_THROW((void)lora_trainable_params(a, LoraSpec{8, {"^lm_head$"}}), InvalidRequest);
 }
 
+TEST(Lora, GptOssExpertsAreParametersNotLinears) {
+  // OpenAI's cookbook "Fine-tuning with gpt-oss and Hugging Face Transformers" (LoraConfig r 8,
+  // target_modules "all-linear", target_parameters: mlp.experts.gate_up_proj and down_proj of
+  // layers 7, 15 and 23) prints "trainable params: 15,040,512 || all params: 20,929,797,696".
+  // "all-linear" reaches q/k/v/o only (the router and experts are not nn.Linear):
+  // 8 x (6,976 + 3,392 + 3,392 + 6,976) x 24 = 3,981,312; one layer's experts by name:
+  // 32 x 8 x ((2,880 + 5,760) + (2,880 + 2,880)) = 3,686,400.
+  const ModelArchitecture a = fixture("gpt-oss-20b.json");
+  const std::int64_t linear = lora_trainable_params(a, spec(8, "all-linear"));
+  EXPECT_EQ(linear, 3981312);
+  const std::int64_t experts = lora_trainable_params(a, spec(8, "gate_up_proj,down_proj"));
+  EXPECT_EQ(experts, 3686400LL * 24);
+  EXPECT_EQ(linear + experts / 24 * 3, 15040512);
+  EXPECT_EQ(count_params(a).total + 15040512, 20929797696);
+  // The aliases name nn.Linear modules: "gate" finds none here.
+  EXPECT_THROW((void)lora_trainable_params(a, spec(8, "gate")), InvalidRequest);
+}
+
 }  // namespace
 }  // namespace tb

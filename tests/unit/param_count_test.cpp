@@ -97,6 +97,23 @@ TEST(ParamCount, MixtralActiveIsTwoOfEightExperts) {
   EXPECT_EQ(router_params(a), 8 * 4096);
 }
 
+TEST(ParamCount, GptOssBiasedExpertsAndSinksHandDerived) {
+  // openai/gpt-oss-20b by hand (tests/cases/param_counts.toml gives the sums): biased q/k/v/o,
+  // 64 sinks, a biased router, 32 biased experts with a fused gate_up_proj.
+  const ModelArchitecture a = config("gpt-oss-20b.json");
+  EXPECT_EQ(attention_params(a),
+            (2880LL * 4096 + 4096) + (4096LL * 2880 + 2880) + 2LL * (2880 * 512 + 512) + 64);
+  EXPECT_EQ(expert_params(a), 2880LL * 5760 + 5760 + 2880LL * 2880 + 2880);
+  EXPECT_EQ(router_params(a), 2880LL * 32 + 32);
+  const ParamCounts c = count_params(a);
+  EXPECT_EQ(c.total, 20914757184);
+  // Active: 4 of the 32 experts, with both embedding tables (the card's 3.61B leaves out the
+  // input one: 4,187,440,704 - 579,133,440).
+  EXPECT_EQ(c.active, 4187440704);
+  EXPECT_EQ(c.active - c.input_embedding, 3608307264);
+  EXPECT_EQ(count_params(config("gpt-oss-120b.json")).total, 116829156672);
+}
+
 TEST(ParamCount, DeepSeekV3LayoutAndMtp) {
   const ModelArchitecture a = config("deepseek-v3.json");
   EXPECT_EQ(moe_layer_count(a), 58);

@@ -90,6 +90,10 @@ struct LinearLayer {
   std::int64_t copies{1};  // instances per holding layer (num_experts for routed experts)
   std::int64_t active_copies{1};  // instances one token runs through (top-k for routed experts)
   std::int64_t layers{1};         // decoder layers holding it (1 for the LM head)
+  // An nn.Linear, which PEFT's target_modules (and "all-linear") match; false: a weight
+  // tensor of another module (gpt-oss's GptOssExperts / GptOssTopKRouter), which only PEFT's
+  // target_parameters reaches, by name.
+  bool module{true};
 
   [[nodiscard]] std::int64_t weight_params() const {
     return checked_mul(in_features, out_features);

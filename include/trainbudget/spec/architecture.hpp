@@ -44,6 +44,7 @@ struct AttentionSpec {
   bool output_bias{false};       // bias on the output projection (GPT-2)
   bool qk_norm{false};           // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
   bool fused_qkv{false};         // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
+  bool sinks{false};             // a learned logit per head in the softmax (gpt-oss `sinks`)
   // Sliding-window (local) attention: layers attend to the last `sliding_window` tokens
   // (0: every layer is global). With global_every N > 0, layer i is global when (i + 1) % N
   // == 0 (Gemma 2: N = 2, Gemma 3: sliding_window_pattern 6); N = 0: every layer slides
@@ -73,6 +74,7 @@ struct MoeSpec {
   std::int64_t shared_intermediate{0};
   bool router_bias{false};        // bias on the router linear
   bool router_score_bias{false};  // DeepSeek-V3 e_score_correction_bias (num_experts values)
+  bool expert_bias{false};  // biased expert matrices (gpt-oss gate_up_proj_bias, down_proj_bias)
   // Which layers are MoE: layer i is MoE unless i < first_dense_layers, (i + 1) is not a
   // multiple of layer_step (Qwen's decoder_sparse_step), i is not a multiple of layer_freq
   // (DeepSeek's moe_layer_freq) or i is listed in dense_layers (sorted, each once: the parser

@@ -1,0 +1,131 @@
+// config.json readers of DeepSeek-V3 and gpt-oss (hf_moe_families.hpp).
+#include "hf_moe_families.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace tb::io {
+
+using Fields = FieldReader<JsonSource>;
+
+ModelArchitecture read_untied_dimensions(Fields& f, const char* model_type,
+                                         std::int64_t max_positions) {
+  ModelArchitecture a;
+  a.model_type = model_type;
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", max_positions);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  return a;
+}
+
+// DeepseekV3Config defaults (configuration_deepseek_v3.py): q_lora_rank 1536, kv_lora_rank
+// 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, n_routed_experts 256,
+// num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size 2048, first_k_dense_replace
+// 3, tie_word_embeddings False. DeepSeek's own config adds moe_layer_freq (MoE where
+// layer % freq == 0), topk_method ("noaux_tc" carries e_score_correction_bias) and
+// num_nextn_predict_layers (MTP modules; transformers ignores them, so 0 when absent).
+ModelArchitecture read_deepseek_v3(Fields& f) {
+  ModelArchitecture a = read_untied_dimensions(f, "deepseek_v3", 0);
+  a.mlp.intermediate = f.required("intermediate_size");
+  a.mlp.activation = f.text("hidden_act", "silu");
+  AttentionSpec& at = a.attention;
+  at.num_heads = f.required("num_attention_heads");
+  at.num_kv_heads = f.optional("num_key_value_heads", at.num_heads);
+  at.qkv_bias = at.output_bias = f.flag("attention_bias", false);
+  LatentAttentionSpec mla;
+  // q_lora_rank: absent -> the class default 1536; null -> no query compression (V2-Lite).
+  mla.q_lora_rank = f.present("q_lora_rank") ? f.optional("q_lora_rank", 0) : 1536;
+  mla.kv_lora_rank = f.optional("kv_lora_rank", 512);
+  mla.qk_nope_head_dim = f.optional("qk_nope_head_dim", 128);
+  mla.qk_rope_head_dim = f.optional("qk_rope_head_dim", 64);
+  mla.v_head_dim = f.optional("v_head_dim", 128);
+  at.latent = mla;
+
+  const std::int64_t routed = f.optional("n_routed_experts", 256);
+  if (routed > 0) {
+    MoeSpec m;
+    m.num_experts = routed;
+    m.experts_per_token = f.optional("num_experts_per_tok", 8);
+    m.expert_intermediate = f.optional("moe_intermediate_size", 2048);
+    m.num_shared_experts = f.optional("n_shared_experts", 1);
+    m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
+    m.first_dense_layers = f.optional("first_k_dense_replace", 3);
+    m.layer_freq = f.optional("moe_layer_freq", 1);
+    m.router_score_bias = f.text("topk_method", "noaux_tc") == "noaux_tc";
+    a.moe = m;
+  }
+  a.mtp_layers = f.optional("num_nextn_predict_layers", 0);
+  return a;
+}
+
+namespace {
+
+// gpt-oss's layer_types: "sliding_attention" and "full_attention" alternating from a sliding
+// first layer (GptOssConfig's default), which global_every = 2 writes; every layer full is no
+// window. Another order is not modelled.
+void read_gpt_oss_layer_types(Fields& f, ModelArchitecture& a) {
+  AttentionSpec& at = a.attention;
+  at.sliding_window = f.optional("sliding_window", 128);
+  at.global_every = 2;
+  const auto* types = f.find("layer_types");
+  if (types == nullptr) return;
+  if (!types->is_array() || std::ssize(*types) != a.num_layers) {
+    f.fail(fmt::format("{}: must be a list of num_hidden_layers ({}) strings",
+                       f.name("layer_types"), a.num_layers));
+    return;
+  }
+  bool alternating = true;
+  bool all_full = true;
+  for (std::int64_t i = 0; i < a.num_layers; ++i) {
+    const auto& t = (*types)[static_cast<std::size_t>(i)];
+    const bool full = t == "full_attention";
+    if (!full && t != "sliding_attention") {
+      f.fail(fmt::format("{}: entry {} must be \"sliding_attention\" or \"full_attention\"",
+                         f.name("layer_types"), i));
+      return;
+    }
+    alternating = alternating && full == ((i + 1) % 2 == 0);
+    all_full = all_full && full;
+  }
+  if (all_full) {
+    at.sliding_window = 0;
+  } else if (!alternating) {
+    f.fail(
+        fmt::format("{}: only sliding and full layers alternating from a sliding first "
+                    "layer (gpt-oss's own) or all full layers are modelled",
+                    f.name("layer_types")));
+  }
+}
+
+}  // namespace
+
+// GptOssConfig (configuration_gpt_oss.py; gpt-oss model card, arXiv 2508.10925, sec. 2.1):
+// num_local_experts 128, num_experts_per_tok 4, head_dim 64, num_key_value_heads 8,
+// sliding_window 128, attention_bias True, tie_word_embeddings False. GptOssDecoderLayer: q/k/v/o
+// biased, a learned sink logit per head, RMSNorms; GptOssMLP: a biased router (GptOssTopKRouter)
+// and biased experts of intermediate_size width with a fused gate_up_proj and a clamped SwiGLU
+// (swiglu_limit). The released checkpoints store the experts in MXFP4; trainers dequantize them
+// to bf16 (axolotl's Mxfp4Config(dequantize=True)), as counted here.
+ModelArchitecture read_gpt_oss(Fields& f) {
+  ModelArchitecture a = read_untied_dimensions(f, "gpt_oss", 131072);
+  AttentionSpec& at = a.attention;
+  at.num_heads = f.required("num_attention_heads");
+  at.num_kv_heads = f.optional("num_key_value_heads", 8);
+  at.head_dim = f.optional("head_dim", 64);
+  at.qkv_bias = at.output_bias = f.flag("attention_bias", true);
+  at.sinks = true;
+  MoeSpec m;
+  m.num_experts = f.optional("num_local_experts", 128);
+  m.experts_per_token = f.optional("num_experts_per_tok", 4);
+  m.expert_intermediate = f.required("intermediate_size");
+  m.router_bias = m.expert_bias = true;
+  a.moe = m;
+  a.mlp.activation = f.text("hidden_act", "silu");
+  read_gpt_oss_layer_types(f, a);
+  return a;
+}
+
+}  // namespace tb::io

@@ -1,0 +1,17 @@
+// config.json readers of the mixture-of-experts families whose layers differ from Llama's
+// (latent attention, biased experts, attention sinks). Each mirrors its transformers config class.
+#pragma once
+
+#include "field_reader.hpp"
+#include "trainbudget/spec/architecture.hpp"
+
+namespace tb::io {
+
+// The dimensions every config class here names alike, with tie_word_embeddings False by default
+// and max_position_embeddings `max_positions` when absent.
+ModelArchitecture read_untied_dimensions(FieldReader<JsonSource>& f, const char* model_type,
+                                         std::int64_t max_positions);
+ModelArchitecture read_deepseek_v3(FieldReader<JsonSource>& f);
+ModelArchitecture read_gpt_oss(FieldReader<JsonSource>& f);
+
+}  // namespace tb::io
