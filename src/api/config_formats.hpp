@@ -67,6 +67,14 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+// axolotl's fsdp, fsdp_config, fsdp_version, dp_shard_size and model_quantization_config(_kwargs)
+// keys (axolotl_parallel.cpp); false for any other key.
+bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r);
+
+// axolotl's plugins, cut_cross_entropy and liger_* keys (axolotl_kernels.cpp); false for any
+// other key.
+bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);
+
 // The YAML formats, each reading every key of `cfg` (yaml_configs.cpp, torchtune_config.cpp,
 // accelerate_config.cpp).
 void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);

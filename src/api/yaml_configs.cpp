@@ -14,6 +14,33 @@
 
 namespace tb::api::config_detail {
 
+// A full fine-tune's weights as axolotl keeps them. With bf16 it loads the model in bf16
+// (utils/config/__init__.py, normalize_config: cfg.torch_dtype = torch.bfloat16); neither the
+// Trainer nor axolotl's FSDP2 preparation (monkeypatch/accelerate/fsdp2.py, fsdp2_prepare_model,
+// which replaces accelerate's upcast) makes an fp32 copy, and AdamW keeps its moments in the
+// parameters' dtype. DeepSpeed keeps its own fp32 master and moments, and accelerate's FSDP1
+// upcasts the model to fp32: those keep the optimizer's recipe.
+namespace {
+void axolotl_bf16_weights(const json& cfg, TrainingConfig& out) {
+  const json bf16 = cfg.value("bf16", json());
+  const bool on = (bf16.is_boolean() && bf16.get<bool>()) || (bf16.is_string() && bf16 == "auto");
+  const json fsdp_version = cfg.value("fsdp_version", json());
+  const bool fsdp1 = (cfg.contains("fsdp_config") || cfg.value("fsdp", json()).is_array()) &&
+                     text_of(fsdp_version) != "2";
+  if (!on || cfg.contains("deepspeed") || fsdp1 || out.values.contains("method")) return;
+  const auto it = out.values.find("recipe");
+  const std::string recipe = it == out.values.end() ? "amp-adam" : it->second;
+  const std::string bf16_recipe = recipe == "amp-adam" ? "pure-bf16-adam"
+                                  : recipe == "adam-8bit" || recipe == "paged-adam-8bit"
+                                      ? "bf16-adam-8bit"
+                                      : "";
+  if (bf16_recipe.empty()) return;
+  out.values["recipe"] = bf16_recipe;
+  std::erase(out.no_effect, std::string{"bf16"});
+  out.mapped.push_back("bf16 (the model loaded in bf16, no fp32 copy) -> recipe");
+}
+}  // namespace
+
 // axolotl's config (axolotl docs/config-reference, src/axolotl/utils/schemas/config.py).
 void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   Reader r{out};
@@ -179,7 +206,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       }
     } else if (one_of(key, kNoEffect) || key.rfind("wandb_", 0) == 0) {
       r.none(key);
-    } else {
+    } else if (!read_axolotl_parallel(cfg, key, v, r) && !read_axolotl_kernels(cfg, key, v, r)) {
       r.unknown(key);
     }
   }
@@ -188,6 +215,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   } else if (!adapter.empty()) {
     out.unknown.push_back(fmt::format("adapter={}", excerpt(adapter)));
   }
+  axolotl_bf16_weights(cfg, out);
 }
 
 // LLaMA-Factory's YAML (src/llamafactory/hparams: model_args.py, data_args.py,

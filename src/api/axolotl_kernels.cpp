@@ -1,0 +1,86 @@
+// axolotl's kernel plugins read as the fields they mean (docs/configs.md): Cut Cross-Entropy
+// (integrations/cut_cross_entropy: the loss from the hidden states and the head without the
+// logits, `cut_cross_entropy` True by default in its args.py) and Liger Kernel
+// (integrations/liger/args.py: each patch its own liger_* key, none on by default).
+#include <fmt/format.h>
+
+#include "config_formats.hpp"
+#include "trainbudget/spec/excerpt.hpp"
+
+namespace tb::api::config_detail {
+namespace {
+
+bool on(const json& cfg, const char* key) {
+  const auto it = cfg.find(key);
+  return it != cfg.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool listed(const json& plugins, std::string_view suffix) {
+  if (!plugins.is_array()) return false;
+  for (const json& p : plugins) {
+    if (p.is_string() && p.get_ref<const std::string&>().ends_with(suffix)) return true;
+  }
+  return false;
+}
+
+// The plugins' effects: Liger's RMSNorm and GLU patches together are use_liger_kernel (its RoPE
+// patch rides with them); its fused linear cross-entropy and Cut Cross-Entropy never hold the
+// logits (loss linear).
+void read_plugins(const json& cfg, const json& plugins, Reader& r) {
+  TrainingConfig& out = r.out;
+  for (const json& p : plugins) {
+    const std::string name = text_of(p);
+    if (!name.ends_with(".CutCrossEntropyPlugin") && !name.ends_with(".LigerPlugin")) {
+      r.unknown(fmt::format("plugins={}", excerpt(name)));
+    }
+  }
+  if (listed(plugins, ".CutCrossEntropyPlugin")) {
+    const auto it = cfg.find("cut_cross_entropy");
+    if (it == cfg.end() || !it->is_boolean() || it->get<bool>()) {
+      out.values["loss"] = "linear";
+      out.mapped.push_back("plugins (CutCrossEntropyPlugin) -> loss");
+    } else {
+      r.none("plugins (CutCrossEntropyPlugin, cut_cross_entropy false)");
+    }
+  }
+  if (!listed(plugins, ".LigerPlugin")) return;
+  if (on(cfg, "liger_rms_norm") && (on(cfg, "liger_glu_activation") || on(cfg, "liger_swiglu"))) {
+    out.values["use_liger_kernel"] = "true";
+    out.mapped.push_back(
+        "plugins (LigerPlugin: liger_rms_norm, liger_glu_activation) -> "
+        "use_liger_kernel");
+  } else if (on(cfg, "liger_rms_norm") || on(cfg, "liger_glu_activation") ||
+             on(cfg, "liger_swiglu") || on(cfg, "liger_rope")) {
+    r.unknown(
+        "plugins (LigerPlugin without both liger_rms_norm and liger_glu_activation: "
+        "not modelled)");
+  }
+  if (on(cfg, "liger_fused_linear_cross_entropy")) {
+    out.values["loss"] = "linear";
+    out.mapped.push_back("plugins (LigerPlugin: liger_fused_linear_cross_entropy) -> loss");
+  }
+}
+
+}  // namespace
+
+bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  if (key == "plugins") {
+    if (v.is_array()) {
+      read_plugins(cfg, v, r);
+    } else {
+      r.unknown(key);
+    }
+    return true;
+  }
+  if (key == "cut_cross_entropy" || key.starts_with("liger_")) {
+    // Read with the plugins above; without its plugin a key does nothing.
+    const json plugins = cfg.value("plugins", json());
+    const bool plugin =
+        listed(plugins, key.starts_with("liger_") ? ".LigerPlugin" : ".CutCrossEntropyPlugin");
+    if (!plugin) r.none(fmt::format("{} (without its plugin)", key));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace tb::api::config_detail

@@ -1,0 +1,108 @@
+// axolotl's FSDP, plugin and precision keys in --config (issue 41), as axolotl's own code reads
+// them (src/axolotl at 067b021c8: utils/trainer.py setup_fsdp_envs, schemas/validation.py,
+// integrations/cut_cross_entropy and liger, utils/config normalize_config).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "trainbudget/api/training_config.hpp"
+
+namespace tb::api {
+namespace {
+
+const std::string kBase = "base_model: openai/gpt-oss-20b\nsequence_len: 4096\n";
+
+TrainingConfig read(const std::string& extra) {
+  return parse_training_config(kBase + extra, "/nonexistent");
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(AxolotlConfig, FsdpKeysSetShardingOffloadAndRecompute) {
+  // fsdp_config turns FSDP on: FULL_SHARD, ZeRO-3, unless it says otherwise.
+  const TrainingConfig on = read(
+      "fsdp_version: 2\nfsdp_config:\n  offload_params: true\n"
+      "  auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
+  EXPECT_EQ(on.values.at("zero"), "3");
+  EXPECT_EQ(on.values.at("offload"), "params");
+  EXPECT_TRUE(has(on.no_effect, "fsdp_config.auto_wrap_policy"));
+  EXPECT_TRUE(has(on.no_effect, "fsdp_version"));
+  EXPECT_EQ(read("fsdp_config:\n  reshard_after_forward: false\n").values.at("zero"), "2");
+  // The deprecated fsdp_ prefix, dropped as check_fsdp_config_kwargs_prefix does.
+  const TrainingConfig old = read(
+      "fsdp:\n  - full_shard\n  - auto_wrap\nfsdp_config:\n  fsdp_sharding_strategy: "
+      "SHARD_GRAD_OP\n  fsdp_activation_checkpointing: true\n  fsdp_offload_params: false\n");
+  EXPECT_EQ(old.values.at("zero"), "2");
+  EXPECT_EQ(old.values.at("recompute"), "full");
+  EXPECT_FALSE(old.values.contains("offload"));
+  EXPECT_EQ(read("fsdp:\n  - full_shard\n  - offload\n").values.at("offload"), "params");
+  EXPECT_FALSE(read("fsdp:\n").values.contains("zero"));
+  EXPECT_TRUE(has(read("fsdp_config:\n  sharding_strategy: ODD\n").unknown,
+                  "fsdp_config.sharding_strategy=ODD"));
+}
+
+TEST(AxolotlConfig, DpShardSizeIsTheDeviceCountAlone) {
+  EXPECT_EQ(read("dp_shard_size: 16\n").values.at("devices"), "16");
+  const TrainingConfig cp = read("dp_shard_size: 4\ncontext_parallel_size: 2\n");
+  EXPECT_FALSE(cp.values.contains("devices"));
+  EXPECT_FALSE(cp.unknown.empty());
+}
+
+TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
+  const TrainingConfig cce =
+      read("plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n");
+  EXPECT_EQ(cce.values.at("loss"), "linear");
+  EXPECT_FALSE(read("plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n"
+                    "cut_cross_entropy: false\n")
+                   .values.contains("loss"));
+  const TrainingConfig liger = read(
+      "plugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_rms_norm: true\n"
+      "liger_glu_activation: true\nliger_rope: true\nliger_fused_linear_cross_entropy: true\n");
+  EXPECT_EQ(liger.values.at("use_liger_kernel"), "true");
+  EXPECT_EQ(liger.values.at("loss"), "linear");
+  // Without the plugin the keys do nothing; a plugin not modelled is named.
+  const TrainingConfig bare = read("liger_rms_norm: true\n");
+  EXPECT_FALSE(bare.values.contains("use_liger_kernel"));
+  EXPECT_TRUE(has(bare.no_effect, "liger_rms_norm (without its plugin)"));
+  EXPECT_TRUE(has(read("plugins:\n  - axolotl.integrations.kernels.KernelsPlugin\n").unknown,
+                  "plugins=axolotl.integrations.kernels.KernelsPlugin"));
+}
+
+TEST(AxolotlConfig, Bf16FullFineTunesKeepNoFp32Copy) {
+  // normalize_config loads the model in bf16; AdamW's moments follow the parameters.
+  EXPECT_EQ(read("bf16: true\noptimizer: adamw_torch_fused\n").values.at("recipe"),
+            "pure-bf16-adam");
+  EXPECT_EQ(read("bf16: auto\n").values.at("recipe"), "pure-bf16-adam");
+  EXPECT_EQ(read("bf16: true\noptimizer: adamw_torch_8bit\n").values.at("recipe"),
+            "bf16-adam-8bit");
+  EXPECT_EQ(read("fsdp_version: 2\nfsdp_config:\n  offload_params: false\nbf16: true\n")
+                .values.at("recipe"),
+            "pure-bf16-adam");
+  // DeepSpeed's own fp32 master, accelerate's FSDP1 upcast, fp32 models and adapters keep it.
+  EXPECT_EQ(read("bf16: true\noptimizer: adamw_torch_8bit\nfsdp_config:\n  offload_params: "
+                 "false\n")
+                .values.at("recipe"),
+            "adam-8bit");
+  EXPECT_FALSE(read("optimizer: adamw_torch\n").values.at("recipe") == "pure-bf16-adam");
+  EXPECT_EQ(read("bf16: true\nadapter: lora\noptimizer: adamw_torch\n").values.at("recipe"),
+            "amp-adam");
+  // torchao's 4-bit AdamW is named, not read as 32-bit AdamW.
+  EXPECT_FALSE(read("optimizer: adamw_torch_4bit\n").values.contains("recipe"));
+}
+
+TEST(AxolotlConfig, Mxfp4DequantizedIsWhatIsCounted) {
+  const TrainingConfig d = read(
+      "model_quantization_config: Mxfp4Config\nmodel_quantization_config_kwargs:\n  dequantize: "
+      "true\n");
+  EXPECT_TRUE(has(d.no_effect, "model_quantization_config"));
+  EXPECT_TRUE(has(d.no_effect, "model_quantization_config_kwargs"));
+  EXPECT_FALSE(read("model_quantization_config: Mxfp4Config\n"
+                    "model_quantization_config_kwargs:\n  dequantize: false\n")
+                   .unknown.empty());
+}
+
+}  // namespace
+}  // namespace tb::api
