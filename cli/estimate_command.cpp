@@ -48,8 +48,14 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
   std::vector<std::string> notes;          // said once the request is whole (an error comes alone)
   std::vector<std::string> unread_models;  // a model key the config has that is not read
+  std::vector<api::TrainingConfig> configs;
   for (const std::string& config_file : config_files) {
-    const api::TrainingConfig config = api::read_training_config(config_file, config_format);
+    configs.push_back(api::read_training_config(config_file, config_format));
+  }
+  api::reconcile_training_configs(configs);
+  for (std::size_t i = 0; i < config_files.size(); ++i) {
+    const std::string& config_file = config_files[i];
+    const api::TrainingConfig& config = configs[i];
     for (const std::string& u : config.unknown) {
       if (u.starts_with("model._component_=")) unread_models.push_back(u);
     }

@@ -17,6 +17,7 @@ void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem
     if (key == "num_processes") {
       r.set("devices", v, key);
     } else if (key == "deepspeed_config" && v.is_object()) {
+      out.keeps_fp32_master = true;  // DeepSpeed's engine keeps its own fp32 master
       for (const auto& [dk, dv] : v.items()) {
         const std::string name = fmt::format("deepspeed_config.{}", dk);
         if (dk == "zero_stage") {
@@ -44,6 +45,10 @@ void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem
         }
       }
     } else if (key == "fsdp_config" && v.is_object()) {
+      // accelerate upcasts a low-precision model's trainable parameters to fp32 under mixed
+      // precision, for FSDP1 (accelerator.py, prepare_model) and FSDP2 (utils/fsdp_utils.py,
+      // fsdp2_prepare_model: "FSDP upcast of low precision parameters to fp32").
+      out.keeps_fp32_master = true;
       for (const auto& [fk, fv] : v.items()) {
         const std::string name = fmt::format("fsdp_config.{}", fk);
         if (fk == "fsdp_sharding_strategy") {

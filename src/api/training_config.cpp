@@ -397,6 +397,13 @@ TrainingConfig parse_any_config(std::string_view text, const std::filesystem::pa
                                               cfg.contains("train_micro_batch_size_per_gpu")))) {
     out.format = "deepspeed";
     read_deepspeed(cfg, out, "");
+    // DeepSpeed's bf16 and fp16 modes keep fp32 master weights and moments (ZeRO's partitions,
+    // BF16_Optimizer) whatever dtype the module arrives in; "auto" is the Trainer's bf16/fp16.
+    for (const char* mode : {"bf16", "fp16"}) {
+      const json section = cfg.value(mode, json::object());
+      const json enabled = section.is_object() ? section.value("enabled", json(false)) : json();
+      out.keeps_fp32_master = out.keeps_fp32_master || enabled == true || enabled == "auto";
+    }
   } else if (format == "hf-training-arguments" ||
              (automatic &&
               (cfg.contains("per_device_train_batch_size") || cfg.contains("output_dir") ||
@@ -422,6 +429,20 @@ TrainingConfig read_training_config(const std::filesystem::path& file, std::stri
     throw InvalidRequest("config", fmt::format("cannot read {}", e.what()));
   }
   return parse_training_config(text, file.parent_path(), format);
+}
+
+void reconcile_training_configs(std::vector<TrainingConfig>& configs) {
+  const bool fp32_master = std::any_of(configs.begin(), configs.end(),
+                                       [](const TrainingConfig& c) { return c.keeps_fp32_master; });
+  if (!fp32_master) return;
+  for (TrainingConfig& c : configs) {
+    if (c.recipe_before_bf16.empty()) continue;
+    c.values["recipe"] = c.recipe_before_bf16;
+    std::erase_if(c.mapped, [](const std::string& m) { return m.starts_with("bf16 ("); });
+    c.mapped.push_back("optimizer (an fp32 master kept by another config file's launch) -> recipe");
+    c.no_effect.push_back("bf16");
+    c.recipe_before_bf16.clear();
+  }
 }
 
 }  // namespace tb::api

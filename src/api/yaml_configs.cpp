@@ -18,16 +18,23 @@ namespace tb::api::config_detail {
 // (utils/config/__init__.py, normalize_config: cfg.torch_dtype = torch.bfloat16); neither the
 // Trainer nor axolotl's FSDP2 preparation (monkeypatch/accelerate/fsdp2.py, fsdp2_prepare_model,
 // which replaces accelerate's upcast) makes an fp32 copy, and AdamW keeps its moments in the
-// parameters' dtype. DeepSpeed keeps its own fp32 master and moments, and accelerate's FSDP1
-// upcasts the model to fp32: those keep the optimizer's recipe.
+// parameters' dtype. DeepSpeed keeps its own fp32 master and moments, and accelerate's own FSDP
+// preparation upcasts the model to fp32: those keep the optimizer's recipe.
 namespace {
 void axolotl_bf16_weights(const json& cfg, TrainingConfig& out) {
   const json bf16 = cfg.value("bf16", json());
   const bool on = (bf16.is_boolean() && bf16.get<bool>()) || (bf16.is_string() && bf16 == "auto");
-  const json fsdp_version = cfg.value("fsdp_version", json());
-  const bool fsdp1 = (cfg.contains("fsdp_config") || cfg.value("fsdp", json()).is_array()) &&
-                     text_of(fsdp_version) != "2";
-  if (!on || cfg.contains("deepspeed") || fsdp1 || out.values.contains("method")) return;
+  // FSDP through accelerate upcasts to fp32 unless axolotl's own FSDP2 preparation replaces it,
+  // which it patches in only for fsdp_config with fsdp_version 2 (loaders/patch_manager.py).
+  const json fsdp_list = cfg.value("fsdp", json());
+  const bool fsdp = cfg.contains("fsdp_config") || (fsdp_list.is_array() && !fsdp_list.empty());
+  // The version at the top or inside fsdp_config (schemas/validation.py, _resolve_fsdp_version).
+  const json inner = cfg.value("fsdp_config", json::object());
+  const json version =
+      cfg.value("fsdp_version", inner.is_object() ? inner.value("fsdp_version", json()) : json());
+  const bool axolotl_fsdp2 = cfg.contains("fsdp_config") && text_of(version) == "2";
+  const bool accelerate_fsdp = fsdp && !axolotl_fsdp2;
+  if (!on || cfg.contains("deepspeed") || accelerate_fsdp || out.values.contains("method")) return;
   const auto it = out.values.find("recipe");
   const std::string recipe = it == out.values.end() ? "amp-adam" : it->second;
   const std::string bf16_recipe = recipe == "amp-adam" ? "pure-bf16-adam"
@@ -35,6 +42,7 @@ void axolotl_bf16_weights(const json& cfg, TrainingConfig& out) {
                                       ? "bf16-adam-8bit"
                                       : "";
   if (bf16_recipe.empty()) return;
+  out.recipe_before_bf16 = recipe;
   out.values["recipe"] = bf16_recipe;
   std::erase(out.no_effect, std::string{"bf16"});
   out.mapped.push_back("bf16 (the model loaded in bf16, no fp32 copy) -> recipe");

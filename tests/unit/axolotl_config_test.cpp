@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "trainbudget/api/training_config.hpp"
 
@@ -91,6 +92,34 @@ TEST(AxolotlConfig, Bf16FullFineTunesKeepNoFp32Copy) {
             "amp-adam");
   // torchao's 4-bit AdamW is named, not read as 32-bit AdamW.
   EXPECT_FALSE(read("optimizer: adamw_torch_4bit\n").values.contains("recipe"));
+}
+
+TEST(AxolotlConfig, Bf16RuleYieldsToAnotherFilesFp32Master) {
+  // FSDP without axolotl's own FSDP2 preparation (fsdp list only, or fsdp_version 1) upcasts.
+  EXPECT_FALSE(
+      read("bf16: true\nfsdp:\n  - full_shard\nfsdp_version: 2\n").values.contains("recipe"));
+  EXPECT_EQ(read("bf16: true\nfsdp_config:\n  fsdp_version: 2\n").values.at("recipe"),
+            "pure-bf16-adam");
+  // Beside a DeepSpeed file with bf16 (or "auto"), or an accelerate file that runs FSDP or
+  // DeepSpeed, the optimizer's own recipe returns.
+  const auto pair = [](const std::string& other) {
+    std::vector<TrainingConfig> configs{read("bf16: true\noptimizer: adamw_torch_8bit\n"),
+                                        parse_training_config(other, "/nonexistent")};
+    reconcile_training_configs(configs);
+    return configs.front();
+  };
+  const TrainingConfig ds =
+      pair(R"({"zero_optimization": {"stage": 3}, "bf16": {"enabled": "auto"}})");
+  EXPECT_EQ(ds.values.at("recipe"), "adam-8bit");
+  EXPECT_TRUE(has(ds.no_effect, "bf16"));
+  EXPECT_TRUE(has(ds.mapped,
+                  "optimizer (an fp32 master kept by another config file's launch) -> "
+                  "recipe"));
+  EXPECT_EQ(pair("distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n")
+                .values.at("recipe"),
+            "adam-8bit");
+  // A DeepSpeed file in fp32 keeps the model's bf16 reading.
+  EXPECT_EQ(pair(R"({"zero_optimization": {"stage": 2}})").values.at("recipe"), "bf16-adam-8bit");
 }
 
 TEST(AxolotlConfig, Mxfp4DequantizedIsWhatIsCounted) {

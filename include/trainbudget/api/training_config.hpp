@@ -18,6 +18,11 @@ struct TrainingConfig {
   std::vector<std::string> mapped;     // "per_device_train_batch_size -> micro_batch", in order
   std::vector<std::string> no_effect;  // understood, nothing to map (learning_rate, "auto")
   std::vector<std::string> unknown;    // keys not understood
+  // A launch that keeps an fp32 master copy whatever the model's dtype (a DeepSpeed file with
+  // bf16 or fp16, accelerate's DeepSpeed or FSDP): another file's bf16-weights reading yields.
+  bool keeps_fp32_master{false};
+  // The recipe before axolotl's bf16-weights rule (yaml_configs.cpp); empty where it did not apply.
+  std::string recipe_before_bf16;
 };
 
 // The formats read, as --config-format names them; "auto" detects by content.
@@ -28,6 +33,12 @@ struct TrainingConfig {
 // cannot be read, is none of the formats, or is not the one forced.
 [[nodiscard]] TrainingConfig read_training_config(const std::filesystem::path& file,
                                                   std::string_view format = "auto");
+
+// Several files of one job (a training config with its DeepSpeed or accelerate file): where one
+// file's reading depends on another's launch, settles it. A bf16-weights recipe (axolotl's model
+// loaded in bf16, no fp32 copy) returns to the optimizer's own when another file's launch keeps
+// an fp32 master (DeepSpeed, accelerate's FSDP upcast), with a mapped line saying so.
+void reconcile_training_configs(std::vector<TrainingConfig>& configs);
 
 // The same from text; `dir` resolves a DeepSpeed path the config names.
 [[nodiscard]] TrainingConfig parse_training_config(std::string_view text,
