@@ -48,6 +48,7 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
   std::map<std::string, std::string, std::less<>> origin;  // field -> where its value came from
   std::vector<std::string> notes;          // said once the request is whole (an error comes alone)
   std::vector<std::string> unread_models;  // a model key the config has that is not read
+  std::vector<std::string> bookkeeping_notes;  // listed by --explain
   std::vector<api::TrainingConfig> configs;
   for (const std::string& config_file : config_files) {
     configs.push_back(api::read_training_config(config_file, config_format));
@@ -82,11 +83,24 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
         fmt::format("--config {} ({}): {}", config_file, config.format,
                     config.mapped.empty() ? std::string{"nothing mapped"}
                                           : fmt::format("{}", fmt::join(config.mapped, ", ")));
-    if (!config.no_effect.empty()) {
-      note += fmt::format("; no effect here: {}", fmt::join(config.no_effect, ", "));
-    }
+    // Ranked by effect (issue 41): what was read, what could change the answer but is not
+    // understood, then keys without effect. Those with a reason or a value are listed; the plain
+    // bookkeeping keys (learning rate, logging, output paths) are counted, --explain lists them.
     if (!config.unknown.empty()) {
-      note += fmt::format("; not understood (ignored): {}", fmt::join(config.unknown, ", "));
+      note += fmt::format("; not understood (could change the answer; ignored): {}",
+                          fmt::join(config.unknown, ", "));
+    }
+    std::vector<std::string> reasoned;
+    std::vector<std::string> bookkeeping;
+    for (const std::string& k : config.no_effect) {
+      (k.find_first_of("(=") != std::string::npos ? reasoned : bookkeeping).push_back(k);
+    }
+    if (!reasoned.empty()) note += fmt::format("; no effect here: {}", fmt::join(reasoned, ", "));
+    if (!bookkeeping.empty()) {
+      note += fmt::format("; {} bookkeeping key{} without effect", bookkeeping.size(),
+                          bookkeeping.size() == 1 ? "" : "s");
+      bookkeeping_notes.push_back(fmt::format("--config {}: bookkeeping keys without effect: {}",
+                                              config_file, fmt::join(bookkeeping, ", ")));
     }
     if (!replaced.empty()) {
       note += fmt::format("; replaces an earlier --config's {}", fmt::join(replaced, ", "));
@@ -126,6 +140,9 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
     std::vector<std::string> given;
     for (const auto& [key, value] : values) {
       if (key != "explain") given.push_back(fmt::format("{} = {} ({})", key, value, origin[key]));
+    }
+    for (const std::string& n : bookkeeping_notes) {
+      std::cerr << "trainbudget: note: " << one_line(n) << '\n';
     }
     std::cerr << "trainbudget: note: "
               << one_line(fmt::format("values given: {}; every other field at its default "

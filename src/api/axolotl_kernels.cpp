@@ -1,4 +1,5 @@
-// axolotl's kernel plugins read as the fields they mean (docs/configs.md): Cut Cross-Entropy
+// axolotl's attention implementation and kernel plugins read as the fields they mean
+// (docs/configs.md), and a few bookkeeping keys newer than the reader's list: Cut Cross-Entropy
 // (integrations/cut_cross_entropy: the loss from the hidden states and the head without the
 // logits, `cut_cross_entropy` True by default in its args.py) and Liger Kernel
 // (integrations/liger/args.py: each patch its own liger_* key, none on by default).
@@ -64,6 +65,27 @@ void read_plugins(const json& cfg, const json& plugins, Reader& r) {
 }  // namespace
 
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  if (key == "attn_implementation") {
+    // transformers' attention implementations: eager materialises the scores; the fused ones
+    // (flash_attention_2/3, a Hub kernel such as kernels-community/vllm-flash-attn3, sdpa's
+    // flash and memory-efficient backends, flex_attention, xformers) keep O(s) statistics.
+    const std::string impl = text_of(v);
+    const bool fused = impl.starts_with("flash_attention") ||
+                       impl.find("flash-attn") != impl.npos || impl == "sdpa" ||
+                       impl == "flex_attention" || impl == "xformers";
+    if (impl == "eager" || fused) {
+      r.out.values["attention"] = impl == "eager" ? "eager" : "flash";
+      r.out.mapped.push_back(key + " -> attention");
+    } else {
+      r.unknown(fmt::format("{}={}", key, excerpt(impl)));
+    }
+    return true;
+  }
+  if (key.starts_with("trackio_") || key == "eot_tokens" ||
+      key == "experimental_skip_move_to_device") {
+    r.none(key);  // experiment tracking, the tokenizer's end tokens, where the model loads
+    return true;
+  }
   if (key == "plugins") {
     if (v.is_array()) {
       read_plugins(cfg, v, r);

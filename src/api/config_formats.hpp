@@ -71,8 +71,8 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
 // keys (axolotl_parallel.cpp); false for any other key.
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r);
 
-// axolotl's plugins, cut_cross_entropy and liger_* keys (axolotl_kernels.cpp); false for any
-// other key.
+// axolotl's attn_implementation, plugins, cut_cross_entropy and liger_* keys and a few
+// bookkeeping ones (axolotl_kernels.cpp); false for any other key.
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);
 
 // The YAML formats, each reading every key of `cfg` (yaml_configs.cpp, torchtune_config.cpp,

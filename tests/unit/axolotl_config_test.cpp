@@ -72,6 +72,18 @@ TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
                   "plugins=axolotl.integrations.kernels.KernelsPlugin"));
 }
 
+TEST(AxolotlConfig, AttnImplementationSetsTheAttention) {
+  for (const char* fused : {"flash_attention_2", "sdpa", "flex_attention", "xformers",
+                            "kernels-community/vllm-flash-attn3"}) {
+    EXPECT_EQ(read(std::string{"attn_implementation: "} + fused + "\n").values.at("attention"),
+              "flash")
+        << fused;
+  }
+  EXPECT_EQ(read("attn_implementation: eager\n").values.at("attention"), "eager");
+  EXPECT_TRUE(has(read("attn_implementation: odd\n").unknown, "attn_implementation=odd"));
+  EXPECT_TRUE(has(read("trackio_project_name: x\n").no_effect, "trackio_project_name"));
+}
+
 TEST(AxolotlConfig, Bf16FullFineTunesKeepNoFp32Copy) {
   // normalize_config loads the model in bf16; AdamW's moments follow the parameters.
   EXPECT_EQ(read("bf16: true\noptimizer: adamw_torch_fused\n").values.at("recipe"),
