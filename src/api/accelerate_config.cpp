@@ -10,6 +10,13 @@
 
 namespace tb::api::config_detail {
 
+std::string fsdp_stage_of(const std::string& s) {
+  if (s == "FULL_SHARD" || s == "1" || s == "HYBRID_SHARD" || s == "4") return "3";
+  if (s == "SHARD_GRAD_OP" || s == "2") return "2";
+  if (s == "NO_SHARD" || s == "3") return "0";
+  return "";
+}
+
 // accelerate's config YAML (accelerate config; examples/config_yaml_templates).
 void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   Reader r{out};
@@ -49,18 +56,22 @@ void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem
       // precision, for FSDP1 (accelerator.py, prepare_model) and FSDP2 (utils/fsdp_utils.py,
       // fsdp2_prepare_model: "FSDP upcast of low precision parameters to fp32").
       out.keeps_fp32_master = true;
+      // FSDP on: FULL_SHARD, accelerate's default, unless a key below says otherwise.
+      if (out.values.try_emplace("zero", "3").second)
+        out.mapped.emplace_back("fsdp_config -> zero");
       for (const auto& [fk, fv] : v.items()) {
         const std::string name = fmt::format("fsdp_config.{}", fk);
-        if (fk == "fsdp_sharding_strategy") {
-          const std::string s = text_of(fv);
-          // FSDP's strategies by name or number onto ZeRO stages.
-          const std::string stage = s == "FULL_SHARD" || s == "1" || s == "HYBRID_SHARD" || s == "4"
-                                        ? "3"
-                                    : s == "SHARD_GRAD_OP" || s == "2" ? "2"
-                                    : s == "NO_SHARD" || s == "3"      ? "0"
-                                                                       : "";
-          if (!stage.empty()) out.values.insert_or_assign("zero", stage);
-          out.mapped.push_back(fmt::format("{} -> zero", name));
+        if (fk == "fsdp_sharding_strategy" || fk == "fsdp_reshard_after_forward") {
+          // FSDP1's strategy by name or number; FSDP2's reshard_after_forward, true (FULL_SHARD)
+          // or false (SHARD_GRAD_OP's layout), which accelerate also reads as a strategy name.
+          const std::string stage =
+              fv.is_boolean() ? (fv.get<bool>() ? "3" : "2") : fsdp_stage_of(text_of(fv));
+          if (stage.empty()) {
+            r.unknown(fmt::format("{}={}", name, excerpt(text_of(fv))));
+          } else {
+            out.values.insert_or_assign("zero", stage);
+            out.mapped.push_back(fmt::format("{} -> zero", name));
+          }
         } else if (fk == "fsdp_offload_params") {
           if (r.flag(fv)) {
             out.values["offload"] = "params";

@@ -10,14 +10,6 @@
 namespace tb::api::config_detail {
 namespace {
 
-// FSDP1's strategy names and numbers onto ZeRO stages; "" when it is none of them.
-std::string stage_of_strategy(const std::string& s) {
-  if (s == "FULL_SHARD" || s == "1" || s == "HYBRID_SHARD" || s == "4") return "3";
-  if (s == "SHARD_GRAD_OP" || s == "2") return "2";
-  if (s == "NO_SHARD" || s == "3") return "0";
-  return "";
-}
-
 // One fsdp_config key, its deprecated fsdp_ prefix dropped as axolotl's
 // check_fsdp_config_kwargs_prefix does (schemas/validation.py).
 void read_fsdp_key(const std::string& raw, const json& v, Reader& r) {
@@ -39,7 +31,7 @@ void read_fsdp_key(const std::string& raw, const json& v, Reader& r) {
     out.values["zero"] = r.flag(v) ? "3" : "2";
     out.mapped.push_back(name + " -> zero");
   } else if (key == "sharding_strategy") {
-    const std::string stage = stage_of_strategy(text_of(v));
+    const std::string stage = fsdp_stage_of(text_of(v));
     if (stage.empty()) {
       r.unknown(fmt::format("{}={}", name, excerpt(text_of(v))));
     } else {

@@ -67,6 +67,9 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+// FSDP1's sharding strategy, by name or number, as a ZeRO stage ("3", "2", "0"); "" for none.
+std::string fsdp_stage_of(const std::string& strategy);
+
 // axolotl's fsdp, fsdp_config, fsdp_version, dp_shard_size and model_quantization_config(_kwargs)
 // keys (axolotl_parallel.cpp); false for any other key.
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r);

@@ -235,6 +235,39 @@ void read_galore(const json& cfg, const std::string& optim, TrainingConfig& out)
   }
 }
 
+// TrainingArguments' and TRL's ScriptArguments' bookkeeping: datasets by name, evaluation,
+// logging, saving, the Hub, the optimizer's hyper-parameters (no effect on memory or time).
+constexpr std::array<std::string_view, 30> kHfBookkeeping{"dataset_name",
+                                                          "dataset_config",
+                                                          "dataset_train_split",
+                                                          "dataset_test_split",
+                                                          "eval_strategy",
+                                                          "evaluation_strategy",
+                                                          "eval_steps",
+                                                          "per_device_eval_batch_size",
+                                                          "logging_strategy",
+                                                          "logging_dir",
+                                                          "logging_first_step",
+                                                          "log_level",
+                                                          "push_to_hub",
+                                                          "hub_model_id",
+                                                          "hub_strategy",
+                                                          "hub_private_repo",
+                                                          "run_name",
+                                                          "save_total_limit",
+                                                          "overwrite_output_dir",
+                                                          "do_train",
+                                                          "do_eval",
+                                                          "warmup_steps",
+                                                          "lr_scheduler_kwargs",
+                                                          "adam_beta1",
+                                                          "adam_beta2",
+                                                          "adam_epsilon",
+                                                          "max_grad_norm",
+                                                          "dataloader_num_workers",
+                                                          "remove_unused_columns",
+                                                          "gradient_checkpointing_kwargs"};
+
 void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
   bool lora = false;
   bool four_bit = false;
@@ -334,7 +367,8 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
                key == "logging_steps" || key == "save_steps" || key == "learning_rate" ||
                key == "warmup_ratio" || key == "lr_scheduler_type" || key == "report_to" ||
                key == "seed" || key == "weight_decay" || key == "save_strategy" ||
-               key == "num_train_epochs" || key == "lora_alpha" || key == "lora_dropout") {
+               key == "num_train_epochs" || key == "lora_alpha" || key == "lora_dropout" ||
+               one_of(key, kHfBookkeeping)) {
       out.no_effect.push_back(key);
     } else {
       out.unknown.push_back(key);
@@ -407,7 +441,10 @@ TrainingConfig parse_any_config(std::string_view text, const std::filesystem::pa
   } else if (format == "hf-training-arguments" ||
              (automatic &&
               (cfg.contains("per_device_train_batch_size") || cfg.contains("output_dir") ||
-               cfg.contains("gradient_accumulation_steps")))) {
+               cfg.contains("gradient_accumulation_steps") ||
+               // TRL's CLI YAML (trl sft --config): ModelConfig's model_name_or_path beside
+               // ScriptArguments' dataset_name (examples/cli_configs/example_config.yaml).
+               (cfg.contains("model_name_or_path") && cfg.contains("dataset_name"))))) {
     out.format = "hf-training-arguments";
     read_hf(cfg, out, dir);
   } else {

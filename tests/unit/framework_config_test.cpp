@@ -157,5 +157,28 @@ TEST(FrameworkConfig, DeepSpeedPathsResolveFromTheLaunchFolderFirst) {
   std::filesystem::current_path(before);
 }
 
+// accelerate's FSDP2 file (TRL's examples/accelerate_configs/fsdp2.yaml): FSDP on is FULL_SHARD
+// unless fsdp_reshard_after_forward is false; TRL's CLI YAML (model_name_or_path with
+// dataset_name) reads as TrainingArguments.
+TEST(FrameworkConfig, AccelerateFsdp2AndTrlCliYaml) {
+  const auto zero = [](const std::string& fsdp) {
+    return parse_training_config("distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n" + fsdp,
+                                 "/nonexistent")
+        .values.at("zero");
+  };
+  EXPECT_EQ(zero("  fsdp_version: 2\n  fsdp_reshard_after_forward: true\n"), "3");
+  EXPECT_EQ(zero("  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"), "2");
+  EXPECT_EQ(zero("  fsdp_version: 2\n"), "3");
+  EXPECT_EQ(zero("  fsdp_reshard_after_forward: SHARD_GRAD_OP\n"), "2");
+  EXPECT_EQ(zero("  fsdp_sharding_strategy: NO_SHARD\n"), "0");
+  const TrainingConfig trl = parse_training_config(
+      "model_name_or_path:\n  Qwen/Qwen2.5-0.5B\ndataset_name:\n  stanfordnlp/imdb\n"
+      "report_to:\n  none\nlearning_rate:\n  0.0001\n",
+      "/nonexistent");
+  EXPECT_EQ(trl.format, "hf-training-arguments");
+  EXPECT_EQ(trl.values.at("model"), "Qwen/Qwen2.5-0.5B");
+  EXPECT_TRUE(trl.unknown.empty());
+}
+
 }  // namespace
 }  // namespace tb::api
