@@ -67,6 +67,10 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+// A full fine-tune loaded in bf16 with no fp32 copy: the optimizer's pure-bf16 recipe, mapped
+// from `key` (bf16_weights.cpp).
+void keep_bf16_weights(TrainingConfig& out, const std::string& key);
+
 // FSDP1's sharding strategy, by name or number, as a ZeRO stage ("3", "2", "0"); "" for none.
 std::string fsdp_stage_of(const std::string& strategy);
 

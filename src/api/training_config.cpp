@@ -339,6 +339,15 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
         out.values["recipe"] = recipe;
         out.mapped.push_back("optim -> recipe");
       }
+    } else if (key == "torch_dtype" || key == "dtype") {
+      // The dtype the model loads in: read below for a full fine-tune; "auto" (the checkpoint's)
+      // and fp16 are named.
+      const std::string d = text_of(v);
+      if (d == "bfloat16" || d == "bf16" || d == "float32" || d == "fp32") {
+        out.no_effect.push_back(key);
+      } else {
+        out.unknown.push_back(fmt::format("{}={}", key, excerpt(d)));
+      }
     } else if (key == "use_peft") {
       lora = v.is_boolean() && v.get<bool>();
       out.mapped.push_back("use_peft -> method");
@@ -373,6 +382,14 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
     } else {
       out.unknown.push_back(key);
     }
+  }
+  // TRL's ModelConfig torch_dtype (dtype in newer releases) loads the model in bf16; the Trainer
+  // keeps it so unless DeepSpeed or FSDP (accelerate's upcast) runs it.
+  const std::string dtype = text_of(cfg.value("dtype", cfg.value("torch_dtype", json())));
+  const json fsdp = cfg.value("fsdp", json());
+  if ((dtype == "bfloat16" || dtype == "bf16") && !lora && !four_bit &&
+      !cfg.contains("deepspeed") && !(fsdp.is_string() && !fsdp.get<std::string>().empty())) {
+    keep_bf16_weights(out, cfg.contains("dtype") ? "dtype" : "torch_dtype");
   }
   if (lora) {
     out.values["method"] = four_bit ? "qlora" : "lora";
@@ -466,20 +483,6 @@ TrainingConfig read_training_config(const std::filesystem::path& file, std::stri
     throw InvalidRequest("config", fmt::format("cannot read {}", e.what()));
   }
   return parse_training_config(text, file.parent_path(), format);
-}
-
-void reconcile_training_configs(std::vector<TrainingConfig>& configs) {
-  const bool fp32_master = std::any_of(configs.begin(), configs.end(),
-                                       [](const TrainingConfig& c) { return c.keeps_fp32_master; });
-  if (!fp32_master) return;
-  for (TrainingConfig& c : configs) {
-    if (c.recipe_before_bf16.empty()) continue;
-    c.values["recipe"] = c.recipe_before_bf16;
-    std::erase_if(c.mapped, [](const std::string& m) { return m.starts_with("bf16 ("); });
-    c.mapped.push_back("optimizer (an fp32 master kept by another config file's launch) -> recipe");
-    c.no_effect.push_back("bf16");
-    c.recipe_before_bf16.clear();
-  }
 }
 
 }  // namespace tb::api

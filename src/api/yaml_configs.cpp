@@ -35,17 +35,7 @@ void axolotl_bf16_weights(const json& cfg, TrainingConfig& out) {
   const bool axolotl_fsdp2 = cfg.contains("fsdp_config") && text_of(version) == "2";
   const bool accelerate_fsdp = fsdp && !axolotl_fsdp2;
   if (!on || cfg.contains("deepspeed") || accelerate_fsdp || out.values.contains("method")) return;
-  const auto it = out.values.find("recipe");
-  const std::string recipe = it == out.values.end() ? "amp-adam" : it->second;
-  const std::string bf16_recipe = recipe == "amp-adam" ? "pure-bf16-adam"
-                                  : recipe == "adam-8bit" || recipe == "paged-adam-8bit"
-                                      ? "bf16-adam-8bit"
-                                      : "";
-  if (bf16_recipe.empty()) return;
-  out.recipe_before_bf16 = recipe;
-  out.values["recipe"] = bf16_recipe;
-  std::erase(out.no_effect, std::string{"bf16"});
-  out.mapped.push_back("bf16 (the model loaded in bf16, no fp32 copy) -> recipe");
+  keep_bf16_weights(out, "bf16");
 }
 }  // namespace
 
@@ -237,6 +227,7 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   bool four_bit = false;
   std::string stage = "sft";
   std::string pref_loss = "sigmoid";
+  bool pure_bf16 = false;
   constexpr std::array<std::string_view, 32> kNoEffect{"trust_remote_code",
                                                        "do_train",
                                                        "dataset",
@@ -351,6 +342,11 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       out.mapped.push_back("freeze_vision_tower -> train_vision_tower");
     } else if (key == "image_max_pixels") {
       r.set("image_max_pixels", v, key);
+    } else if (key == "pure_bf16") {
+      // Trainable parameters stay bf16 (model/adapter.py: cast_trainable_params_to_fp32 is off);
+      // otherwise a full fine-tune upcasts them to fp32, the 16 bytes amp-adam counts.
+      if (r.flag(v)) pure_bf16 = true;
+      r.none(key);
     } else if (one_of(key, kNoEffect)) {
       r.none(key);
     } else {
@@ -359,6 +355,13 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   }
   if (finetuning == "full" || finetuning == "freeze") {
     out.values["method"] = finetuning;
+    if (pure_bf16) {
+      const auto it = out.values.find("recipe");
+      const bool eight_bit = it != out.values.end() && it->second.find("8bit") != std::string::npos;
+      out.values["recipe"] = eight_bit ? "bf16-adam-8bit" : "pure-bf16-adam";
+      std::erase(out.no_effect, std::string{"pure_bf16"});
+      out.mapped.emplace_back("pure_bf16 -> recipe");
+    }
   } else if (finetuning == "lora") {
     out.values["method"] = four_bit ? "qlora" : "lora";
   } else {

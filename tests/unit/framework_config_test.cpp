@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -178,6 +179,44 @@ TEST(FrameworkConfig, AccelerateFsdp2AndTrlCliYaml) {
   EXPECT_EQ(trl.format, "hf-training-arguments");
   EXPECT_EQ(trl.values.at("model"), "Qwen/Qwen2.5-0.5B");
   EXPECT_TRUE(trl.unknown.empty());
+}
+
+// LLaMA-Factory's pure_bf16 keeps a full fine-tune's trainable parameters in bf16
+// (model/adapter.py); without it they are upcast to fp32.
+TEST(FrameworkConfig, LlamaFactoryPureBf16) {
+  const auto recipe = [](const std::string& extra) {
+    const auto v =
+        parse_training_config(std::string{kLlamaFactoryFull} + extra, "/nonexistent").values;
+    return v.contains("recipe") ? v.at("recipe") : std::string{"(default)"};
+  };
+  EXPECT_EQ(recipe("pure_bf16: true\n"), "pure-bf16-adam");
+  EXPECT_EQ(recipe("pure_bf16: true\noptim: adamw_8bit\n"), "bf16-adam-8bit");
+  EXPECT_EQ(recipe("optim: adamw_torch\n"), "amp-adam");
+  EXPECT_EQ(recipe("pure_bf16: false\n"), "(default)");
+}
+
+// TRL's ModelConfig torch_dtype bfloat16: a full fine-tune under the Trainer keeps no fp32 copy;
+// FSDP (accelerate's upcast) and adapters keep the optimizer's recipe; "auto" is named.
+TEST(FrameworkConfig, TrlTorchDtypeBf16) {
+  const auto read = [](const std::string& json) {
+    return parse_training_config(json, "/nonexistent");
+  };
+  const TrainingConfig full = read(
+      R"({"model_name_or_path": "Qwen/Qwen2.5-0.5B", "per_device_train_batch_size": 2,
+          "torch_dtype": "bfloat16", "optim": "adamw_torch"})");
+  EXPECT_EQ(full.values.at("recipe"), "pure-bf16-adam");
+  EXPECT_EQ(std::count(full.no_effect.begin(), full.no_effect.end(), "torch_dtype"), 0);
+  EXPECT_EQ(read(R"({"per_device_train_batch_size": 2, "dtype": "bfloat16", "fsdp": "full_shard"})")
+                .values.count("recipe"),
+            0U);
+  EXPECT_EQ(read(R"({"per_device_train_batch_size": 2, "torch_dtype": "bfloat16",
+                     "use_peft": true})")
+                .values.count("recipe"),
+            0U);
+  const TrainingConfig auto_dtype =
+      read(R"({"per_device_train_batch_size": 2, "torch_dtype": "auto"})");
+  EXPECT_EQ(auto_dtype.unknown.front(), "torch_dtype=auto");
+  EXPECT_EQ(auto_dtype.values.count("recipe"), 0U);
 }
 
 }  // namespace
