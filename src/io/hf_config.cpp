@@ -277,6 +277,22 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     a.mlp.activation = f.text("hidden_act", "gelu_pytorch_tanh");
     return a;
   }
+  if (type == "phi") {
+    // PhiConfig (modeling_phi.py; Phi-1.5 and Phi-2): attention and a GELU fc1/fc2 MLP in
+    // parallel from one LayerNorm, every linear biased (the attention's output is `dense`), the
+    // LM head biased too, rotary positions on partial_rotary_factor of each head, untied.
+    ModelArchitecture a = read_llama_like(f, type, {});
+    a.norm = {NormKind::kLayerNorm, true};
+    a.norms_per_layer = 1;
+    a.attention.qkv_bias = a.attention.output_bias = true;
+    a.mlp.gated = false;
+    a.mlp.bias = true;
+    a.mlp.activation = f.text("hidden_act", "gelu_new");
+    a.head_bias = true;
+    if (f.flag("qk_layernorm", false))
+      f.fail("qk_layernorm: true (LayerNorms on q and k): not modelled");
+    return a;
+  }
   if (type == "olmo") {
     // OlmoConfig: tie False, attention_bias False; OlmoLayerNorm has no parameters.
     ModelArchitecture a = read_llama_like(f, type, {});
@@ -296,10 +312,10 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",   "gemma2",    "gemma3",     "gemma3_text", "gpt2",
-      "gpt_neox",    "gpt_oss", "llama",     "mistral",    "mixtral",     "mllama",
-      "olmo",        "opt",     "phi3",      "starcoder2", "qwen2",       "qwen2_5_vl",
-      "qwen2_vl",    "qwen3",   "qwen3_moe", "qwen3_vl",   "qwen3_vl_moe"};
+      "deepseek_v3", "gemma",    "gemma2", "gemma3",    "gemma3_text", "gpt2",
+      "gpt_neox",    "gpt_oss",  "llama",  "mistral",   "mixtral",     "mllama",
+      "olmo",        "opt",      "phi",    "phi3",      "starcoder2",  "qwen2",
+      "qwen2_5_vl",  "qwen2_vl", "qwen3",  "qwen3_moe", "qwen3_vl",    "qwen3_vl_moe"};
   return kTypes;
 }
 

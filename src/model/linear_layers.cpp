@@ -56,8 +56,10 @@ void gpt_neox_layer(Builder& b) {
         a.mlp.intermediate, a.hidden, a.mlp.bias);
 }
 
-// OPT (OPTAttention / OPTDecoderLayer): self_attn.q_proj, k_proj, v_proj, out_proj; fc1, fc2.
-void opt_layer(Builder& b) {
+// Separate q/k/v projections, an output named `output` and a non-gated fc1/fc2 MLP under
+// `mlp_prefix`: OPT (OPTAttention / OPTDecoderLayer: out_proj; fc1, fc2 at the layer's top) and
+// Phi-1.5 / Phi-2 (PhiAttention / PhiMLP: dense; mlp.fc1, mlp.fc2; all biased).
+void fc_mlp_layer(Builder& b, const std::string& output, const std::string& mlp_prefix) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
   const std::int64_t q = at.num_heads * at.head_dim;
@@ -68,12 +70,12 @@ void opt_layer(Builder& b) {
         at.qkv_bias);
   b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
         at.qkv_bias);
-  b.add("out_proj", "self_attn.out_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+  b.add(output, "self_attn." + output, LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
         at.output_bias);
-  b.add("fc1", "fc1", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, a.mlp.intermediate,
-        a.mlp.bias);
-  b.add("fc2", "fc2", LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate, a.hidden,
-        a.mlp.bias);
+  b.add("fc1", mlp_prefix + "fc1", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+        a.mlp.intermediate, a.mlp.bias);
+  b.add("fc2", mlp_prefix + "fc2", LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate,
+        a.hidden, a.mlp.bias);
 }
 
 void standard_attention(Builder& b) {
@@ -229,8 +231,9 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
     gpt_neox_layer(b);
     return std::move(b.out);
   }
-  if (arch.model_type == "opt") {
-    opt_layer(b);
+  if (arch.model_type == "opt" || arch.model_type == "phi") {
+    fc_mlp_layer(b, arch.model_type == "opt" ? "out_proj" : "dense",
+                 arch.model_type == "opt" ? "" : "mlp.");
     return std::move(b.out);
   }
   if (arch.model_type == "gpt2") {
@@ -287,6 +290,7 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.in_features = arch.hidden;
   head.out_features = head_width(arch);
   head.tied = arch.tie_embeddings && arch.head_outputs == 0;
+  head.bias = arch.head_bias && arch.head_outputs == 0;
   all.push_back(head);
 
   if (arch.vision && arch.vision->kind == VisionKind::kMllama) {

@@ -84,12 +84,14 @@ std::int64_t input_embedding_params(const ModelArchitecture& arch) {
       n, checked_mul(checked_add(arch.max_positions, arch.position_offset), arch.hidden));
 }
 
-// The LM head (hidden -> vocab, no bias in any family here); none of its own when tied
+// The LM head (hidden -> vocab, biased in Phi only); none of its own when tied
 // (Press & Wolf 2017; config.tie_word_embeddings). A score head is hidden -> num_labels, never
 // tied.
 std::int64_t lm_head_params(const ModelArchitecture& arch) {
   if (arch.head_outputs > 0) return checked_mul(arch.head_outputs, arch.hidden);
-  return arch.tie_embeddings ? 0 : checked_mul(arch.vocab, arch.hidden);
+  if (arch.tie_embeddings) return 0;
+  // PhiForCausalLM.lm_head = nn.Linear(hidden, vocab, bias=True).
+  return linear(arch.hidden, arch.vocab, arch.head_bias);
 }
 
 std::int64_t routed_experts_active(const ModelArchitecture& arch) {

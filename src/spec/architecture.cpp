@@ -254,7 +254,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 23> kNames{{
       {"gpt2", "GPT-2"},
       {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
@@ -272,6 +272,7 @@ std::string family_name(const std::string& model_type) {
       {"gemma2", "Gemma 2"},
       {"gemma3", "Gemma 3"},
       {"gemma3_text", "Gemma 3"},
+      {"phi", "Phi"},
       {"phi3", "Phi-3"},
       {"olmo", "OLMo"},
       {"deepseek_v3", "DeepSeek-V3"},

@@ -176,5 +176,16 @@ TEST(Lora, GptOssExpertsAreParametersNotLinears) {
   EXPECT_THROW((void)lora_trainable_params(a, spec(8, "gate")), InvalidRequest);
 }
 
+TEST(Lora, PhiNamesItsOutputDense) {
+  // microsoft/phi-2: q/k/v_proj and dense (2560 -> 2560, biased), fc1/fc2. PEFT's usual Phi-2
+  // targets q_proj, k_proj, v_proj, dense at r 16: 16 x (2 x 2560) x 4 x 32 = 10,485,760.
+  const ModelArchitecture a = fixture("phi-2.json");
+  EXPECT_EQ(lora_trainable_params(a, spec(16, "q_proj,k_proj,v_proj,dense")), 10485760);
+  EXPECT_EQ(lora_trainable_params(a, spec(16, "q,k,v,o")), 10485760);
+  // fc1 / fc2 answer to up / down; "gate" finds nothing in a non-gated MLP.
+  EXPECT_EQ(lora_trainable_params(a, spec(8, "up,down")), 8LL * 2 * (2560 + 10240) * 32);
+  EXPECT_THROW((void)lora_trainable_params(a, spec(8, "gate")), InvalidRequest);
+}
+
 }  // namespace
 }  // namespace tb

@@ -143,12 +143,15 @@ struct ModelArchitecture {
   // fairseq padding offset).
   std::int64_t position_offset{0};
   bool tie_embeddings{false};  // LM head shares the input embedding matrix
+  bool head_bias{false};       // a bias on the LM head (Phi-1.5 / Phi-2's lm_head)
   // 0: the LM head over the vocabulary. n > 0: a score head of n outputs instead, as a reward or
   // value model has (transformers' AutoModelForSequenceClassification: `score`, a Linear(hidden,
   // num_labels, bias=False) over every position; TRL's PPO reads one value per token from it).
   std::int64_t head_outputs{0};
   NormSpec norm;
-  int norms_per_layer{2};  // 2 (pre-attention, pre-MLP); Gemma 2/3: 4 (+ post-attn, post-MLP)
+  // 2 (pre-attention, pre-MLP); Gemma 2/3: 4 (+ post-attn, post-MLP); Phi: 1 (attention and MLP
+  // in parallel from one norm)
+  int norms_per_layer{2};
   AttentionSpec attention;
   MlpSpec mlp;  // the dense MLP (all layers of a dense model; MoE models' dense layers)
   std::optional<MoeSpec> moe;
