@@ -10,6 +10,38 @@
 
 namespace tb::api::config_detail {
 
+void read_fsdp_config_key(const std::string& raw, const json& v, Reader& r) {
+  TrainingConfig& out = r.out;
+  // accelerate names its keys fsdp_*; axolotl drops the prefix (check_fsdp_config_kwargs_prefix).
+  const std::string key = raw != "fsdp_version" && raw.starts_with("fsdp_") ? raw.substr(5) : raw;
+  const std::string name = fmt::format("fsdp_config.{}", raw);
+  if (key == "sharding_strategy" || key == "reshard_after_forward") {
+    // FSDP1's strategy by name or number; FSDP2's reshard_after_forward, true (FULL_SHARD) or
+    // false (SHARD_GRAD_OP's layout: the gathered parameters kept from forward to backward),
+    // which accelerate also reads as a strategy name.
+    const std::string stage =
+        v.is_boolean() ? (v.get<bool>() ? "3" : "2") : fsdp_stage_of(text_of(v));
+    if (stage.empty()) {
+      r.unknown(fmt::format("{}={}", name, excerpt(text_of(v))));
+    } else {
+      out.values.insert_or_assign("zero", stage);
+      out.mapped.push_back(name + " -> zero");
+    }
+  } else if (key == "offload_params") {
+    if (r.flag(v)) {
+      out.values["offload"] = "params";  // FSDP's CPUOffload: parameters, gradients, the step
+      out.mapped.push_back(name + " -> offload");
+    } else {
+      r.none(name);
+    }
+  } else if (key == "activation_checkpointing") {
+    out.values["recompute"] = r.flag(v) ? "full" : "none";
+    out.mapped.push_back(name + " -> recompute");
+  } else {
+    r.none(name);  // wrapping, state dicts, loading, prefetch, pinning: no effect on the budget
+  }
+}
+
 std::string fsdp_stage_of(const std::string& s) {
   if (s == "FULL_SHARD" || s == "1" || s == "HYBRID_SHARD" || s == "4") return "3";
   if (s == "SHARD_GRAD_OP" || s == "2") return "2";
@@ -59,33 +91,7 @@ void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem
       // FSDP on: FULL_SHARD, accelerate's default, unless a key below says otherwise.
       if (out.values.try_emplace("zero", "3").second)
         out.mapped.emplace_back("fsdp_config -> zero");
-      for (const auto& [fk, fv] : v.items()) {
-        const std::string name = fmt::format("fsdp_config.{}", fk);
-        if (fk == "fsdp_sharding_strategy" || fk == "fsdp_reshard_after_forward") {
-          // FSDP1's strategy by name or number; FSDP2's reshard_after_forward, true (FULL_SHARD)
-          // or false (SHARD_GRAD_OP's layout), which accelerate also reads as a strategy name.
-          const std::string stage =
-              fv.is_boolean() ? (fv.get<bool>() ? "3" : "2") : fsdp_stage_of(text_of(fv));
-          if (stage.empty()) {
-            r.unknown(fmt::format("{}={}", name, excerpt(text_of(fv))));
-          } else {
-            out.values.insert_or_assign("zero", stage);
-            out.mapped.push_back(fmt::format("{} -> zero", name));
-          }
-        } else if (fk == "fsdp_offload_params") {
-          if (r.flag(fv)) {
-            out.values["offload"] = "params";
-            out.mapped.push_back(fmt::format("{} -> offload", name));
-          } else {
-            r.none(name);
-          }
-        } else if (fk == "fsdp_activation_checkpointing") {
-          out.values["recompute"] = r.flag(fv) ? "full" : "none";
-          out.mapped.push_back(fmt::format("{} -> recompute", name));
-        } else {
-          r.none(name);  // wrap policy, prefetch, state dict, loading: no effect on the budget
-        }
-      }
+      for (const auto& [fk, fv] : v.items()) read_fsdp_config_key(fk, fv, r);
     } else if (key == "distributed_type" || key == "mixed_precision" ||
                key == "compute_environment" || key == "machine_rank" || key == "num_machines" ||
                key == "main_training_function" || key == "rdzv_backend" || key == "same_network" ||

@@ -8,43 +8,6 @@
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api::config_detail {
-namespace {
-
-// One fsdp_config key, its deprecated fsdp_ prefix dropped as axolotl's
-// check_fsdp_config_kwargs_prefix does (schemas/validation.py).
-void read_fsdp_key(const std::string& raw, const json& v, Reader& r) {
-  TrainingConfig& out = r.out;
-  const std::string key = raw != "fsdp_version" && raw.starts_with("fsdp_") ? raw.substr(5) : raw;
-  const std::string name = fmt::format("fsdp_config.{}", raw);
-  if (key == "offload_params") {
-    if (r.flag(v)) {
-      out.values["offload"] = "params";  // FSDP's CPUOffload: parameters, gradients, the step
-      out.mapped.push_back(name + " -> offload");
-    } else {
-      r.none(name);
-    }
-  } else if (key == "activation_checkpointing") {
-    out.values["recompute"] = r.flag(v) ? "full" : "none";
-    out.mapped.push_back(name + " -> recompute");
-  } else if (key == "reshard_after_forward") {
-    // FSDP2: keep the gathered parameters from forward to backward (SHARD_GRAD_OP's layout).
-    out.values["zero"] = r.flag(v) ? "3" : "2";
-    out.mapped.push_back(name + " -> zero");
-  } else if (key == "sharding_strategy") {
-    const std::string stage = fsdp_stage_of(text_of(v));
-    if (stage.empty()) {
-      r.unknown(fmt::format("{}={}", name, excerpt(text_of(v))));
-    } else {
-      out.values["zero"] = stage;
-      out.mapped.push_back(name + " -> zero");
-    }
-  } else {
-    r.none(name);  // wrapping, state dicts, loading, prefetch, pinning: no effect on the budget
-  }
-}
-
-}  // namespace
-
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r) {
   TrainingConfig& out = r.out;
   if (key == "fsdp") {
@@ -74,7 +37,7 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
     }
     out.values.try_emplace("zero", "3");  // FSDP on: FULL_SHARD unless a key below says otherwise
     out.mapped.push_back("fsdp_config -> zero");
-    for (const auto& [k, fv] : v.items()) read_fsdp_key(k, fv, r);
+    for (const auto& [k, fv] : v.items()) read_fsdp_config_key(k, fv, r);
     return true;
   }
   if (key == "fsdp_version") {

@@ -71,6 +71,10 @@ bool one_of(const std::string& key, const std::array<std::string_view, N>& keys)
 // from `key` (bf16_weights.cpp).
 void keep_bf16_weights(TrainingConfig& out, const std::string& key);
 
+// One key of an fsdp_config (accelerate's, with or without its fsdp_ prefix as axolotl writes
+// it) onto zero, offload and recompute (accelerate_config.cpp).
+void read_fsdp_config_key(const std::string& key, const json& v, Reader& r);
+
 // FSDP1's sharding strategy, by name or number, as a ZeRO stage ("3", "2", "0"); "" for none.
 std::string fsdp_stage_of(const std::string& strategy);
 
