@@ -59,8 +59,9 @@ const std::array kRolloutFields{
           "job"},
     Field{"mean_completion_length", FieldType::kInteger, "TOKENS", "tokens", "",
           "grpo, rloo, ppo: the completions' mean length as the run logs it (TRL "
-          "completions/mean_length, verl response_length/mean); the cache, the log-prob passes "
-          "and the update follow it; default: {max_completion_length}",
+          "completions/mean_length, verl response_length/mean); the cache follows it, and the "
+          "log-prob passes and the update where pack_sequences; default: "
+          "{max_completion_length}",
           lengths,
           [](V v, R r) {
             r.job.rollout.mean_completion_length = whole(v, "mean_completion_length", 1048576);
@@ -135,6 +136,14 @@ const std::array kRolloutFields{
           "completion (TRL's PPO, verl, NeMo RL; the default for ppo)",
           accepted::booleans,
           [](V v, R r) { r.job.rollout.completion_logits = flag(v, "completion_logits"); }, "job"},
+    Field{"pack_sequences", FieldType::kChoice, "BOOL", "", "",
+          "grpo, rloo, ppo: true, the log-prob passes and the update run on the completions "
+          "unpadded, at mean_completion_length (NeMo RL's sequence_packing, verl's "
+          "use_remove_padding); false, on the batch padded to its longest completion, priced at "
+          "max_completion_length (TRL's trainers); default: true under megatron and generic, "
+          "else false",
+          accepted::booleans,
+          [](V v, R r) { r.job.rollout.pack_sequences = flag(v, "pack_sequences"); }, "job"},
     Field{"offload_between_phases", FieldType::kChoice, "WHAT", "", "none",
           "grpo, rloo, ppo: the actor's states wait in host memory while the engine generates "
           "and come back for the update, which runs with them on the device (verl's "

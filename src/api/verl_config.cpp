@@ -319,6 +319,12 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   r.set("recompute",
         r.flag("actor_rollout_ref.model.enable_gradient_checkpointing", true) ? "full" : "none",
         "actor_rollout_ref.model.enable_gradient_checkpointing");
+  // Padding removed (HFModelConfig's default): the actor's and the reference's passes run on the
+  // responses unpadded (dp_actor.py, `if self.use_remove_padding`); without it, on every
+  // response padded to response_length.
+  r.set("pack_sequences",
+        r.flag("actor_rollout_ref.model.use_remove_padding", true) ? "true" : "false",
+        "actor_rollout_ref.model.use_remove_padding");
   if (r.flag("actor_rollout_ref.model.use_liger", false)) {
     r.set("use_liger_kernel", "true", "actor_rollout_ref.model.use_liger");
   }

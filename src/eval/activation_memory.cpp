@@ -13,6 +13,7 @@ StepDims dims_of(const ModelArchitecture& arch, const TrainingSetup& setup, DTyp
                  const ActivationOptions& o, bool moe_layer) {
   StepDims shape = with_kernels(shape_dims(arch), setup);
   shape.keep_logits = shape.keep_logits && o.keep_logits;
+  shape.logits_scaled_in_place = o.logits_scaled_in_place;
   shape.norm_statistics = o.norm_statistics;
   shape.adapter_ranks = adapter_rank_sum(o.adapters);
   shape.lora_dropout = !o.adapters.empty() && o.lora_dropout > 0.0;

@@ -98,6 +98,7 @@ StepAnalysis step_view(const TrainingJob& job, const ModelProfile& p, const Layo
   if (p.adapters_only) options.lora_dropout = job.lora.dropout;
   if (frozen_inputs_dropped(job)) options.lora = job.lora;
   options.keep_logits = p.shape.keep_logits;
+  options.logits_scaled_in_place = p.shape.logits_scaled_in_place;
   options.head_share = l.logits_share();
   // The rows the step runs (a preference pair is two), as evaluate() counts them.
   TrainingSetup rows = out.setup;

@@ -89,7 +89,11 @@ Bytes logits_gradient_bytes(const StepDims& d) noexcept {
     case LossImpl::kFused:
       return Bytes{bsv * 4.0};
     case LossImpl::kFull:
-      return Bytes{2.0 * bsv * element_bytes(ElementBytes::kLoss, d)};
+      // In-place temperature scaling: four logit-sized tensors at CopySlices where the saved
+      // log-probs have gone (torch/csrc/autograd/functions/tensor.cpp, CopySlices::apply:
+      // `result.copy_(grad)`, `grad_slice.clone()`, the view's function on it, beside `grad`).
+      return Bytes{(d.logits_scaled_in_place ? 3.0 : 2.0) * bsv *
+                   element_bytes(ElementBytes::kLoss, d)};
     case LossImpl::kChunked:
       return Bytes{bsv * (4.0 + d.e) / d.loss_chunks};
     case LossImpl::kLinear:

@@ -284,15 +284,24 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   return out;
 }
 
+bool pack_sequences(const RolloutSpec& rl, Framework framework) noexcept {
+  // NeMo RL (Megatron-Core policy) packs by default; the generic profile is the unpadded best
+  // case; TRL, and the frameworks that run their RL through it, pad.
+  return rl.pack_sequences.value_or(framework == Framework::kMegatron ||
+                                    framework == Framework::kGeneric);
+}
+
 RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const ModelProfile& profile,
                           const Layout& layout, const ClusterProfile& cluster,
                           const MachineChoice& machine, StepCost& step) {
   std::optional<CriticCost> critics;
   if (job.objective == Objective::kPpo) critics = ppo_critics(job, recipe, layout, cluster);
-  // Below the longest, the passes over the batch are timed at the mean length.
+  // Below the longest, the passes over the batch are timed at the mean length where the
+  // framework packs them; padded, they run at the longest.
   std::optional<StepCost> at_mean;
   const std::int64_t mean = mean_completion(job.rollout);
-  if (mean < job.rollout.max_completion_length) {
+  if (mean < job.rollout.max_completion_length &&
+      pack_sequences(job.rollout, job.setup.framework)) {
     Layout shorter = layout;
     shorter.seq_len = job.rollout.max_prompt_length + mean;
     if (shorter.logits_positions > 0) shorter.logits_positions = mean + 1;
@@ -311,6 +320,11 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   }
   RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics,
                                at_mean ? &*at_mean : nullptr, idle);
+  r.passes_length = at_mean ? mean : job.rollout.max_completion_length;
+  if (!at_mean && mean < job.rollout.max_completion_length) {
+    r.assumptions.push_back(
+        Note::of(NoteCode::kPaddedPasses, {}, {mean, job.rollout.max_completion_length}));
+  }
   if (step.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
     step.status = Status::kOutOfMemory;
   }

@@ -224,6 +224,9 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   // means; GRPOTrainer._get_per_token_logps_and_entropies the log-probs): what the loss saved
   // stays, the logits are not held through backward (measured: tests/realstep, --trainer dpo).
   if (job.objective != Objective::kSft) p.shape.keep_logits = false;
+  // TRL's online trainers scale the logits by the temperature in place on a slice (step_dims.hpp).
+  p.shape.logits_scaled_in_place =
+      online_rl(job.objective) && job.setup.framework == Framework::kHf;
   p.shape.adapter_ranks = adapter_rank_sum(p.adapters);
   p.shape.lora_dropout = p.adapters_only && job.lora.dropout > 0.0;
   p.shape.adapter_inputs = p.shape.lora_dropout ? adapter_input_sum(p.adapters) : 0.0;

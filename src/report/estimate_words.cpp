@@ -68,6 +68,13 @@ std::string note_text(const Note& n) {
       return fmt::format(
           "offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB: it does not fit",
           n.x[0] / kGiga, n.id, n.x[1] / kGiga);
+    case NoteCode::kPaddedPasses:
+      return fmt::format(
+          "the log-prob passes and the update run on the batch padded to its longest completion "
+          "(TRL pads completion_ids to it), priced at {} tokens where the mean is {}; "
+          "pack_sequences true prices them packed, at the mean (NeMo RL, verl's "
+          "use_remove_padding)",
+          n.n[1], n.n[0]);
     case NoteCode::kKvQueued:
       return fmt::format(
           "the engine holds {:.1f} of the {:.1f} GB of KV cache its {} completions need: {} run "

@@ -53,8 +53,9 @@ Explanation explain(const ActivationEstimate& activations, const ArchFlops& flop
   }
   lines.push_back({"activations", "saved", "sum(per_layer x layers) + head",
                    activations.saved.value(), "B", "held at the end of forward"});
-  lines.push_back({"activations", "logits_gradient", "b*s*V*4", activations.logits_gradient.value(),
-                   "B", "fp32 gradient of the logits at the start of backward"});
+  lines.push_back({"activations", "logits_gradient", "b*s*V*4 x copies",
+                   activations.logits_gradient.value(), "B",
+                   "gradient of the logits at the start of backward (docs/activations.md)"});
 
   for (const FlopsTerm& t : flops.terms) {
     lines.push_back({"flops per token", t.name,

@@ -20,6 +20,20 @@ ordered_json critics_json(const std::optional<CriticCost>& c) {
                       {"value_step_seconds", c->value_step.count()}};
 }
 
+// Which length priced what: the passes after generation at the mean where they are packed, at
+// the longest where the batch is padded.
+ordered_json lengths_json(const RolloutCost& r) {
+  const bool packed = r.passes_length < r.decode_length;
+  ordered_json at_mean = ordered_json::array({"kv_cache", "decode_context"});
+  ordered_json at_longest = ordered_json::array({"decode_steps", "memory"});
+  for (const char* pass : {"logprobs", "update"}) (packed ? at_mean : at_longest).push_back(pass);
+  return ordered_json{{"decode_steps", r.decode_length},
+                      {"mean_completion", r.mean_length},
+                      {"passes_completion", r.passes_length},
+                      {"priced_at_mean", at_mean},
+                      {"priced_at_longest", at_longest}};
+}
+
 }  // namespace
 
 ordered_json rollout_json(const MachineEstimate& m) {
@@ -32,12 +46,7 @@ ordered_json rollout_json(const MachineEstimate& m) {
       {"engine_tensor_parallel", r.engine_tp},
       {"engines", r.engines},
       {"generation_chunks", r.chunks},
-      {"lengths",
-       {{"decode_steps", r.decode_length},
-        {"mean_completion", r.mean_length},
-        {"priced_at_mean",
-         ordered_json::array({"kv_cache", "decode_context", "logprobs", "update"})},
-        {"priced_at_longest", ordered_json::array({"decode_steps", "memory"})}}},
+      {"lengths", lengths_json(r)},
       {"limits",
        {{"max_completion_length", m.rollout_limits.max_completion_length},
         {"micro_batch", m.rollout_limits.micro_batch}}},

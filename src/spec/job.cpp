@@ -105,7 +105,11 @@ void validate(const TrainingJob& job) {
 TrainingSetup job_setup(const TrainingJob& job, std::int64_t max_positions) {
   TrainingSetup out = resolved_setup(job.setup, max_positions);
   if (online_rl(job.objective) && !job.setup.logits_dtype) {
-    out.logits_dtype = LogitsDtype::kActivation;
+    // Under transformers' Trainer, accelerate's native AMP wraps the model's forward in
+    // convert_outputs_to_fp32 (accelerator.py, prepare_model: `if self.native_amp`), so TRL's
+    // log-softmax gets fp32 logits; DeepSpeed's engine keeps its own precision (native_amp off).
+    const bool accelerate_amp = out.framework == Framework::kHf && job.recipe_id != "deepspeed";
+    out.logits_dtype = accelerate_amp ? LogitsDtype::kFp32 : LogitsDtype::kActivation;
   }
   return out;
 }

@@ -344,9 +344,10 @@ TEST(Rollout, CompletionLogitsScaleTheHeadAlone) {
     }
     return Bytes{-1.0};
   };
-  // Llama 3 8B: V = 128,256, h = 4,096; b = 8; online RL keeps the logits' own dtype (bf16).
-  EXPECT_DOUBLE_EQ(head_row(kept, "log_probs").value(), 8.0 * 1025.0 * 128256.0 * 2.0);
-  EXPECT_DOUBLE_EQ(head_row(all, "log_probs").value(), 8.0 * 1536.0 * 128256.0 * 2.0);
+  // Llama 3 8B: V = 128,256, h = 4,096; b = 8; under the Trainer the logits reach the loss in
+  // fp32 (accelerate's convert_outputs_to_fp32).
+  EXPECT_DOUBLE_EQ(head_row(kept, "log_probs").value(), 8.0 * 1025.0 * 128256.0 * 4.0);
+  EXPECT_DOUBLE_EQ(head_row(all, "log_probs").value(), 8.0 * 1536.0 * 128256.0 * 4.0);
   EXPECT_DOUBLE_EQ(head_row(kept, "lm_head_input").value(), 8.0 * 1025.0 * 4096.0 * 2.0);
   EXPECT_DOUBLE_EQ(head_row(kept, "final_norm_input").value(),
                    head_row(all, "final_norm_input").value());
@@ -365,22 +366,28 @@ TEST(Rollout, CompletionLogitsScaleTheHeadAlone) {
 }
 
 // Without logits_dtype, online RL's log-softmax runs in the logits' dtype (TRL's
-// selective_log_softmax on bf16 logits); a given logits_dtype still applies.
+// selective_log_softmax on bf16 logits), which under the Trainer's native AMP is fp32
+// (accelerate's convert_outputs_to_fp32) and under DeepSpeed's engine the activations'; a given
+// logits_dtype still applies.
 TEST(Rollout, OnlineRlLogSoftmaxKeepsTheLogitsDtype) {
   TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
   job.setup.framework = Framework::kHf;
-  const Estimate bf16 = run(job);
-  job.setup.logits_dtype = LogitsDtype::kFp32;
-  const Estimate fp32 = run(job);
-  ASSERT_TRUE(bf16.primary.step && fp32.primary.step);
-  const auto bytes_of = [](const Estimate& e) {
+  const auto bytes_of = [](const TrainingJob& j) {
+    const Estimate e = run(j);
     for (const ActivationTerm& t : e.primary.step->activations.head) {
       if (t.name == "log_probs") return t.bytes_per_element;
     }
     return -1.0;
   };
-  EXPECT_DOUBLE_EQ(bytes_of(bf16), 2.0);
-  EXPECT_DOUBLE_EQ(bytes_of(fp32), 4.0);
+  EXPECT_DOUBLE_EQ(bytes_of(job), 4.0);
+  job.setup.logits_dtype = LogitsDtype::kActivation;
+  EXPECT_DOUBLE_EQ(bytes_of(job), 2.0);
+  job.setup.logits_dtype.reset();
+  job.recipe_id = "deepspeed";
+  EXPECT_DOUBLE_EQ(bytes_of(job), 2.0);
+  job.recipe_id = "amp-adam";
+  job.setup.framework = Framework::kPytorch;
+  EXPECT_DOUBLE_EQ(bytes_of(job), 2.0);
 }
 
 }  // namespace

@@ -69,6 +69,11 @@ TEST(VerlConfig, TheActorsDtypeLogitsAndOffloadAreVerls) {
                                    "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True\n");
   EXPECT_EQ(both.values.at("recipe"), "fsdp-fp32-params");
   EXPECT_EQ(both.values.at("completion_logits"), "false");
+  // HFModelConfig removes padding by default; without it every response is padded.
+  EXPECT_EQ(both.values.at("pack_sequences"), "true");
+  EXPECT_EQ(
+      read(head + "actor_rollout_ref.model.use_remove_padding=False\n").values.at("pack_sequences"),
+      "false");
   EXPECT_EQ(both.values.at("offload_between_phases"), "params");
   EXPECT_EQ(both.values.count("offload"), 0U);
   const TrainingConfig optimizer =

@@ -64,6 +64,8 @@ struct ActivationOptions {
   // false: the loss reduces the logits to log-probs and lets them go (preference and RL
   // trainers), whatever the framework's loop does.
   bool keep_logits{true};
+  // TRL's online RL scales the logits in place on a slice (StepDims::logits_scaled_in_place).
+  bool logits_scaled_in_place{false};
   // The share of the positions that get logits (Layout::logits_share: TRL's logits_to_keep).
   double head_share{1.0};
   // Under block recomputation (recompute full, recompute_layers N): how many layers of each kind

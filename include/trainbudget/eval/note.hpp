@@ -31,11 +31,12 @@ enum class NoteCode : std::uint8_t {
   kPrefillNotTimed,
   kQloraDequantRange,  // QLoRA's NF4 dequantisation: priced as traffic, published 20-24 % slower
   kQuantizedDecodeOptimistic,  // weight-only quantized decode: an upper bound, 30-70 % optimistic
+  kPaddedPasses,  // n: mean completion, the longest it is padded to (log-probs, update)
 };
 
 template <>
 struct EnumNames<NoteCode> {
-  static constexpr std::array<std::pair<NoteCode, std::string_view>, 17> kNames{
+  static constexpr std::array<std::pair<NoteCode, std::string_view>, 18> kNames{
       {{NoteCode::kMeshCabled, "mesh_cabled"},
        {NoteCode::kPastMesh, "past_mesh"},
        {NoteCode::kTpAcrossNodes, "tp_across_nodes"},
@@ -52,7 +53,8 @@ struct EnumNames<NoteCode> {
        {NoteCode::kDecodeNotTimed, "decode_not_timed"},
        {NoteCode::kPrefillNotTimed, "prefill_not_timed"},
        {NoteCode::kQloraDequantRange, "qlora_dequant_range"},
-       {NoteCode::kQuantizedDecodeOptimistic, "quantized_decode_optimistic"}}};
+       {NoteCode::kQuantizedDecodeOptimistic, "quantized_decode_optimistic"},
+       {NoteCode::kPaddedPasses, "padded_passes"}}};
 };
 
 struct Note {

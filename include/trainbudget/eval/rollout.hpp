@@ -95,6 +95,9 @@ struct RolloutCost {
   // cache, the decode step's context, the log-prob passes and the update use the mean.
   std::int64_t decode_length{0};
   std::int64_t mean_length{0};
+  // The completion length the log-prob passes and the update were priced at: the mean where the
+  // passes are packed (pack_sequences), the longest where the batch is padded.
+  std::int64_t passes_length{0};
   std::optional<CriticCost> critics;  // PPO
   std::vector<Note> assumptions;
 };
@@ -108,6 +111,11 @@ struct RolloutCost {
                                        const std::optional<CriticCost>& critics = std::nullopt,
                                        const StepCost* at_mean = nullptr,
                                        Bytes idle_offloaded = Bytes{0.0});
+
+// Whether the passes after generation run packed, at the completions' mean length: the given
+// pack_sequences, else packed under the Megatron-Core (NeMo RL) and generic profiles, padded to
+// the longest under the rest (TRL's trainers; docs/rl.md, "Which length prices what").
+[[nodiscard]] bool pack_sequences(const RolloutSpec& rl, Framework framework) noexcept;
 
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak

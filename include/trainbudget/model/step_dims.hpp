@@ -53,6 +53,11 @@ struct StepDims {
   double loss_chunks{1};   // kChunked: N
   bool logits_fp32{true};  // the loss upcasts the logits to fp32 first
   bool keep_logits{true};  // the loop holds the returned logits through backward
+  // TRL's online RL divides the kept logits by the temperature in place on a slice of them
+  // (grpo_trainer.py `logits.div_(self.temperature)`, ppo_trainer.py `logits /= temperature`):
+  // the loss's backward runs autograd's CopySlices, which holds the incoming gradient, its copy,
+  // the slice's clone and the division's output at once (set by the profile).
+  bool logits_scaled_in_place{false};
   NormImpl norm{NormImpl::kFused};
   bool softmax_fp32{false};  // eager attention's softmax in fp32 (transformers)
   // Whether a linear layer's input is saved: autograd keeps it only for the weight's gradient,

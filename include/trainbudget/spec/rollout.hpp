@@ -51,6 +51,14 @@ struct RolloutSpec {
   // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
   // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
   std::optional<bool> completion_logits;
+  // Whether the passes after generation (log-probs, update) run on the completions unpadded, so
+  // at their mean length (NeMo RL's policy.sequence_packing, default on in its GRPO configs;
+  // verl's use_remove_padding, default on in HFModelConfig; OpenRLHF's --ds.packing_samples), or
+  // on the generation batch padded to its longest completion (TRL's GRPO and RLOO trainers pad
+  // completion_ids right to the batch's longest, grpo_trainer.py `_generate_and_score_completions`;
+  // verl without remove_padding pads to response_length), priced at max_completion_length, the
+  // longest a completion may be. Unset: by the framework (pack_sequences_default).
+  std::optional<bool> pack_sequences;
   // The actor's states that wait in host memory while the engine generates and return for the
   // update (verl's FSDP actor under param_offload / optimizer_offload: fsdp_workers.py moves
   // them between phases, not layer by layer): optimizer, the optimizer states and master

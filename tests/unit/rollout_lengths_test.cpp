@@ -1,0 +1,85 @@
+// Which length and which logits price online RL's passes after generation (docs/rl.md, "Which
+// length prices what", "Which positions get logits"): padded or packed by the framework, and the
+// logit-sized tensors TRL's in-place temperature division holds, against hand-derived values.
+#include <gtest/gtest.h>
+
+#include "test_models.hpp"
+#include "trainbudget/eval/estimate.hpp"
+
+namespace tb {
+namespace {
+
+using testing_models::builtin_machine;
+using testing_models::job_for;
+
+// Llama 3 8B: 32 layers x 8 KV heads x head dim 128 x (K, V) x 2 bytes = 131,072 bytes a token.
+constexpr double kKvPerToken = 32.0 * 8.0 * 128.0 * 2.0 * 2.0;
+
+TrainingJob grpo(Method method, RolloutEngine engine) {
+  TrainingJob job = job_for("meta-llama-3-8b.json", method);
+  job.objective = Objective::kGrpo;
+  job.rollout.engine = engine;
+  job.setup.micro_batch = 8;
+  return job;
+}
+
+const MachineEstimate& on(const Estimate& e) { return e.primary.machines.front(); }
+
+Estimate run(const TrainingJob& job) { return estimate(job, {builtin_machine("h100-sxm")}); }
+
+// Padded (TRL pads completion_ids to the batch's longest; the hf profile's default), the
+// log-prob passes and the update run at the longest, as with no mean at all; the cache and the
+// decode still follow the mean. pack_sequences true, or the Megatron-Core (NeMo RL) profile,
+// packs them back to the mean.
+TEST(Rollout, PaddedPassesRunAtTheLongestPackedAtTheMean) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
+  job.setup.framework = Framework::kHf;
+  const Estimate longest = run(job);
+  job.rollout.mean_completion_length = 64;
+  const Estimate padded = run(job);
+  const RolloutCost& r = *on(padded).rollout;
+  const RolloutCost& full = *on(longest).rollout;
+  EXPECT_EQ(r.passes_length, 256);
+  EXPECT_NEAR(r.update.count(), full.update.count(), 1e-12);
+  EXPECT_NEAR(r.logprobs.count(), full.logprobs.count(), 1e-12);
+  EXPECT_DOUBLE_EQ(r.kv_needed.value(), 8.0 * (512.0 + 64.0) * kKvPerToken);
+  bool said = false;
+  for (const Note& n : r.assumptions) said = said || n.code == NoteCode::kPaddedPasses;
+  EXPECT_TRUE(said);
+
+  job.rollout.pack_sequences = true;
+  const Estimate packed_run = run(job);
+  const RolloutCost& packed = *on(packed_run).rollout;
+  TrainingJob shorter = grpo(Method::kLora, RolloutEngine::kColocate);
+  shorter.setup.framework = Framework::kHf;
+  shorter.rollout.max_completion_length = 64;
+  const Estimate shorter_run = run(shorter);
+  const RolloutCost& at_64 = *on(shorter_run).rollout;
+  EXPECT_EQ(packed.passes_length, 64);
+  EXPECT_NEAR(packed.update.count(), at_64.update.count(), 1e-12);
+  EXPECT_LT(packed.update.count(), r.update.count());
+
+  EXPECT_FALSE(pack_sequences(RolloutSpec{}, Framework::kHf));
+  EXPECT_FALSE(pack_sequences(RolloutSpec{}, Framework::kUnsloth));
+  EXPECT_TRUE(pack_sequences(RolloutSpec{}, Framework::kMegatron));
+  EXPECT_TRUE(pack_sequences(RolloutSpec{}, Framework::kGeneric));
+}
+
+// TRL's in-place temperature division (logits.div_ on a slice) makes the loss's backward hold
+// four logit-sized tensors, the saved log-probs gone: a logits gradient of three where a plain
+// loop's is two. Llama 3 8B, 8 completions of 512 + 256 tokens, 257 positions with logits, fp32.
+TEST(Rollout, TrlsInPlaceTemperatureHoldsAThirdLogitsGradient) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
+  job.setup.framework = Framework::kHf;
+  const Estimate trl = run(job);
+  job.setup.framework = Framework::kPytorch;
+  job.setup.logits_dtype = LogitsDtype::kFp32;
+  const Estimate plain = run(job);
+  ASSERT_TRUE(trl.primary.step && plain.primary.step);
+  const double logits = 8.0 * 257.0 * 128256.0 * 4.0;
+  EXPECT_DOUBLE_EQ(trl.primary.step->activations.logits_gradient.value(), 3.0 * logits);
+  EXPECT_DOUBLE_EQ(plain.primary.step->activations.logits_gradient.value(), 2.0 * logits);
+}
+
+}  // namespace
+}  // namespace tb
