@@ -90,6 +90,10 @@ bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v
 // accelerate_config.cpp).
 void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+// LLaMA-Factory's v1 schema (llamafactory_v1_config.cpp): a string `model` beside one of its
+// own keys (model_class, dist_config, peft_config, kernel_config, optim_config, ...).
+[[nodiscard]] bool is_llamafactory_v1(const json& cfg);
+void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_verl(const json& cfg, TrainingConfig& out);

@@ -403,7 +403,8 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
 using namespace config_detail;
 
 std::string config_formats() {
-  return "auto|hf-training-arguments|deepspeed|axolotl|llama-factory|torchtune|accelerate|verl";
+  return "auto|hf-training-arguments|deepspeed|axolotl|llama-factory|llama-factory-v1|torchtune|"
+         "accelerate|verl";
 }
 
 TrainingConfig parse_training_config(std::string_view text, const std::filesystem::path& dir,

@@ -400,6 +400,12 @@ bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesyste
     read_torchtune(cfg, out, dir);
     return true;
   }
+  // Before axolotl's: v1 also writes micro_batch_size.
+  if (format == "llama-factory-v1" || (automatic && is_llamafactory_v1(cfg))) {
+    out.format = "llama-factory-v1";
+    read_llamafactory_v1(cfg, out, dir);
+    return true;
+  }
   if (format == "axolotl" ||
       (automatic && (cfg.contains("base_model") || cfg.contains("micro_batch_size") ||
                      cfg.contains("sequence_len")))) {

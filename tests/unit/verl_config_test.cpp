@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "config_notes.hpp"
 #include "trainbudget/api/training_config.hpp"
 #include "trainbudget/spec/error.hpp"
 
@@ -13,12 +14,7 @@ namespace {
 
 TrainingConfig read(const std::string& text) { return parse_training_config(text, "/nonexistent"); }
 
-bool listed(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes) {
-    if (n.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
+using testing_notes::listed;
 
 // 64 prompts x 4 completions over 2 x 2 GPUs: 64 a GPU in micro-batches of 2 (32 per generation
 // batch); mini-batches of 16 prompts x 4 over the 4 GPUs are 16 a GPU, 8 micro-batches a step.
