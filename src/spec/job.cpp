@@ -111,6 +111,13 @@ TrainingSetup job_setup(const TrainingJob& job, std::int64_t max_positions) {
     const bool accelerate_amp = out.framework == Framework::kHf && job.recipe_id != "deepspeed";
     out.logits_dtype = accelerate_amp ? LogitsDtype::kFp32 : LogitsDtype::kActivation;
   }
+  // TRL's GRPOTrainer with use_liger_kernel computes its loss with Liger's chunked fused-linear
+  // GRPO loss (grpo_trainer.py: LigerFusedLinearGRPOLoss, compute_liger_loss): the logits are
+  // computed row by row and never kept whole, a linear cross-entropy's footprint.
+  if (job.objective == Objective::kGrpo && out.framework == Framework::kHf && out.liger &&
+      !job.setup.loss) {
+    out.loss = LossSpec{LossImpl::kLinear, 1};
+  }
   return out;
 }
 

@@ -81,5 +81,28 @@ TEST(Rollout, TrlsInPlaceTemperatureHoldsAThirdLogitsGradient) {
   EXPECT_DOUBLE_EQ(plain.primary.step->activations.logits_gradient.value(), 2.0 * logits);
 }
 
+// TRL's GRPOTrainer with use_liger_kernel takes Liger's fused-linear GRPO loss: no logits kept,
+// only each position's fp32 log-sum-exp (8 x 257 x 4 bytes), no logits gradient; a given loss
+// still wins.
+TEST(Rollout, TrlsLigerGrpoLossKeepsNoLogits) {
+  TrainingJob job = grpo(Method::kLora, RolloutEngine::kGenerate);
+  job.setup.framework = Framework::kHf;
+  job.setup.liger = true;
+  const Estimate liger = run(job);
+  ASSERT_TRUE(liger.primary.step);
+  const auto row = [](const Estimate& e, std::string_view name) {
+    for (const ActivationTerm& t : e.primary.step->activations.head) {
+      if (t.name == name) return t.bytes().value();
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(row(liger, "loss_lse"), 8.0 * 257.0 * 4.0);
+  EXPECT_DOUBLE_EQ(row(liger, "log_probs"), -1.0);
+  EXPECT_DOUBLE_EQ(liger.primary.step->activations.logits_gradient.value(), 0.0);
+  job.setup.loss = LossSpec{LossImpl::kFull, 1};
+  const Estimate full = run(job);
+  EXPECT_DOUBLE_EQ(row(full, "log_probs"), 8.0 * 257.0 * 128256.0 * 4.0);
+}
+
 }  // namespace
 }  // namespace tb
