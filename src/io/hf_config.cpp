@@ -142,32 +142,6 @@ ModelArchitecture read_mixtral(Fields& f) {
   return a;
 }
 
-// Qwen3MoeConfig: num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768,
-// decoder_sparse_step 1, mlp_only_layers []; no head_dim default in the class, so the modeling
-// file's hidden / heads applies. Experts have no shared expert; q_norm/k_norm as in Qwen3.
-ModelArchitecture read_qwen3_moe(Fields& f) {
-  ModelArchitecture a = read_untied_dimensions(f, "qwen3_moe", 0);
-  read_heads(f, {}, a);
-  a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
-  a.attention.qk_norm = true;
-  MoeSpec m;
-  m.num_experts = f.optional("num_experts", 128);
-  m.experts_per_token = f.optional("num_experts_per_tok", 8);
-  m.expert_intermediate = f.required("moe_intermediate_size");
-  m.layer_step = f.optional("decoder_sparse_step", 1);
-  m.dense_layers = f.integer_list("mlp_only_layers");
-  // A set, as Qwen3MoeDecoderLayer reads it (layer_idx not in mlp_only_layers).
-  std::sort(m.dense_layers.begin(), m.dense_layers.end());
-  m.dense_layers.erase(std::unique(m.dense_layers.begin(), m.dense_layers.end()),
-                       m.dense_layers.end());
-  // Qwen3MoeDecoderLayer uses the sparse block only when num_experts > 0.
-  if (m.num_experts != 0) a.moe = m;
-  // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
-  a.mlp.intermediate = f.optional("intermediate_size", 6144);
-  a.mlp.activation = f.text("hidden_act", "silu");
-  return a;
-}
-
 // GPTNeoXConfig (Pythia, GPT-NeoX-20B): hidden_act gelu, tie_word_embeddings False,
 // use_parallel_residual (no parameter); GPTNeoXLayer has input_layernorm and
 // post_attention_layernorm (LayerNorm with bias), attention.query_key_value (fused, biased) and
@@ -224,8 +198,41 @@ ModelArchitecture read_opt(Fields& f) {
   return a;
 }
 
+// FalconConfig (transformers' modeling_falcon.py), Falcon-7B's layout: attention and a GELU
+// dense_h_to_4h / dense_4h_to_h MLP (4h unless ffn_hidden_size) in parallel from one LayerNorm
+// (parallel_attn), one key/value head shared by all (multi_query), a fused query_key_value, the
+// linears biased only with `bias`, rotary positions, the LM head tied. The new decoder
+// (Falcon-40B/180B: grouped heads, two LayerNorms), a sequential block and ALiBi are refused.
+ModelArchitecture read_falcon(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "falcon";
+  a.hidden = f.required("hidden_size");
+  a.num_layers = f.required("num_hidden_layers");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 2048);
+  a.tie_embeddings = f.flag("tie_word_embeddings", true);
+  a.norm = {NormKind::kLayerNorm, true};
+  a.norms_per_layer = 1;
+  read_heads(f, {}, a);
+  if (f.flag("multi_query", true)) a.attention.num_kv_heads = 1;
+  a.attention.fused_qkv = true;
+  const bool bias = f.flag("bias", false);
+  a.attention.qkv_bias = a.attention.output_bias = bias;
+  a.mlp.gated = false;
+  a.mlp.bias = bias;
+  a.mlp.intermediate = f.optional("ffn_hidden_size", 4 * a.hidden);
+  a.mlp.activation = f.text("activation", "gelu");
+  if (f.flag("new_decoder_architecture", false))
+    f.fail("new_decoder_architecture: true (Falcon-40B/180B's grouped heads): not modelled");
+  if (!f.flag("parallel_attn", true))
+    f.fail("parallel_attn: false (a sequential block): not modelled");
+  if (f.flag("alibi", false)) f.fail("alibi: true (ALiBi positions): not modelled");
+  return a;
+}
+
 ModelArchitecture read_family(Fields& f, const std::string& type) {
   if (type == "opt") return read_opt(f);
+  if (type == "falcon") return read_falcon(f);
   if (type == "gpt2") return read_gpt2(f);
   if (type == "gpt_neox") return read_gpt_neox(f);
   // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
@@ -244,7 +251,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     a.attention.qk_norm = true;
     return a;
   }
-  if (type == "qwen3_moe") return read_qwen3_moe(f);
+  if (type == "qwen3_moe" || type == "qwen2_moe") return read_qwen_moe(f, type);
   if (type == "gpt_oss") return read_gpt_oss(f);
   if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
     // GemmaConfig / Gemma2Config / Gemma3TextConfig: head_dim 256, tie_word_embeddings True.
@@ -310,12 +317,15 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 }  // namespace
 
+void read_attention_heads(Fields& f, ModelArchitecture& a) { read_heads(f, {}, a); }
+
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "gemma",    "gemma2", "gemma3",    "gemma3_text", "gpt2",
-      "gpt_neox",    "gpt_oss",  "llama",  "mistral",   "mixtral",     "mllama",
-      "olmo",        "opt",      "phi",    "phi3",      "starcoder2",  "qwen2",
-      "qwen2_5_vl",  "qwen2_vl", "qwen3",  "qwen3_moe", "qwen3_vl",    "qwen3_vl_moe"};
+      "deepseek_v3", "falcon",      "gemma",     "gemma2",   "gemma3",  "gemma3_text",
+      "gpt2",        "gpt_neox",    "gpt_oss",   "llama",    "mistral", "mixtral",
+      "mllama",      "olmo",        "opt",       "phi",      "phi3",    "starcoder2",
+      "qwen2",       "qwen2_5_vl",  "qwen2_moe", "qwen2_vl", "qwen3",   "qwen3_moe",
+      "qwen3_vl",    "qwen3_vl_moe"};
   return kTypes;
 }
 

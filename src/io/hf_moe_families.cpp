@@ -1,8 +1,9 @@
-// config.json readers of DeepSeek-V3 and gpt-oss (hf_moe_families.hpp).
+// config.json readers of DeepSeek-V3, gpt-oss, Qwen2-MoE and Qwen3-MoE (hf_moe_families.hpp).
 #include "hf_moe_families.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 namespace tb::io {
@@ -125,6 +126,47 @@ ModelArchitecture read_gpt_oss(Fields& f) {
   a.moe = m;
   a.mlp.activation = f.text("hidden_act", "silu");
   read_gpt_oss_layer_types(f, a);
+  return a;
+}
+
+// Qwen3MoeConfig: num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768,
+// decoder_sparse_step 1, mlp_only_layers []; no head_dim default in the class, so the modeling
+// file's hidden / heads applies; q_norm/k_norm as in Qwen3; no shared expert.
+// Qwen2MoeConfig (Qwen1.5-MoE; modeling_qwen2_moe.py): num_experts 60, num_experts_per_tok 4,
+// moe_intermediate_size 1408, intermediate_size 5632; q/k/v biased, o not (Qwen2MoeAttention);
+// beside the routed experts one shared expert of shared_expert_intermediate_size (5632) whose
+// output a sigmoid shared_expert_gate (hidden -> 1, no bias) scales.
+ModelArchitecture read_qwen_moe(Fields& f, const std::string& model_type) {
+  const bool qwen2 = model_type == "qwen2_moe";
+  ModelArchitecture a = read_untied_dimensions(f, qwen2 ? "qwen2_moe" : "qwen3_moe", 0);
+  read_attention_heads(f, a);
+  if (qwen2) {
+    a.attention.qkv_bias = true;
+    a.attention.output_bias = false;
+  } else {
+    a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
+    a.attention.qk_norm = true;
+  }
+  MoeSpec m;
+  m.num_experts = f.optional("num_experts", qwen2 ? 60 : 128);
+  m.experts_per_token = f.optional("num_experts_per_tok", qwen2 ? 4 : 8);
+  m.expert_intermediate = f.optional("moe_intermediate_size", qwen2 ? 1408 : 768);
+  if (qwen2) {
+    m.shared_intermediate = f.optional("shared_expert_intermediate_size", 5632);
+    m.num_shared_experts = m.shared_intermediate > 0 ? 1 : 0;
+    m.shared_expert_gate = m.shared_intermediate > 0;
+  }
+  m.layer_step = f.optional("decoder_sparse_step", 1);
+  m.dense_layers = f.integer_list("mlp_only_layers");
+  // A set, as the decoder layer reads it (layer_idx not in mlp_only_layers).
+  std::sort(m.dense_layers.begin(), m.dense_layers.end());
+  m.dense_layers.erase(std::unique(m.dense_layers.begin(), m.dense_layers.end()),
+                       m.dense_layers.end());
+  // The sparse block only when num_experts > 0.
+  if (m.num_experts != 0) a.moe = m;
+  // The dense MLP width matters only for mlp_only_layers / sparse-step layers.
+  a.mlp.intermediate = f.optional("intermediate_size", qwen2 ? 5632 : 6144);
+  a.mlp.activation = f.text("hidden_act", "silu");
   return a;
 }
 

@@ -2,6 +2,8 @@
 // (latent attention, biased experts, attention sinks). Each mirrors its transformers config class.
 #pragma once
 
+#include <string>
+
 #include "field_reader.hpp"
 #include "trainbudget/spec/architecture.hpp"
 
@@ -12,6 +14,10 @@ namespace tb::io {
 ModelArchitecture read_untied_dimensions(FieldReader<JsonSource>& f, const char* model_type,
                                          std::int64_t max_positions);
 ModelArchitecture read_deepseek_v3(FieldReader<JsonSource>& f);
+// Qwen2-MoE (Qwen1.5-MoE) and Qwen3-MoE, `model_type` "qwen2_moe" or "qwen3_moe".
+ModelArchitecture read_qwen_moe(FieldReader<JsonSource>& f, const std::string& model_type);
+// The attention heads as the Llama-like config classes read them (hf_config.cpp).
+void read_attention_heads(FieldReader<JsonSource>& f, ModelArchitecture& a);
 ModelArchitecture read_gpt_oss(FieldReader<JsonSource>& f);
 
 }  // namespace tb::io

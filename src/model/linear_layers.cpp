@@ -40,15 +40,15 @@ void gpt2_layer(Builder& b) {
 }
 
 // GPT-NeoX (GPTNeoXAttention / GPTNeoXMLP): attention.query_key_value, attention.dense,
-// mlp.dense_h_to_4h, mlp.dense_4h_to_h.
-void gpt_neox_layer(Builder& b) {
+// mlp.dense_h_to_4h, mlp.dense_4h_to_h; Falcon names them alike under self_attention.
+void gpt_neox_layer(Builder& b, const std::string& attention) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
   const std::int64_t q = at.num_heads * at.head_dim;
   const std::int64_t kv = at.num_kv_heads * at.head_dim;
-  b.add("query_key_value", "attention.query_key_value", LinearKind::kQkv, LinearPlace::kAttention,
+  b.add("query_key_value", attention + "query_key_value", LinearKind::kQkv, LinearPlace::kAttention,
         a.hidden, q + 2 * kv, at.qkv_bias);
-  b.add("dense", "attention.dense", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+  b.add("dense", attention + "dense", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
         at.output_bias);
   b.add("dense_h_to_4h", "mlp.dense_h_to_4h", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
         a.mlp.intermediate, a.mlp.bias);
@@ -192,7 +192,13 @@ void moe_block(Builder& b) {
   routed("down_proj", "w2", LinearKind::kDown, w, a.hidden);
   if (m.shared_intermediate > 0) {
     const std::int64_t s = m.shared_intermediate;
-    const std::string shared = block + ".shared_experts.";
+    // Qwen2-MoE: one mlp.shared_expert and its mlp.shared_expert_gate; DeepSeek: shared_experts.
+    const std::string shared =
+        block + (m.shared_expert_gate ? ".shared_expert." : ".shared_experts.");
+    if (m.shared_expert_gate) {
+      b.add("shared_expert_gate", block + ".shared_expert_gate", LinearKind::kRouter,
+            LinearPlace::kRouter, a.hidden, 1, false);
+    }
     b.add("gate_proj", shared + "gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert,
           a.hidden, s, false);
     b.add("up_proj", shared + "up_proj", LinearKind::kUp, LinearPlace::kSharedExpert, a.hidden, s,
@@ -227,8 +233,8 @@ void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& 
 
 std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer) {
   Builder b{arch, {}};
-  if (arch.model_type == "gpt_neox") {
-    gpt_neox_layer(b);
+  if (arch.model_type == "gpt_neox" || arch.model_type == "falcon") {
+    gpt_neox_layer(b, arch.model_type == "falcon" ? "self_attention." : "attention.");
     return std::move(b.out);
   }
   if (arch.model_type == "opt" || arch.model_type == "phi") {

@@ -146,7 +146,9 @@ std::int64_t expert_params(const ModelArchitecture& arch) {
 // gated MLP of width moe_intermediate_size * n_shared_experts.
 std::int64_t shared_expert_params(const ModelArchitecture& arch) {
   if (!arch.moe || arch.moe->shared_intermediate == 0) return 0;
-  return gated_mlp(arch.hidden, arch.moe->shared_intermediate, false);
+  // Qwen2-MoE's shared_expert_gate beside it (modeling_qwen2_moe.py: nn.Linear(hidden, 1)).
+  return checked_add(gated_mlp(arch.hidden, arch.moe->shared_intermediate, false),
+                     arch.moe->shared_expert_gate ? linear(arch.hidden, 1, false) : 0);
 }
 
 // The router: a hidden -> num_experts linear (Mixtral block_sparse_moe.gate, Qwen3-MoE

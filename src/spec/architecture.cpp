@@ -254,8 +254,9 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 23> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kNames{{
       {"gpt2", "GPT-2"},
+      {"falcon", "Falcon"},
       {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
       {"qwen2_vl", "Qwen2-VL"},
@@ -268,6 +269,7 @@ std::string family_name(const std::string& model_type) {
       {"qwen2", "Qwen2"},
       {"qwen3", "Qwen3"},
       {"qwen3_moe", "Qwen3-MoE"},
+      {"qwen2_moe", "Qwen2-MoE"},
       {"gemma", "Gemma"},
       {"gemma2", "Gemma 2"},
       {"gemma3", "Gemma 3"},

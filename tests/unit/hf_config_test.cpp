@@ -101,6 +101,45 @@ TEST(HfConfig, Qwen2AlwaysHasQkvBiases) {
   EXPECT_EQ(count_params(a).total, 494032768);
 }
 
+// Falcon-7B's layout (one shared key/value head, 4h MLP, tied, no biases); Falcon-40B's new
+// decoder and ALiBi are refused by name.
+TEST(HfConfig, FalconReadsSevenBsLayoutAndRefusesTheRest) {
+  const std::string falcon =
+      R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+          "num_attention_heads": 71, "vocab_size": 65024, "multi_query": true,
+          "parallel_attn": true, "bias": false)";
+  const ModelArchitecture a = parse_hf_config(falcon + "}", "c");
+  EXPECT_EQ(a.attention.num_kv_heads, 1);
+  EXPECT_EQ(a.attention.head_dim, 64);
+  EXPECT_EQ(a.mlp.intermediate, 4 * 4544);
+  EXPECT_TRUE(a.tie_embeddings);
+  EXPECT_EQ(count_params(a).total, 6921720704);
+  EXPECT_THAT(error_of(falcon + R"(, "new_decoder_architecture": true})"),
+              HasSubstr("new_decoder_architecture"));
+  EXPECT_THAT(error_of(falcon + R"(, "alibi": true})"), HasSubstr("alibi"));
+}
+
+// Qwen1.5-MoE-A2.7B: Qwen2MoeConfig's defaults fill what the config leaves out; the shared
+// expert and its sigmoid gate beside 60 routed experts.
+TEST(HfConfig, Qwen2MoeCountsTheSharedExpertAndItsGate) {
+  const ModelArchitecture a = parse_hf_config(
+      R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+          "num_attention_heads": 16, "vocab_size": 151936})",
+      "c");
+  ASSERT_TRUE(a.moe.has_value());
+  EXPECT_EQ(a.moe->num_experts, 60);
+  EXPECT_EQ(a.moe->experts_per_token, 4);
+  EXPECT_EQ(a.moe->shared_intermediate, 5632);
+  EXPECT_TRUE(a.moe->shared_expert_gate);
+  EXPECT_TRUE(a.attention.qkv_bias);
+  EXPECT_FALSE(a.attention.qk_norm);
+  const ParamCounts c = count_params(a);
+  EXPECT_EQ(c.total, 14315784192);
+  // Active: both embedding tables, attention, norms, router, the shared expert and its gate
+  // (1,858,701,312 a token whatever the routing) + 4 of 60 experts: 2,689,173,504 ("A2.7B").
+  EXPECT_EQ(c.active, 1858701312 + 24LL * 4 * 3 * 2048 * 1408);
+}
+
 TEST(HfConfig, DeepSeekNullQLoraRankMeansPlainQueryProjection) {
   const std::string base = R"({"model_type": "deepseek_v3", "hidden_size": 2048,
       "num_hidden_layers": 4, "intermediate_size": 10944, "vocab_size": 102400,

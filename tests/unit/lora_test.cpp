@@ -187,5 +187,19 @@ TEST(Lora, PhiNamesItsOutputDense) {
   EXPECT_THROW((void)lora_trainable_params(a, spec(8, "gate")), InvalidRequest);
 }
 
+TEST(Lora, FalconsFusedQkvMatchesPeftsPrintout) {
+  // tiiuae/falcon-7b in 4 bits, LoRA r 16 on query_key_value (4,544 -> 4,672): PEFT printed
+  // "4,718,592 out of 3,613,463,424 total parameters", bitsandbytes' packed linears counting
+  // half their elements: 32 layers x (4,544 x 4,672 + 4,544^2 + 2 x 4,544 x 18,176) linear
+  // weights at half, the embedding and LayerNorms whole, plus the adapters.
+  const ModelArchitecture a = fixture("falcon-7b.json");
+  const std::int64_t adapters = lora_trainable_params(a, spec(16, "query_key_value"));
+  EXPECT_EQ(adapters, 16LL * (4544 + 4672) * 32);
+  EXPECT_EQ(adapters, 4718592);
+  const std::int64_t linears = 32LL * (4544 * 4672 + 4544 * 4544 + 2 * 4544 * 18176);
+  EXPECT_EQ(count_params(a).total - linears / 2 + adapters, 3613463424);
+  EXPECT_EQ(lora_trainable_params(a, spec(16, "q,k,v")), adapters);
+}
+
 }  // namespace
 }  // namespace tb

@@ -75,6 +75,9 @@ struct MoeSpec {
   bool router_bias{false};        // bias on the router linear
   bool router_score_bias{false};  // DeepSeek-V3 e_score_correction_bias (num_experts values)
   bool expert_bias{false};  // biased expert matrices (gpt-oss gate_up_proj_bias, down_proj_bias)
+  // Qwen2-MoE's shared_expert_gate: a hidden -> 1 linear (no bias) whose sigmoid scales the
+  // shared expert's output.
+  bool shared_expert_gate{false};
   // Which layers are MoE: layer i is MoE unless i < first_dense_layers, (i + 1) is not a
   // multiple of layer_step (Qwen's decoder_sparse_step), i is not a multiple of layer_freq
   // (DeepSeek's moe_layer_freq) or i is listed in dense_layers (sorted, each once: the parser
