@@ -306,7 +306,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     a.norm = {NormKind::kNonParametric, false};
     return a;
   }
-  return read_deepseek_v3(f);
+  return read_deepseek(f, type);
 }
 
 ModelArchitecture read_model(Fields& f, const std::string& type) {
@@ -321,11 +321,11 @@ void read_attention_heads(Fields& f, ModelArchitecture& a) { read_heads(f, {}, a
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v3", "falcon",      "gemma",     "gemma2",   "gemma3",  "gemma3_text",
-      "gpt2",        "gpt_neox",    "gpt_oss",   "llama",    "mistral", "mixtral",
-      "mllama",      "olmo",        "opt",       "phi",      "phi3",    "starcoder2",
-      "qwen2",       "qwen2_5_vl",  "qwen2_moe", "qwen2_vl", "qwen3",   "qwen3_moe",
-      "qwen3_vl",    "qwen3_vl_moe"};
+      "deepseek_v2", "deepseek_v3", "falcon",      "gemma",     "gemma2",   "gemma3",
+      "gemma3_text", "gpt2",        "gpt_neox",    "gpt_oss",   "llama",    "mistral",
+      "mixtral",     "mllama",      "olmo",        "opt",       "phi",      "phi3",
+      "starcoder2",  "qwen2",       "qwen2_5_vl",  "qwen2_moe", "qwen2_vl", "qwen3",
+      "qwen3_moe",   "qwen3_vl",    "qwen3_vl_moe"};
   return kTypes;
 }
 

@@ -28,8 +28,13 @@ ModelArchitecture read_untied_dimensions(Fields& f, const char* model_type,
 // 3, tie_word_embeddings False. DeepSeek's own config adds moe_layer_freq (MoE where
 // layer % freq == 0), topk_method ("noaux_tc" carries e_score_correction_bias) and
 // num_nextn_predict_layers (MTP modules; transformers ignores them, so 0 when absent).
-ModelArchitecture read_deepseek_v3(Fields& f) {
-  ModelArchitecture a = read_untied_dimensions(f, "deepseek_v3", 0);
+// DeepseekV2Config (configuration_deepseek_v2.py; DeepSeek-V2, V2-Lite, Coder-V2) has the same
+// layers with other defaults: topk_method "greedy" (no e_score_correction_bias),
+// first_k_dense_replace 0, n_routed_experts and n_shared_experts None (no MoE, no shared
+// expert), num_experts_per_tok None, moe_intermediate_size 1407.
+ModelArchitecture read_deepseek(Fields& f, const std::string& model_type) {
+  const bool v2 = model_type == "deepseek_v2";
+  ModelArchitecture a = read_untied_dimensions(f, v2 ? "deepseek_v2" : "deepseek_v3", 0);
   a.mlp.intermediate = f.required("intermediate_size");
   a.mlp.activation = f.text("hidden_act", "silu");
   AttentionSpec& at = a.attention;
@@ -45,17 +50,19 @@ ModelArchitecture read_deepseek_v3(Fields& f) {
   mla.v_head_dim = f.optional("v_head_dim", 128);
   at.latent = mla;
 
-  const std::int64_t routed = f.optional("n_routed_experts", 256);
+  const std::int64_t routed = f.optional("n_routed_experts", v2 ? 0 : 256);
   if (routed > 0) {
     MoeSpec m;
     m.num_experts = routed;
-    m.experts_per_token = f.optional("num_experts_per_tok", 8);
-    m.expert_intermediate = f.optional("moe_intermediate_size", 2048);
-    m.num_shared_experts = f.optional("n_shared_experts", 1);
+    // DeepseekV2Config's None: a V2 config with routed experts names it.
+    m.experts_per_token =
+        v2 ? f.required("num_experts_per_tok") : f.optional("num_experts_per_tok", 8);
+    m.expert_intermediate = f.optional("moe_intermediate_size", v2 ? 1407 : 2048);
+    m.num_shared_experts = f.optional("n_shared_experts", v2 ? 0 : 1);
     m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
-    m.first_dense_layers = f.optional("first_k_dense_replace", 3);
+    m.first_dense_layers = f.optional("first_k_dense_replace", v2 ? 0 : 3);
     m.layer_freq = f.optional("moe_layer_freq", 1);
-    m.router_score_bias = f.text("topk_method", "noaux_tc") == "noaux_tc";
+    m.router_score_bias = f.text("topk_method", v2 ? "greedy" : "noaux_tc") == "noaux_tc";
     a.moe = m;
   }
   a.mtp_layers = f.optional("num_nextn_predict_layers", 0);

@@ -13,7 +13,9 @@ namespace tb::io {
 // and max_position_embeddings `max_positions` when absent.
 ModelArchitecture read_untied_dimensions(FieldReader<JsonSource>& f, const char* model_type,
                                          std::int64_t max_positions);
-ModelArchitecture read_deepseek_v3(FieldReader<JsonSource>& f);
+// DeepSeek-V3 / R1 ("deepseek_v3") and DeepSeek-V2 ("deepseek_v2"): the same layers, each
+// config class's defaults.
+ModelArchitecture read_deepseek(FieldReader<JsonSource>& f, const std::string& model_type);
 // Qwen2-MoE (Qwen1.5-MoE) and Qwen3-MoE, `model_type` "qwen2_moe" or "qwen3_moe".
 ModelArchitecture read_qwen_moe(FieldReader<JsonSource>& f, const std::string& model_type);
 // The attention heads as the Llama-like config classes read them (hf_config.cpp).

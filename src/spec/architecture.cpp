@@ -254,7 +254,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kNames{{
       {"gpt2", "GPT-2"},
       {"falcon", "Falcon"},
       {"opt", "OPT"},
@@ -278,6 +278,7 @@ std::string family_name(const std::string& model_type) {
       {"phi3", "Phi-3"},
       {"olmo", "OLMo"},
       {"deepseek_v3", "DeepSeek-V3"},
+      {"deepseek_v2", "DeepSeek-V2"},
       {"gpt_oss", "gpt-oss"},
       {"", "unknown"},
   }};

@@ -140,6 +140,24 @@ TEST(HfConfig, Qwen2MoeCountsTheSharedExpertAndItsGate) {
   EXPECT_EQ(c.active, 1858701312 + 24LL * 4 * 3 * 2048 * 1408);
 }
 
+// DeepseekV2Config's defaults where V2's config is silent: greedy routing (no score bias), no
+// dense layers first, no MoE without n_routed_experts.
+TEST(HfConfig, DeepSeekV2TakesItsOwnClassDefaults) {
+  const std::string v2 =
+      R"({"model_type": "deepseek_v2", "hidden_size": 2048, "num_hidden_layers": 27,
+          "intermediate_size": 10944, "vocab_size": 102400, "num_attention_heads": 16,
+          "q_lora_rank": null)";
+  const ModelArchitecture a =
+      parse_hf_config(v2 + R"(, "n_routed_experts": 64, "num_experts_per_tok": 6})", "c");
+  ASSERT_TRUE(a.moe.has_value());
+  EXPECT_FALSE(a.moe->router_score_bias);
+  EXPECT_EQ(a.moe->first_dense_layers, 0);
+  EXPECT_EQ(a.moe->num_shared_experts, 0);
+  EXPECT_EQ(a.model_type, "deepseek_v2");
+  EXPECT_FALSE(parse_hf_config(v2 + "}", "c").moe.has_value());
+  EXPECT_THAT(error_of(v2 + R"(, "n_routed_experts": 64})"), HasSubstr("num_experts_per_tok"));
+}
+
 TEST(HfConfig, DeepSeekNullQLoraRankMeansPlainQueryProjection) {
   const std::string base = R"({"model_type": "deepseek_v3", "hidden_size": 2048,
       "num_hidden_layers": 4, "intermediate_size": 10944, "vocab_size": 102400,
