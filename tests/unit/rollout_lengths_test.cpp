@@ -3,29 +3,15 @@
 // logit-sized tensors TRL's in-place temperature division holds, against hand-derived values.
 #include <gtest/gtest.h>
 
-#include "test_models.hpp"
-#include "trainbudget/eval/estimate.hpp"
+#include "rollout_jobs.hpp"
 
 namespace tb {
 namespace {
 
-using testing_models::builtin_machine;
-using testing_models::job_for;
-
-// Llama 3 8B: 32 layers x 8 KV heads x head dim 128 x (K, V) x 2 bytes = 131,072 bytes a token.
-constexpr double kKvPerToken = 32.0 * 8.0 * 128.0 * 2.0 * 2.0;
-
-TrainingJob grpo(Method method, RolloutEngine engine) {
-  TrainingJob job = job_for("meta-llama-3-8b.json", method);
-  job.objective = Objective::kGrpo;
-  job.rollout.engine = engine;
-  job.setup.micro_batch = 8;
-  return job;
-}
-
-const MachineEstimate& on(const Estimate& e) { return e.primary.machines.front(); }
-
-Estimate run(const TrainingJob& job) { return estimate(job, {builtin_machine("h100-sxm")}); }
+using rollout_jobs::grpo;
+using rollout_jobs::kKvPerToken;
+using rollout_jobs::on;
+using rollout_jobs::run;
 
 // Padded (TRL pads completion_ids to the batch's longest; the hf profile's default), the
 // log-prob passes and the update run at the longest, as with no mean at all; the cache and the

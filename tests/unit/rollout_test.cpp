@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "rollout_jobs.hpp"
 #include "test_models.hpp"
 #include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
@@ -17,22 +18,10 @@ namespace {
 using testing_models::builtin_machine;
 using testing_models::job_for;
 
-// Llama 3 8B: 32 layers x 8 KV heads x head dim 128 x (K, V) x 2 bytes = 131,072 bytes a token.
-constexpr double kKvPerToken = 32.0 * 8.0 * 128.0 * 2.0 * 2.0;
-
-TrainingJob grpo(Method method, RolloutEngine engine) {
-  TrainingJob job = job_for("meta-llama-3-8b.json", method);
-  job.objective = Objective::kGrpo;
-  job.rollout.engine = engine;
-  job.setup.micro_batch = 8;
-  return job;
-}
-
-const MachineEstimate& on(const Estimate& e) { return e.primary.machines.front(); }
-
-Estimate run(const TrainingJob& job, const char* device = "h100-sxm") {
-  return estimate(job, {builtin_machine(device)});
-}
+using rollout_jobs::grpo;
+using rollout_jobs::kKvPerToken;
+using rollout_jobs::on;
+using rollout_jobs::run;
 
 TEST(Rollout, ColocatedPoolSitsBesideTheStepUnlessAsleep) {
   TrainingJob job = grpo(Method::kLora, RolloutEngine::kColocate);
