@@ -108,17 +108,31 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
                          "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
                          "qwen3_vl_moe");
   }
+  const bool qwen3 = arch.vision->kind == VisionKind::kQwen3Vl;
   if (im.video_frames > 0 && arch.vision->kind != VisionKind::kQwen2Vl &&
-      arch.vision->kind != VisionKind::kQwen25Vl) {
+      arch.vision->kind != VisionKind::kQwen25Vl && !qwen3) {
     throw InvalidRequest("video_frames",
                          fmt::format("the model ({}) takes no video", arch.model_type),
-                         "a Qwen2-VL or Qwen2.5-VL model (qwen2_vl, qwen2_5_vl; Qwen3-VL's video "
-                         "sampling is not modelled)");
+                         "a Qwen2-VL, Qwen2.5-VL or Qwen3-VL model (qwen2_vl, qwen2_5_vl, "
+                         "qwen3_vl, qwen3_vl_moe)");
+  }
+  if (qwen3 && im.video_frames == 1) {
+    // video_processing_qwen3_vl.py smart_resize: "t:1 must be larger than temporal_factor:2".
+    throw InvalidRequest("video_frames",
+                         "1: Qwen3-VL's video processor refuses fewer frames than "
+                         "its temporal patch (2)",
+                         "2 or more frames (or the frame as --images 1)");
   }
   if (im.count == 0 && im.video_frames == 0) {
     out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",
                             "changes nothing without {images}", ""});
     return;
+  }
+  if (r.has("image_max_pixels") && qwen3 && im.count == 0) {
+    out.warnings.push_back({"image_max_pixels",
+                            "changes nothing for a Qwen3-VL video, whose frames share the clip's "
+                            "pixel budget (its video_preprocessor_config.json)",
+                            ""});
   }
   if (r.has("image_max_pixels") && arch.vision->kind == VisionKind::kSiglip) {
     out.warnings.push_back({"image_max_pixels",
@@ -130,14 +144,15 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   im.tokens = g.tokens;
   im.patches = g.patches;
   im.text_tokens = resolved_setup(r.job.setup, arch.max_positions).seq_len;
-  // A video (Qwen2VLVideoProcessor): its frames padded to a multiple of temporal_patch_size,
-  // each pair one temporal patch of the frame's grid; the vision encoder's cu_seqlens give
-  // each temporal patch its own attention (modeling_qwen2_vl.py); one pair of markers.
+  // A video (model/image_tokens.hpp, video_grid): its temporal patches, each an encoder
+  // sequence attending within itself (the encoder's cu_seqlens, modeling_qwen2_vl.py and
+  // modeling_qwen3_vl.py).
+  VideoGrid vg;
   if (im.video_frames > 0) {
-    const std::int64_t t = std::max<std::int64_t>(arch.vision->temporal_patch, 1);
-    const std::int64_t merged = arch.vision->spatial_merge * arch.vision->spatial_merge;
-    im.video_slices = (im.video_frames + t - 1) / t;
-    im.video_tokens = im.video_slices * (g.patches / merged) + g.markers;
+    vg = video_grid(*arch.vision, im.video_frames, im.width, im.height, im.max_pixels);
+    im.video_slices = vg.slices;
+    im.video_tokens = vg.tokens;
+    im.video_patches = vg.patches;
   }
   r.job.setup.seq_len = im.text_tokens + im.count * g.tokens + im.video_tokens;
   r.job.setup.seq_len_given = true;
@@ -170,13 +185,26 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
          ""});
   }
   if (im.video_frames > 0) {
+    const bool moved = im.width > 0 && (im.width != vg.width || im.height != vg.height);
+    const std::string frame =
+        moved ? fmt::format(
+                    " (resized from {}x{}{})", im.width, im.height,
+                    qwen3 ? fmt::format(" within the clip's budget of {} px", kQwen3VideoMaxPixels)
+                          : std::string{})
+              : std::string{};
+    const std::string parts =
+        qwen3 ? fmt::format(
+                    "{} + {} markers + {} of timestamps, one \"<t seconds>\" a temporal "
+                    "patch at 2 frames a second",
+                    vg.tokens - vg.markers - vg.timestamps, vg.markers, vg.timestamps)
+              : fmt::format("{} + {} markers", vg.tokens - vg.markers, vg.markers);
     out.notes.push_back(
         {"video_frames",
          fmt::format("a video of {} frames of {}x{} px{}: {} temporal patches of {} encoder "
-                     "patches, each attending within itself; {} tokens ({} + 2 markers); the "
-                     "sequence is {} text + {} video{} = {} tokens",
-                     im.video_frames, g.width, g.height, resized, im.video_slices, g.patches,
-                     im.video_tokens, im.video_tokens - g.markers, im.text_tokens, im.video_tokens,
+                     "patches, each attending within itself; {} tokens ({}); the sequence is {} "
+                     "text + {} video{} = {} tokens",
+                     im.video_frames, vg.width, vg.height, frame, vg.slices, vg.patches, vg.tokens,
+                     parts, im.text_tokens, im.video_tokens,
                      im.count > 0 ? fmt::format(" + {} image", im.count * g.tokens) : "",
                      r.job.setup.seq_len),
          ""});

@@ -61,10 +61,11 @@ const std::array kVisionFields{
           [](V v, R r) { r.job.setup.images.max_pixels = whole(v, "image_max_pixels", 784, 1e12); },
           "step"},
     Field{"video_frames", FieldType::kInteger, "N", "frames per sequence", "0",
-          "Qwen2-VL/Qwen2.5-VL: one video of N sampled frames in each sequence, each frame "
-          "sized as an image ({image_size}, {image_max_pixels}); every 2 frames are one "
-          "temporal patch that attends within itself; its tokens are the temporal patches' "
-          "patches / 4 + 2 markers",
+          "Qwen2-VL/Qwen2.5-VL/Qwen3-VL: one video of N sampled frames of {image_size} in "
+          "each sequence; every 2 frames are one temporal patch that attends within itself, "
+          "of patches / 4 tokens. Qwen2-VL/2.5-VL: each frame sized as an image "
+          "({image_max_pixels}), 2 markers; Qwen3-VL: the frames share a budget of 25,165,824 "
+          "px, and each temporal patch has 2 markers and a \"<t seconds>\" timestamp",
           image_counts,
           [](V v, R r) { r.job.setup.images.video_frames = whole(v, "video_frames", 0, 4096); },
           "step"},

@@ -2,6 +2,7 @@
 #include "trainbudget/eval/vision_cost.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "trainbudget/eval/evaluate.hpp"
 
@@ -15,6 +16,22 @@ double layer_memory_widths(const VisionLoad& v) {
   const double mlp = v.gated ? 3.0 * v.intermediate : 2.0 * v.intermediate;
   const double rotary = v.merge > 1.0 ? 4.0 * v.hidden : 0.0;
   return 4.0 * v.hidden + mlp + 6.0 * v.hidden + rotary;
+}
+
+// The encoder's sequences per micro-batch in groups of one length: the images, then the video's
+// temporal patches.
+struct EncoderGroup {
+  double sequences;
+  double patches;
+};
+std::array<EncoderGroup, 2> encoder_groups(const VisionLoad& v, double micro_batch) {
+  return {EncoderGroup{micro_batch * v.images, v.patches},
+          EncoderGroup{micro_batch * v.clips, v.clip_patches}};
+}
+
+// Keys a query attends to in a windowed layer of a sequence of `patches`.
+double windowed_keys(const VisionLoad& v, double patches) {
+  return v.window > 0.0 ? std::min(v.window, patches) : patches;
 }
 
 // Mllama's cross-attention layers (MllamaTextCrossAttention): per layer, k_proj and v_proj over
@@ -73,8 +90,9 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
   const VisionLoad& v = p.vision;
   if (!v.any()) return out;
   const double e = activation_bytes(l.activation_dtype);
-  const double images = static_cast<double>(l.micro_batch) * v.images;
-  const double rows = images * v.patches;
+  const double mb = static_cast<double>(l.micro_batch);
+  const double images = mb * v.images;
+  const double rows = mb * v.rows();
   const double h = v.hidden;
   const double mlp_in = v.gated ? 2.0 * v.intermediate : v.intermediate;
   // One layer's GEMMs (n, k): qkv, the output projection, the MLP's up and down.
@@ -92,18 +110,21 @@ LayerPasses vision_passes(const ModelProfile& p, const Layout& l, const ClusterP
       }
     }
   }
-  // Attention: every patch of an image attends to every other (no causal mask), or within its
-  // window.
+  // Attention: every patch of a sequence (an image, a temporal patch) attends to every other (no
+  // causal mask), or within its window.
   const double d = v.heads > 0.0 ? h / v.heads : h;
-  const auto attention = [&](double keys, double layers) {
-    if (layers <= 0.0) return;
-    const double groups = v.patches / keys;  // windows per image (1: the whole image)
-    const AttentionShape a{images * v.heads * groups, keys, keys, d, d, keys, p.attention_kernel};
+  const auto attention = [&](const EncoderGroup& g, double keys, double layers) {
+    if (layers <= 0.0 || g.sequences <= 0.0 || keys <= 0.0) return;
+    const double windows = g.patches / keys;  // per sequence (1: the whole sequence)
+    const AttentionShape a{
+        g.sequences * v.heads * windows, keys, keys, d, d, keys, p.attention_kernel};
     fwd.attention += cost.attention(a, false, c) * (layers / v.layers);
     if (v.backward) bwd.attention += cost.attention(a, true, c) * (layers / v.layers);
   };
-  attention(v.patches, v.full_layers);
-  attention(v.window > 0.0 ? v.window : v.patches, v.layers - v.full_layers);
+  for (const EncoderGroup& g : encoder_groups(v, mb)) {
+    attention(g, g.patches, v.full_layers);
+    attention(g, windowed_keys(v, g.patches), v.layers - v.full_layers);
+  }
   fwd.kernels += 1.0;
   const double widths = layer_memory_widths(v);
   fwd.memory = cost.memory(Bytes{rows * widths * e}, c);
@@ -155,7 +176,7 @@ Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept {
           : 0.0;
   // The batch's pixel values (activation dtype), alive through the step like the token ids; the
   // patch embedding's saved input when it trains.
-  const double rows = static_cast<double>(l.micro_batch) * v.images * v.patches;
+  const double rows = static_cast<double>(l.micro_batch) * v.rows();
   const double pixels = rows * v.patch_width * e;
   if (!v.backward) return Bytes{cross + pixels};
   // Qwen's merger (PatchMerger): the norm's input, the first linear's (the norm's output, 2 x 2
@@ -174,14 +195,17 @@ Bytes vision_saved_bytes(const ModelProfile& p, const Layout& l) noexcept {
   const double mlp = v.gated ? 3.0 * v.intermediate : 2.0 * v.intermediate;
   const double qkv = qwen ? 5.0 : 3.0;
   const double per_row_dense = (2.0 + 1.0 + qkv + 1.0 + 1.0) * v.hidden * e + mlp * e;
-  double attention = 4.0 * v.heads * v.layers;
+  double attention = rows * 4.0 * v.heads * v.layers;
   if (l.attention == AttentionImpl::kEager) {
     const double probs = v.heads * (e + (step_dims(p, l, false).softmax_fp32 ? 4.0 : 0.0));
     const double windowed = v.layers - v.full_layers;
-    attention =
-        probs * (v.patches * v.full_layers + (v.window > 0.0 ? v.window : v.patches) * windowed);
+    attention = 0.0;
+    for (const EncoderGroup& g : encoder_groups(v, static_cast<double>(l.micro_batch))) {
+      attention += g.sequences * g.patches * probs *
+                   (g.patches * v.full_layers + windowed_keys(v, g.patches) * windowed);
+    }
   }
-  return Bytes{cross + pixels + merger + rows * (per_row_dense * v.layers + attention)};
+  return Bytes{cross + pixels + merger + rows * per_row_dense * v.layers + attention};
 }
 
 }  // namespace tb

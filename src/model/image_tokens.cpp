@@ -12,16 +12,21 @@ namespace tb {
 namespace {
 
 // Qwen2VLImageProcessor.smart_resize (transformers, image_processing_qwen2_vl.py): Python's
-// round() is half-to-even, as std::nearbyint in the default rounding mode.
-void smart_resize(double& h, double& w, double factor, double min_pixels, double max_pixels) {
+// round() is half-to-even, as std::nearbyint in the default rounding mode. A clip (Qwen3-VL's
+// video smart_resize, video_processing_qwen3_vl.py) holds t x h x w within the bounds, t the
+// frames rounded half-to-even to pairs, and scales by the exact frame count; an image is one
+// frame (t = frames = 1).
+void smart_resize(double& h, double& w, double factor, double min_pixels, double max_pixels,
+                  double frames = 1.0) {
+  const double t = frames > 1.0 ? std::nearbyint(frames / 2.0) * 2.0 : 1.0;
   double hb = std::nearbyint(h / factor) * factor;
   double wb = std::nearbyint(w / factor) * factor;
-  if (hb * wb > max_pixels) {
-    const double beta = std::sqrt(h * w / max_pixels);
+  if (t * hb * wb > max_pixels) {
+    const double beta = std::sqrt(frames * h * w / max_pixels);
     hb = std::max(factor, std::floor(h / beta / factor) * factor);
     wb = std::max(factor, std::floor(w / beta / factor) * factor);
-  } else if (hb * wb < min_pixels) {
-    const double beta = std::sqrt(min_pixels / (h * w));
+  } else if (t * hb * wb < min_pixels) {
+    const double beta = std::sqrt(min_pixels / (frames * h * w));
     hb = std::ceil(h * beta / factor) * factor;
     wb = std::ceil(w * beta / factor) * factor;
   }
@@ -120,6 +125,40 @@ ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t 
     g.window_patches = std::min(side * side, g.patches);
   }
   return g;
+}
+
+VideoGrid video_grid(const VisionTowerSpec& v, std::int64_t frames, std::int64_t width,
+                     std::int64_t height, std::int64_t max_pixels) {
+  VideoGrid out;
+  const std::int64_t t = std::max<std::int64_t>(v.temporal_patch, 1);
+  out.slices = (frames + t - 1) / t;
+  const std::int64_t merged = v.spatial_merge * v.spatial_merge;
+  if (v.kind != VisionKind::kQwen3Vl) {
+    const ImageGrid g = image_grid(v, width, height, max_pixels);
+    out.width = g.width;
+    out.height = g.height;
+    out.patches = g.patches;
+    out.markers = g.markers;
+    out.tokens = out.slices * (g.patches / merged) + out.markers;
+    return out;
+  }
+  // The image's checks (sides, aspect ratio) hold for a frame too.
+  const ImageGrid checked = image_grid(v, width, height, 0);
+  static_cast<void>(checked);
+  double w = static_cast<double>(width > 0 ? width : kQwenDefaultSide);
+  double h = static_cast<double>(height > 0 ? height : kQwenDefaultSide);
+  smart_resize(h, w, static_cast<double>(v.patch_size * v.spatial_merge),
+               static_cast<double>(kQwen3VideoMinPixels), static_cast<double>(kQwen3VideoMaxPixels),
+               static_cast<double>(frames));
+  out.width = static_cast<std::int64_t>(w);
+  out.height = static_cast<std::int64_t>(h);
+  out.patches = (out.height / v.patch_size) * (out.width / v.patch_size);
+  out.markers = 2 * out.slices;
+  for (std::int64_t k = 0; k < out.slices; ++k) {
+    out.timestamps += 5 + static_cast<std::int64_t>(fmt::formatted_size("{}", k));
+  }
+  out.tokens = out.slices * (out.patches / merged) + out.markers + out.timestamps;
+  return out;
 }
 
 }  // namespace tb

@@ -163,8 +163,10 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   const VisionTowerSpec& v = *job.model.architecture->vision;
   const ImageInput& in = job.setup.images;
   VisionLoad& out = p.vision;
-  out.images = static_cast<double>(in.encoder_sequences());
+  out.images = static_cast<double>(in.count);
   out.patches = static_cast<double>(in.patches);
+  out.clips = static_cast<double>(in.video_slices);
+  out.clip_patches = static_cast<double>(in.video_patches);
   out.layers = static_cast<double>(v.layers);
   out.hidden = static_cast<double>(v.hidden);
   out.intermediate = static_cast<double>(v.intermediate);
@@ -193,7 +195,7 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   }
   if (v.kind == VisionKind::kQwen25Vl && v.window > 0) {
     const double side = std::max(1.0, static_cast<double>(v.window / v.patch_size));
-    out.window = std::min(side * side, out.patches);
+    out.window = side * side;
     out.full_layers = static_cast<double>(v.full_attention_layers.size());
   }
   bool adapted = false;  // adapters in the encoder need its backward (their inputs' gradients)

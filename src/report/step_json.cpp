@@ -119,6 +119,7 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
                                {"image_tokens", im.count * im.tokens},
                                {"video_frames", im.video_frames},
                                {"video_temporal_patches", im.video_slices},
+                               {"encoder_patches_per_temporal_patch", im.video_patches},
                                {"video_tokens", im.video_tokens},
                                {"train_vision_tower", im.train_encoder}};
   }

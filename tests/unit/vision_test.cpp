@@ -200,8 +200,9 @@ TEST(VisionStep, AVideoIsTemporalPatchesOfItsFrames) {
   EXPECT_EQ(im.patches, 1196);
   EXPECT_EQ(im.video_tokens, 2394);
   EXPECT_EQ(video.estimate.job.setup.seq_len, 256 + 2394);
-  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.images, 8.0);
-  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.patches, 1196.0);
+  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.images, 0.0);
+  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.clips, 8.0);
+  EXPECT_DOUBLE_EQ(video.estimate.primary.profile.vision.clip_patches, 1196.0);
   m["video_frames"] = "15";
   EXPECT_EQ(session().estimate(m).estimate.job.setup.images.video_tokens, 2394);
   m["images"] = "1";

@@ -17,6 +17,11 @@ inline constexpr std::int64_t kQwenMaxPixels = 12'845'056;
 // ollama.com/library/qwen3-vl:8b-instruct-bf16).
 inline constexpr std::int64_t kQwen3MinPixels = 65'536;
 inline constexpr std::int64_t kQwen3MaxPixels = 16'777'216;
+// Qwen3-VL's video_preprocessor_config.json (the checkpoints'; also the GGUF converters'
+// defaults for Qwen3VLVideoProcessor): size.shortest_edge 4,096 and size.longest_edge 25,165,824
+// pixels, a budget over the clip's frames together, not per frame.
+inline constexpr std::int64_t kQwen3VideoMinPixels = 4'096;
+inline constexpr std::int64_t kQwen3VideoMaxPixels = 25'165'824;
 // The side an image takes when none is given to a Qwen encoder (any size is accepted).
 inline constexpr std::int64_t kQwenDefaultSide = 448;
 
@@ -47,5 +52,28 @@ struct ImageGrid {
 // 200 (the processor refuses both).
 [[nodiscard]] ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width,
                                    std::int64_t height, std::int64_t max_pixels);
+
+struct VideoGrid {
+  std::int64_t width{0}, height{0};  // each frame after the processor's resize
+  std::int64_t slices{0};            // temporal patches: each an encoder sequence of `patches`
+  std::int64_t patches{0};
+  std::int64_t tokens{0};      // the language model's, markers and timestamps included
+  std::int64_t markers{0};     // of which the begin/end-of-vision tokens
+  std::int64_t timestamps{0};  // and the timestamps' text (Qwen3-VL)
+};
+
+// One video of `frames` sampled frames of `width` x `height` pixels (Qwen encoders only). The
+// frames are padded to a multiple of temporal_patch (2), each pair one temporal patch of the
+// frame's grid. Qwen2-VL / Qwen2.5-VL: each frame sized as an image (image_grid, `max_pixels`),
+// one pair of markers for the video. Qwen3-VL (video_processing_qwen3_vl.py smart_resize):
+// rounded by 32 px against a budget over the clip, t x h x w within kQwen3VideoMinPixels and
+// kQwen3VideoMaxPixels (t: the frames rounded half-to-even to pairs; scaled with the exact
+// count); processing_qwen3_vl.py writes each temporal patch as "<t seconds>", its markers and
+// its tokens. The timestamp is the pair's mean time at the processor's 2 frames a second
+// (k + 0.25 s, one decimal): "<", its digits, ".", a digit, " seconds" and ">", Qwen's
+// tokenizer splitting every digit (its pre-tokenizer's \p{N} rule), 5 + the integer digits.
+[[nodiscard]] VideoGrid video_grid(const VisionTowerSpec& v, std::int64_t frames,
+                                   std::int64_t width, std::int64_t height,
+                                   std::int64_t max_pixels);
 
 }  // namespace tb

@@ -46,7 +46,11 @@ struct StateTerm {
 struct VisionLoad {
   double images{0.0};   // per language-model sequence
   double patches{0.0};  // per image: the encoder's sequence
-  double window{0.0};   // keys per query in windowed layers (Qwen2.5-VL); 0: every patch
+  // A video's temporal patches per language-model sequence, each an encoder sequence of
+  // clip_patches (its frames' grid, sized apart from the images' under Qwen3-VL).
+  double clips{0.0}, clip_patches{0.0};
+  double window{
+      0.0};  // keys per query in windowed layers (Qwen2.5-VL, at most a sequence's); 0: all
   double layers{0.0};
   double full_layers{0.0};  // of which attend over the whole image (all of them unless windowed)
   double hidden{0.0}, intermediate{0.0}, heads{0.0};
@@ -66,7 +70,9 @@ struct VisionLoad {
   double cross_layers{0.0}, cross_tokens{0.0}, cross_kv{0.0}, lm_hidden{0.0};
   double lm_heads{0.0}, lm_head_dim{0.0};
   bool cross_weight_gradients{false};
-  [[nodiscard]] bool any() const { return images > 0.0 && patches > 0.0; }
+  // The encoder's rows (patches) per language-model sequence: the images' and the video's.
+  [[nodiscard]] double rows() const { return images * patches + clips * clip_patches; }
+  [[nodiscard]] bool any() const { return rows() > 0.0; }
 };
 
 struct ModelProfile {

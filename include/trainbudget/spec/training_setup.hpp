@@ -56,6 +56,7 @@ struct ImageInput {
   // encoder sequence of `patches` attending within itself, and its language-model tokens.
   std::int64_t video_slices{0};
   std::int64_t video_tokens{0};
+  std::int64_t video_patches{0};  // per temporal patch (Qwen3-VL sizes frames apart from images)
   // Encoder sequences per language-model sequence: the images and the video's temporal patches.
   [[nodiscard]] std::int64_t encoder_sequences() const { return count + video_slices; }
   // Resolved: per image, the language model's tokens (its markers included) and the encoder's
