@@ -228,7 +228,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   std::string stage = "sft";
   std::string pref_loss = "sigmoid";
   bool pure_bf16 = false;
-  constexpr std::array<std::string_view, 32> kNoEffect{"trust_remote_code",
+  constexpr std::array<std::string_view, 33> kNoEffect{"trust_remote_code",
+                                                       "dataloader_num_workers",
                                                        "do_train",
                                                        "dataset",
                                                        "template",
@@ -340,6 +341,36 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       // FinetuningArguments: the vision encoder frozen unless false (default true).
       if (v.is_boolean() && !v.get<bool>()) out.values["train_vision_tower"] = "true";
       out.mapped.push_back("freeze_vision_tower -> train_vision_tower");
+    } else if (key == "freeze_multi_modal_projector") {
+      // FinetuningArguments (default true): the projector frozen or trained with the tower, as
+      // --train-vision-tower prices them both; apart from it, not modelled.
+      const bool tower_frozen = !cfg.contains("freeze_vision_tower") ||
+                                !cfg["freeze_vision_tower"].is_boolean() ||
+                                cfg["freeze_vision_tower"].get<bool>();
+      if (!v.is_boolean() || v.get<bool>() != tower_frozen) {
+        r.unknown(
+            fmt::format("freeze_multi_modal_projector={} (the projector {} apart from the "
+                        "vision tower: not modelled)",
+                        excerpt(text_of(v)), tower_frozen ? "trained" : "frozen"));
+      } else {
+        out.mapped.push_back("freeze_multi_modal_projector -> train_vision_tower");
+      }
+    } else if (key == "freeze_language_model") {
+      // FinetuningArguments (default false); true trains the vision side alone.
+      if (!v.is_boolean() || v.get<bool>()) {
+        r.unknown(
+            fmt::format("freeze_language_model={} (the vision side trained alone: not "
+                        "modelled)",
+                        excerpt(text_of(v))));
+      } else {
+        r.none(key);
+      }
+    } else if (key == "video_max_pixels") {
+      // A video's frames; the config gives no frame count (a dataset's videos).
+      r.none(
+          fmt::format("video_max_pixels={} (a video's frame cap; give --video-frames and "
+                      "--image-max-pixels for a video job)",
+                      excerpt(text_of(v))));
     } else if (key == "image_max_pixels") {
       r.set("image_max_pixels", v, key);
     } else if (key == "pure_bf16") {

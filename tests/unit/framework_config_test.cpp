@@ -65,6 +65,27 @@ TEST(FrameworkConfig, LlamaFactoryVisionKeys) {
   EXPECT_EQ(c.values.at("image_max_pixels"), "589824");
 }
 
+// LLaMA-Factory's own Qwen3-VL examples (examples/train_full/qwen3vl_full_sft.yaml): the
+// projector frozen with the tower and the language model trained are what the estimate prices;
+// a projector trained apart from the tower, or the language model frozen, are named.
+TEST(FrameworkConfig, LlamaFactoryFreezeKeysAsTheEstimatePricesThem) {
+  const std::string base =
+      "model_name_or_path: Qwen/Qwen3-VL-4B-Instruct\nstage: sft\nfinetuning_type: full\n"
+      "video_max_pixels: 16384\n";
+  const TrainingConfig as_priced =
+      parse_training_config(base +
+                                "freeze_vision_tower: true\nfreeze_multi_modal_projector: true\n"
+                                "freeze_language_model: false\n",
+                            "/nonexistent");
+  EXPECT_TRUE(as_priced.unknown.empty()) << as_priced.unknown.front();
+  EXPECT_EQ(as_priced.values.count("train_vision_tower"), 0U);
+  const TrainingConfig apart = parse_training_config(
+      base + "freeze_multi_modal_projector: false\nfreeze_language_model: true\n", "/nonexistent");
+  ASSERT_EQ(apart.unknown.size(), 2U);  // in the keys' order
+  EXPECT_NE(apart.unknown[0].find("freeze_language_model=true"), std::string::npos);
+  EXPECT_NE(apart.unknown[1].find("freeze_multi_modal_projector=false"), std::string::npos);
+}
+
 // DoRA as each framework asks for it: axolotl's peft_use_dora, LLaMA-Factory's use_dora,
 // torchtune's use_dora on its LoRA model builder (issue 44).
 TEST(FrameworkConfig, DoraKeysSetDora) {
