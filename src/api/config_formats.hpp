@@ -86,6 +86,10 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
 // bookkeeping ones (axolotl_kernels.cpp); false for any other key.
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);
 
+// axolotl's bookkeeping keys, batch_size, torch_compile and the GPTQ and old packing keys
+// (axolotl_keys.cpp); false for any other key.
+bool read_axolotl_keys(const json& cfg, const std::string& key, const json& v, Reader& r);
+
 // The YAML formats, each reading every key of `cfg` (yaml_configs.cpp, torchtune_config.cpp,
 // accelerate_config.cpp).
 void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);

@@ -121,7 +121,7 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
     throw InvalidRequest("video_frames",
                          "1: Qwen3-VL's video processor refuses fewer frames than "
                          "its temporal patch (2)",
-                         "2 or more frames (or the frame as --images 1)");
+                         "2 or more frames (or the frame as one of {images})");
   }
   if (im.count == 0 && im.video_frames == 0) {
     out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",

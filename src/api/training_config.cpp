@@ -43,6 +43,9 @@ std::string recipe_of(const std::string& optim) {
   if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit" || optim == "adam_8bit")
     return "adam-8bit";
   if (optim == "paged_adamw_8bit") return "paged-adam-8bit";
+  // bitsandbytes' PagedAdamW32bit: fp32 moments, as torch's AdamW keeps them (paged: they may
+  // spill to the host under pressure, counted on the device as paged-adam-8bit's are).
+  if (optim == "paged_adamw_32bit") return "amp-adam";
   // torchao's AdamW8bit (OptimizerNames.ADAMW_TORCH_8BIT); its 4-bit sibling is not modelled.
   if (optim == "adamw_torch_8bit") return "adam-8bit";
   if (optim.ends_with("4bit")) return {};

@@ -44,41 +44,6 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   Reader r{out};
   std::string adapter;
   bool four_bit = false;
-  constexpr std::array<std::string_view, 35> kNoEffect{"model_type",
-                                                       "tokenizer_type",
-                                                       "dataset_prepared_path",
-                                                       "val_set_size",
-                                                       "output_dir",
-                                                       "sample_packing",
-                                                       "eval_sample_packing",
-                                                       "pad_to_sequence_len",
-                                                       "lora_alpha",
-                                                       "lora_model_dir",
-                                                       "wandb_project",
-                                                       "wandb_entity",
-                                                       "wandb_watch",
-                                                       "wandb_name",
-                                                       "wandb_log_model",
-                                                       "lr_scheduler",
-                                                       "learning_rate",
-                                                       "bf16",
-                                                       "fp16",
-                                                       "tf32",
-                                                       "resume_from_checkpoint",
-                                                       "logging_steps",
-                                                       "warmup_ratio",
-                                                       "warmup_steps",
-                                                       "evals_per_epoch",
-                                                       "saves_per_epoch",
-                                                       "weight_decay",
-                                                       "special_tokens",
-                                                       "hub_model_id",
-                                                       "strict",
-                                                       "train_on_inputs",
-                                                       "group_by_length",
-                                                       "early_stopping_patience",
-                                                       "local_rank",
-                                                       "xformers_attention"};
   // axolotl reads the lora_* keys only with an adapter (lora, qlora); a full fine-tune's file
   // may still carry them (its archived examples do).
   const json adapter_key = cfg.value("adapter", json());
@@ -202,9 +167,8 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
           (void)local_dataset(path, dir, epochs, "num_epochs", "datasets.path", out);
         }
       }
-    } else if (one_of(key, kNoEffect) || key.rfind("wandb_", 0) == 0) {
-      r.none(key);
-    } else if (!read_axolotl_parallel(cfg, key, v, r) && !read_axolotl_kernels(cfg, key, v, r)) {
+    } else if (!read_axolotl_parallel(cfg, key, v, r) && !read_axolotl_kernels(cfg, key, v, r) &&
+               !read_axolotl_keys(cfg, key, v, r)) {
       r.unknown(key);
     }
   }
@@ -368,8 +332,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
     } else if (key == "video_max_pixels") {
       // A video's frames; the config gives no frame count (a dataset's videos).
       r.none(
-          fmt::format("video_max_pixels={} (a video's frame cap; give --video-frames and "
-                      "--image-max-pixels for a video job)",
+          fmt::format("video_max_pixels={} (a video's frame cap; give video_frames and "
+                      "image_max_pixels for a video job)",
                       excerpt(text_of(v))));
     } else if (key == "image_max_pixels") {
       r.set("image_max_pixels", v, key);

@@ -145,5 +145,28 @@ TEST(AxolotlConfig, Mxfp4DequantizedIsWhatIsCounted) {
                    .unknown.empty());
 }
 
+// axolotl_keys.cpp: the deprecated batch_size divided by micro_batch_size (normalize_config)
+// unless gradient_accumulation_steps is given; torch_compile; the GPTQ loader's keys read only
+// under gptq: true; the archived examples' empty max_packed_sequence_len; bookkeeping listed as
+// such, not as "not understood".
+TEST(AxolotlConfig, LegacyAndBookkeepingKeys) {
+  const TrainingConfig old = read(
+      "micro_batch_size: 2\nbatch_size: 16\ntorch_compile: true\ngptq: false\n"
+      "gptq_groupsize: 128\nmax_packed_sequence_len:\nchat_template: llama3\nseed: 42\n");
+  EXPECT_EQ(old.values.at("grad_accum"), "8");
+  EXPECT_EQ(old.values.at("compile"), "true");
+  EXPECT_TRUE(old.unknown.empty()) << old.unknown.front();
+  for (const char* k :
+       {"gptq", "gptq_groupsize", "max_packed_sequence_len", "chat_template", "seed"}) {
+    EXPECT_TRUE(has(old.no_effect, k)) << k;
+  }
+  const TrainingConfig given =
+      read("micro_batch_size: 2\nbatch_size: 16\ngradient_accumulation_steps: 3\n");
+  EXPECT_EQ(given.values.at("grad_accum"), "3");
+  const TrainingConfig quantised = read("gptq: true\ngptq_groupsize: 128\ntorch_compile: auto\n");
+  EXPECT_EQ(quantised.unknown.size(), 3U);
+  EXPECT_EQ(quantised.values.count("compile"), 0U);
+}
+
 }  // namespace
 }  // namespace tb::api
