@@ -86,7 +86,11 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
           }
         } else if (zk == "overlap_comm" || zk == "contiguous_gradients" ||
                    zk.find("bucket_size") != std::string::npos || zk == "round_robin_gradients" ||
-                   zk.find("stage3_") == 0) {
+                   zk.find("stage3_") == 0 || zk == "sub_group_size" || zk == "reduce_scatter" ||
+                   zk == "allgather_partitions" || zk == "max_live_parameters" ||
+                   zk == "max_reuse_distance" || zk == "gather_16bit_weights_on_model_save" ||
+                   zk == "param_persistence_threshold" || zk == "ignore_unused_parameters") {
+          // The stage3_ keys also go by their bare names (DeepSpeedZeroConfig's aliases).
           out.no_effect.push_back(zname);
         } else {
           out.unknown.push_back(zname);
@@ -94,7 +98,8 @@ void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& pref
       }
     } else if (key == "bf16" || key == "fp16" || key == "gradient_clipping" ||
                key == "steps_per_print" || key == "wall_clock_breakdown" ||
-               key == "train_batch_size" || key == "optimizer" || key == "scheduler") {
+               key == "train_batch_size" || key == "optimizer" || key == "scheduler" ||
+               key == "zero_allow_untested_optimizer" || key == "zero_force_ds_cpu_optimizer") {
       // Mixed precision is the recipe's; the rest changes neither memory nor time here.
       out.no_effect.push_back(name);
     } else {

@@ -192,8 +192,11 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   std::string stage = "sft";
   std::string pref_loss = "sigmoid";
   bool pure_bf16 = false;
-  constexpr std::array<std::string_view, 33> kNoEffect{"trust_remote_code",
+  constexpr std::array<std::string_view, 36> kNoEffect{"trust_remote_code",
                                                        "dataloader_num_workers",
+                                                       "seed",
+                                                       "run_name",
+                                                       "use_reentrant_gc",
                                                        "do_train",
                                                        "dataset",
                                                        "template",
@@ -329,6 +332,13 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       } else {
         r.none(key);
       }
+    } else if (key == "packing") {
+      // Packed sequences fill cutoff_len, the length the estimate prices; unpacked ones are
+      // padded to their batch's longest, at most that.
+      r.none(
+          fmt::format("packing={} (sequences priced at cutoff_len either way: an unpacked "
+                      "batch's are at most that)",
+                      excerpt(text_of(v))));
     } else if (key == "video_max_pixels") {
       // A video's frames; the config gives no frame count (a dataset's videos).
       r.none(

@@ -86,6 +86,27 @@ TEST(FrameworkConfig, LlamaFactoryFreezeKeysAsTheEstimatePricesThem) {
   EXPECT_NE(apart.unknown[1].find("freeze_multi_modal_projector=false"), std::string::npos);
 }
 
+// Bookkeeping as such: DeepSpeed's ZeRO-3 keys by their bare names (DeepSpeedZeroConfig's
+// aliases of the stage3_ ones) and its untested-optimizer switch; LLaMA-Factory's seed, and
+// packing, whose sequences fill the cutoff_len the estimate prices.
+TEST(FrameworkConfig, BookkeepingKeysAreNotUnderstoodKeys) {
+  const TrainingConfig ds = parse_training_config(
+      R"({"zero_optimization": {"stage": 3, "sub_group_size": 1e9, "reduce_scatter": true,
+          "allgather_partitions": true, "max_live_parameters": 1e9},
+          "zero_allow_untested_optimizer": true})",
+      "/nonexistent");
+  EXPECT_EQ(ds.values.at("zero"), "3");
+  EXPECT_TRUE(ds.unknown.empty()) << ds.unknown.front();
+  const TrainingConfig lf = parse_training_config(
+      "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: lora\n"
+      "packing: true\nseed: 42\n",
+      "/nonexistent");
+  EXPECT_TRUE(lf.unknown.empty()) << lf.unknown.front();
+  EXPECT_NE(std::find_if(lf.no_effect.begin(), lf.no_effect.end(),
+                         [](const std::string& k) { return k.starts_with("packing=true"); }),
+            lf.no_effect.end());
+}
+
 // DoRA as each framework asks for it: axolotl's peft_use_dora, LLaMA-Factory's use_dora,
 // torchtune's use_dora on its LoRA model builder (issue 44).
 TEST(FrameworkConfig, DoraKeysSetDora) {
