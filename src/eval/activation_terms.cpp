@@ -212,15 +212,21 @@ constexpr std::array kDecoderRows{
         "norms", "post_attention_norm", [](D d) { return d.post_norms; },
         [](D d) { return d.post_norms && d.norm_statistics; },
         "o_proj output [b, s, h], post-attention norm input"),
-    TB_NORM_ROWS("norms", "mlp_norm", always, with_stats,
-                 "residual stream [b, s, h], input of the pre-MLP norm"),
-    ActivationRow{"mlp", "mlp_input", [](D d) { return dense(d) && d.keep_mlp_input; }, bsh,
-                  ElementBytes::kLinearInput, false,
-                  [](D) {
-                    return "normalized hidden states [b, s, h] (activation dtype): input of the "
-                           "first MLP projection(s)";
-                  },
-                  f_bshe},
+    // A parallel block from one norm (Falcon-7B, Phi-2: modeling_falcon.py, modeling_phi.py)
+    // has no pre-MLP norm, and its MLP reads the tensor the q/k/v projections keep.
+    TB_NORM_ROWS(
+        "norms", "mlp_norm", [](D d) { return !d.shared_norm; },
+        [](D d) { return !d.shared_norm && d.norm_statistics; },
+        "residual stream [b, s, h], input of the pre-MLP norm"),
+    ActivationRow{
+        "mlp", "mlp_input",
+        [](D d) { return dense(d) && d.keep_mlp_input && !(d.shared_norm && d.keep_qkv_input); },
+        bsh, ElementBytes::kLinearInput, false,
+        [](D) {
+          return "normalized hidden states [b, s, h] (activation dtype): input of the "
+                 "first MLP projection(s)";
+        },
+        f_bshe},
     TB_GATED_ROWS("mlp", "", dense_gated, bsi, "[b*s, i]", "b*s*i*e"),
     // GPT-2 MLP (Korthikanti et al. 2022 sec. 4.1: "GeLU input 8sbh, second linear input 8sbh"
     // for i = 4h).

@@ -57,7 +57,7 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   // h-wide tensors are split over tp only under sequence parallelism.
   const double hidden = d.h / (l.parallel.sequence_parallel ? tp : 1.0);
   const double q = d.a * d.d / tp;
-  const double norms = d.post_norms ? 4.0 : 2.0;
+  const double norms = d.post_norms ? 4.0 : (d.shared_norm ? 1.0 : 2.0);
   for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
   if (d.qk_norm) {
     norm(m, d.norm, q, e, compiled);

@@ -38,6 +38,7 @@ StepDims shape_dims(const ModelArchitecture& arch) {
   d.norm_stats = arch.norm.kind == NormKind::kRmsNorm ? 1.0 : 2.0;
   d.gated = arch.mlp.gated;
   d.post_norms = arch.norms_per_layer >= 4;
+  d.shared_norm = arch.norms_per_layer == 1;
   return d;
 }
 

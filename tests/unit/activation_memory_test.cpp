@@ -238,6 +238,28 @@ TEST(ActivationMemory, QkNormsAndGemmaPostNormsAreCounted) {
   EXPECT_FALSE(has(llama, "qk_norm_input"));
 }
 
+// A parallel block from one LayerNorm (Falcon-7B, modeling_falcon.py: attention and MLP both
+// read ln_attn's output): one norm's input and statistics, and the MLP's input is the q/k/v
+// projections' tensor, kept once. Against the same model read as two norms: per layer, the
+// second norm's input (h x 2 B), its mean and rstd (2 x 4 B) and the MLP's input (h x 2 B) a
+// token, 2048 tokens: 2048 x (4544 x 4 + 8) bytes fewer.
+TEST(ActivationMemory, AParallelBlockFromOneNormSavesItsInputOnce) {
+  const ModelArchitecture falcon = config("falcon-7b.json");
+  ModelArchitecture two = falcon;
+  two.norms_per_layer = 2;
+  const auto one_norm =
+      decoder_layer_activation_terms(falcon, TrainingSetup{}, DType::kBf16, false);
+  const auto two_norms = decoder_layer_activation_terms(two, TrainingSetup{}, DType::kBf16, false);
+  EXPECT_FALSE(has(one_norm, "mlp_norm_input"));
+  EXPECT_FALSE(has(one_norm, "mlp_input"));
+  EXPECT_TRUE(has(one_norm, "qkv_input"));
+  EXPECT_TRUE(has(two_norms, "mlp_input"));
+  double a = 0.0, b = 0.0;
+  for (const ActivationTerm& t : one_norm) a += t.bytes().value();
+  for (const ActivationTerm& t : two_norms) b += t.bytes().value();
+  EXPECT_DOUBLE_EQ(b - a, 2048.0 * (4544.0 * 4.0 + 8.0));
+}
+
 TEST(ActivationMemory, ScalesWithBatchLinearlyAndEagerWithSequenceQuadratically) {
   const ModelArchitecture arch = config("llama-2-7b-hf.json");
   TrainingSetup one;

@@ -31,6 +31,9 @@ struct StepDims {
   bool q_latent{false};      // MLA with a query bottleneck (q_lora_rank > 0)
   bool qk_norm{false};       // RMSNorm on q and k heads
   bool post_norms{false};    // Gemma 2/3: norms after each sublayer too
+  // One norm feeds both attention and the MLP (a parallel block from one LayerNorm: Falcon-7B,
+  // Phi-1.5/2): no pre-MLP norm, and the MLP's input is the q/k/v projections' tensor.
+  bool shared_norm{false};
   bool norm_statistics{true};
   bool moe_layer{false};  // the rows of an MoE layer instead of a dense one
   bool shared_experts{false};
