@@ -17,6 +17,11 @@ tb_realstep(gpt2_b2_s256 0.05 --config gpt2.json --micro-batch 2 --seq-len 256)
 tb_realstep(gpt2_b4_s128_recompute_full 0.05 --config gpt2.json --micro-batch 4 --seq-len 128 --recompute full)
 tb_realstep(mixtral_b2_s256 0.05 --config mixtral.json --micro-batch 2 --seq-len 256)
 tb_realstep(mixtral_sgd_b4_s128 0.05 --config mixtral.json --micro-batch 4 --seq-len 128 --optimizer sgd)
+# A parallel block from one LayerNorm (Phi-1.5/2's PhiDecoderLayer): attention and the MLP read
+# one norm's output, so the layer keeps it once and has no second norm.
+tb_realstep(phi_parallel_b2_s256 0.05 --config phi-tiny.json --micro-batch 2 --seq-len 256)
+tb_realstep(phi_parallel_recompute_full 0.05 --config phi-tiny.json --micro-batch 4 --seq-len 128 --recompute full)
+tb_realstep(phi_parallel_lora_all 0.05 --config phi-tiny.json --micro-batch 2 --seq-len 256 --method lora --lora-rank 8 --lora-targets all-linear)
 tb_realstep(llama_gqa_tied_bf16 0.05 --config llama-gqa-tied.json --micro-batch 2 --seq-len 256 --dtype bf16)
 # Preference objectives (docs/rl.md): chosen and rejected as one batch of twice the rows, the
 # logits reduced to log-probs and let go; DPO's reference a frozen copy (full) or the base with

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs real PyTorch training steps on the CPU and measures their memory.
 
-The model is built from a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2,
+The model is built from a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2, phi,
 mixtral, or qwen2_vl with vision.py's encoder) as a plain, eager PyTorch decoder: norms written
 out op by op, K/V repeated for grouped heads, a masked softmax, F.cross_entropy on the full
 logits. That is the `--framework pytorch`
@@ -116,16 +116,23 @@ class Config:
     def __init__(self, raw):
         kind = raw.get("model_type", "llama")
         self.gpt2 = kind == "gpt2"
+        # Phi-1.5/2 (modeling_phi.py): attention and a GELU fc1/fc2 MLP in parallel from one
+        # LayerNorm, every linear and the LM head biased, rotary positions (here on the whole
+        # head: partial_rotary_factor 1).
+        self.phi = kind == "phi"
         self.h = raw["n_embd"] if self.gpt2 else raw["hidden_size"]
         self.layers = raw["n_layer"] if self.gpt2 else raw["num_hidden_layers"]
         self.heads = raw["n_head"] if self.gpt2 else raw["num_attention_heads"]
         self.kv_heads = self.heads if self.gpt2 else raw.get("num_key_value_heads", self.heads)
         self.inner = (raw.get("n_inner") or 4 * self.h) if self.gpt2 else raw["intermediate_size"]
+        self.plain_mlp = self.gpt2 or self.phi
         self.vocab = raw["vocab_size"]
         self.positions = raw["n_positions"] if self.gpt2 else raw.get("max_position_embeddings", 4096)
         self.eps = raw.get("layer_norm_epsilon", 1e-5) if self.gpt2 else raw.get("rms_norm_eps", 1e-6)
+        if self.phi:
+            self.eps = raw.get("layer_norm_eps", 1e-5)
         self.tied = raw.get("tie_word_embeddings", self.gpt2)
-        self.bias = self.gpt2
+        self.bias = self.gpt2 or self.phi
         self.experts = raw.get("num_local_experts", 0)
         self.top_k = raw.get("num_experts_per_tok", 0)
         self.theta = raw.get("rope_theta", 10000.0)
@@ -173,7 +180,9 @@ class RMSNorm(nn.Module):
 
 
 def norm(cfg):
-    return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE) if cfg.gpt2 else RMSNorm(cfg.h, cfg.eps)
+    if cfg.gpt2 or cfg.phi:
+        return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE)
+    return RMSNorm(cfg.h, cfg.eps)
 
 
 class Attention(nn.Module):
@@ -215,7 +224,7 @@ class Attention(nn.Module):
 class MLP(nn.Module):
     def __init__(self, cfg, adapted, inner=None):
         super().__init__()
-        self.gpt2 = cfg.gpt2
+        self.gpt2 = cfg.plain_mlp
         i = inner or cfg.inner
         if self.gpt2:
             self.fc1 = linear(cfg, cfg.h, i, "up", adapted)
@@ -262,11 +271,16 @@ class Block(nn.Module):
         super().__init__()
         self.norm1 = norm(cfg)
         self.attn = Attention(cfg, adapted)
-        self.norm2 = norm(cfg)
+        self.parallel = cfg.phi
+        self.norm2 = None if self.parallel else norm(cfg)
         self.moe = cfg.experts > 0
         self.mlp = MoE(cfg, adapted) if self.moe else MLP(cfg, adapted)
 
     def forward(self, x, mask, cos, sin):
+        if self.parallel:
+            # PhiDecoderLayer: one norm's output into both, summed with the residual.
+            y = self.norm1(x)
+            return x + self.attn(y, mask, cos, sin) + self.mlp(y), None
         x = x + self.attn(self.norm1(x), mask, cos, sin)
         if self.moe:
             y, logits = self.mlp(self.norm2(x))
@@ -282,7 +296,7 @@ class Decoder(nn.Module):
         self.pos = nn.Embedding(cfg.positions, cfg.h, dtype=DTYPE) if cfg.gpt2 else None
         self.blocks = nn.ModuleList(Block(cfg, adapted) for _ in range(cfg.layers))
         self.final = norm(cfg)
-        self.head = None if cfg.tied else nn.Linear(cfg.h, cfg.vocab, bias=False, dtype=DTYPE)
+        self.head = None if cfg.tied else nn.Linear(cfg.h, cfg.vocab, bias=cfg.phi, dtype=DTYPE)
 
     def forward(self, ids, offset=0, last_only=False, images=None):
         """offset: positions already in KV_CACHE; last_only: the last position's logits alone
@@ -315,7 +329,8 @@ class Decoder(nn.Module):
             x = x[:, -1:]
         x = self.final(x)
         weight = self.embed.weight if self.head is None else self.head.weight
-        return F.linear(x, weight), router_logits
+        bias = None if self.head is None else self.head.bias
+        return F.linear(x, weight, bias), router_logits
 
 
 def load_balancing_loss(router_logits, experts, top_k):
