@@ -15,9 +15,6 @@
 namespace tb {
 namespace {
 
-using testing_models::builtin_machine;
-using testing_models::job_for;
-
 using rollout_jobs::grpo;
 using rollout_jobs::kKvPerToken;
 using rollout_jobs::on;
