@@ -116,21 +116,18 @@ class Config:
     def __init__(self, raw):
         kind = raw.get("model_type", "llama")
         self.gpt2 = kind == "gpt2"
-        # Phi-1.5/2 (modeling_phi.py): attention and a GELU fc1/fc2 MLP in parallel from one
-        # LayerNorm, every linear and the LM head biased, rotary positions (here on the whole
-        # head: partial_rotary_factor 1).
+        # Phi-1.5/2 (modeling_phi.py): attention and a GELU MLP in parallel from one LayerNorm,
+        # every linear and the LM head biased, rotary (on the whole head: partial_rotary_factor 1).
         self.phi = kind == "phi"
         self.h = raw["n_embd"] if self.gpt2 else raw["hidden_size"]
         self.layers = raw["n_layer"] if self.gpt2 else raw["num_hidden_layers"]
         self.heads = raw["n_head"] if self.gpt2 else raw["num_attention_heads"]
         self.kv_heads = self.heads if self.gpt2 else raw.get("num_key_value_heads", self.heads)
         self.inner = (raw.get("n_inner") or 4 * self.h) if self.gpt2 else raw["intermediate_size"]
-        self.plain_mlp = self.gpt2 or self.phi
         self.vocab = raw["vocab_size"]
         self.positions = raw["n_positions"] if self.gpt2 else raw.get("max_position_embeddings", 4096)
-        self.eps = raw.get("layer_norm_epsilon", 1e-5) if self.gpt2 else raw.get("rms_norm_eps", 1e-6)
-        if self.phi:
-            self.eps = raw.get("layer_norm_eps", 1e-5)
+        eps_key = "layer_norm_epsilon" if self.gpt2 else "layer_norm_eps" if self.phi else None
+        self.eps = raw.get(eps_key, 1e-5) if eps_key else raw.get("rms_norm_eps", 1e-6)
         self.tied = raw.get("tie_word_embeddings", self.gpt2)
         self.bias = self.gpt2 or self.phi
         self.experts = raw.get("num_local_experts", 0)
@@ -180,9 +177,8 @@ class RMSNorm(nn.Module):
 
 
 def norm(cfg):
-    if cfg.gpt2 or cfg.phi:
-        return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE)
-    return RMSNorm(cfg.h, cfg.eps)
+    layer_norm = cfg.gpt2 or cfg.phi
+    return nn.LayerNorm(cfg.h, eps=cfg.eps, dtype=DTYPE) if layer_norm else RMSNorm(cfg.h, cfg.eps)
 
 
 class Attention(nn.Module):
@@ -224,7 +220,7 @@ class Attention(nn.Module):
 class MLP(nn.Module):
     def __init__(self, cfg, adapted, inner=None):
         super().__init__()
-        self.gpt2 = cfg.plain_mlp
+        self.gpt2 = cfg.gpt2 or cfg.phi  # fc1, GELU, fc2
         i = inner or cfg.inner
         if self.gpt2:
             self.fc1 = linear(cfg, cfg.h, i, "up", adapted)
@@ -277,8 +273,7 @@ class Block(nn.Module):
         self.mlp = MoE(cfg, adapted) if self.moe else MLP(cfg, adapted)
 
     def forward(self, x, mask, cos, sin):
-        if self.parallel:
-            # PhiDecoderLayer: one norm's output into both, summed with the residual.
+        if self.parallel:  # PhiDecoderLayer: one norm's output into both, and the residual
             y = self.norm1(x)
             return x + self.attn(y, mask, cos, sin) + self.mlp(y), None
         x = x + self.attn(self.norm1(x), mask, cos, sin)
