@@ -94,13 +94,30 @@ ModelSource Session::critic_model(const std::string& given, std::string_view fie
 
 namespace {
 
+// Gemma 3's pan-and-scan as resolved: the crops each image adds, or why none.
+std::string pan_and_scan_note(const ImageInput& im, const ImageGrid& g) {
+  if (im.width == 0) {
+    return "no crops without {image_size}: the processor crops by the image's own aspect ratio";
+  }
+  if (g.crops == 0) {
+    return fmt::format("no crops for {}x{} px: an aspect ratio under {} or a crop under {} px",
+                       im.width, im.height, kPanScanMinRatio, kPanScanMinCrop);
+  }
+  return fmt::format(
+      "each {}x{} px image also as {} crops of {}x{} px, each encoded and written "
+      "as an image; with the processor's sentence introducing them (about {} "
+      "text tokens) an image is {} tokens and {} encoder sequences",
+      im.width, im.height, g.crops, g.crop_width, g.crop_height, g.crop_text, g.tokens,
+      1 + g.crops);
+}
+
 // Images per sequence -> the model's image tokens (model/image_tokens.hpp): the language model's
 // sequence becomes the text (seq_len, or its default) plus the images' tokens, said as a note.
 void resolve_images(EstimateRequest& r, EstimateResult& out) {
   ImageInput& im = r.job.setup.images;
   const ModelArchitecture& arch = *r.job.model.architecture;
-  const bool asked =
-      im.count > 0 || im.video_frames > 0 || r.has("image_size") || r.has("image_max_pixels");
+  const bool asked = im.count > 0 || im.video_frames > 0 || r.has("image_size") ||
+                     r.has("image_max_pixels") || im.pan_and_scan;
   if (!asked) return;
   if (!arch.vision) {
     throw InvalidRequest("images",
@@ -124,8 +141,10 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
                          "2 or more frames (or the frame as one of {images})");
   }
   if (im.count == 0 && im.video_frames == 0) {
-    out.warnings.push_back({r.has("image_size") ? "image_size" : "image_max_pixels",
-                            "changes nothing without {images}", ""});
+    const char* given = r.has("image_size")         ? "image_size"
+                        : r.has("image_max_pixels") ? "image_max_pixels"
+                                                    : "pan_and_scan";
+    out.warnings.push_back({given, "changes nothing without {images}", ""});
     return;
   }
   if (r.has("image_max_pixels") && qwen3 && im.count == 0) {
@@ -140,7 +159,17 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
                             "its encoder's size",
                             ""});
   }
-  const ImageGrid g = image_grid(*arch.vision, im.width, im.height, im.max_pixels);
+  const bool siglip = arch.vision->kind == VisionKind::kSiglip;
+  if (im.pan_and_scan && !siglip) {
+    out.warnings.push_back({"pan_and_scan",
+                            fmt::format("changes nothing for {}: pan-and-scan is Gemma 3's "
+                                        "processor's",
+                                        arch.model_type),
+                            ""});
+  }
+  const ImageGrid g =
+      image_grid(*arch.vision, im.width, im.height, im.max_pixels, im.pan_and_scan && siglip);
+  im.crops = g.crops;
   im.tokens = g.tokens;
   im.patches = g.patches;
   im.text_tokens = resolved_setup(r.job.setup, arch.max_positions).seq_len;
@@ -173,13 +202,21 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   const std::string resized = im.width > 0 && (im.width != g.width || im.height != g.height)
                                   ? fmt::format(" (resized from {}x{})", im.width, im.height)
                                   : std::string{};
+  if (im.count > 0 && im.pan_and_scan && siglip) {
+    out.notes.push_back({"pan_and_scan", pan_and_scan_note(im, g), ""});
+  }
   if (im.count > 0) {
     out.notes.push_back(
         {"images",
-         fmt::format("{} image{} of {}x{} px{}: {} tokens each ({} + 2 markers) from {} encoder "
+         fmt::format("{} image{} of {}x{} px{}: {} tokens each ({}) from {}{} encoder "
                      "patches; the sequence is {} text + {} image{} = {} tokens",
                      im.count, im.count == 1 ? "" : "s", g.width, g.height, resized, g.tokens,
-                     g.tokens - g.markers, g.patches, im.text_tokens, im.count * g.tokens,
+                     g.crops > 0
+                         ? fmt::format("{} x {} + {} of text: the image and its crops", 1 + g.crops,
+                                       (g.tokens - g.crop_text) / (1 + g.crops), g.crop_text)
+                         : fmt::format("{} + 2 markers", g.tokens - g.markers),
+                     g.crops > 0 ? fmt::format("{} x ", 1 + g.crops) : std::string{}, g.patches,
+                     im.text_tokens, im.count * g.tokens,
                      im.video_tokens > 0 ? fmt::format(" + {} video", im.video_tokens) : "",
                      r.job.setup.seq_len),
          ""});

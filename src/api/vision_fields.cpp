@@ -69,6 +69,12 @@ const std::array kVisionFields{
           image_counts,
           [](V v, R r) { r.job.setup.images.video_frames = whole(v, "video_frames", 0, 4096); },
           "step"},
+    Field{"pan_and_scan", FieldType::kFlag, "", "", "false",
+          "Gemma 3: its processor's pan-and-scan (do_pan_and_scan; LLaMA-Factory "
+          "image_do_pan_and_scan): an image of aspect ratio 1.2 or more also encoded as 2 to 4 "
+          "crops of 256 px or more along its longer side, each as many tokens as the image",
+          accepted::booleans,
+          [](V v, R r) { r.job.setup.images.pan_and_scan = flag(v, "pan_and_scan"); }, "step"},
     Field{"train_vision_tower", FieldType::kFlag, "", "", "false",
           "the vision encoder and projector trained with the language model (default frozen, "
           "as LLaMA-Factory's freeze_vision_tower: no states, a forward only)",

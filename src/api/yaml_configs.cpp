@@ -347,6 +347,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
                       excerpt(text_of(v))));
     } else if (key == "image_max_pixels") {
       r.set("image_max_pixels", v, key);
+    } else if (key == "image_do_pan_and_scan") {
+      r.set("pan_and_scan", v, key);  // Gemma 3 (ModelArguments; mm_plugin.py passes it on)
     } else if (key == "pure_bf16") {
       // Trainable parameters stay bf16 (model/adapter.py: cast_trainable_params_to_fp32 is off);
       // otherwise a full fine-tune upcasts them to fp32, the 16 bytes amp-adam counts.

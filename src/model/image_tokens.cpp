@@ -34,6 +34,28 @@ void smart_resize(double& h, double& w, double factor, double min_pixels, double
   w = wb;
 }
 
+// Gemma3ImageProcessor.pan_and_scan (image_processing_gemma3.py): along the longer side,
+// floor(ratio + 0.5) crops, at most floor(side / 256), then within [2, 4]; none below a ratio
+// of 1.2 or when a crop would be under 256 px. Each crop is resized and encoded as an image;
+// the text gains the processor's sentence (about 16 tokens) and a space between crops.
+void pan_and_scan_crops(std::int64_t width, std::int64_t height, ImageGrid& g) {
+  const bool wide = width >= height;
+  const double longer = static_cast<double>(wide ? width : height);
+  const double shorter = static_cast<double>(wide ? height : width);
+  if (longer / shorter < kPanScanMinRatio) return;
+  auto n = static_cast<std::int64_t>(std::floor(longer / shorter + 0.5));
+  n = std::min(static_cast<std::int64_t>(std::floor(longer / kPanScanMinCrop)), n);
+  n = std::min(kPanScanMaxCrops, std::max<std::int64_t>(2, n));
+  const std::int64_t along = (static_cast<std::int64_t>(longer) + n - 1) / n;
+  const auto across = static_cast<std::int64_t>(shorter);
+  if (std::min(along, across) < kPanScanMinCrop) return;
+  g.crops = n;
+  g.crop_width = wide ? along : across;
+  g.crop_height = wide ? across : along;
+  g.crop_text = 16 + n;
+  g.tokens = (1 + n) * g.tokens + g.crop_text;
+}
+
 // get_optimal_tiled_canvas (transformers, image_processing_mllama.py): every arrangement of
 // rows x columns tiles with rows x columns <= max_tiles; per canvas the scale that fits the image
 // (the smaller of height and width); the least upscale (>= 1) if any, else the least downscale;
@@ -66,7 +88,7 @@ void mllama_canvas(const VisionTowerSpec& v, double w, double h, ImageGrid& g) {
 }  // namespace
 
 ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t height,
-                     std::int64_t max_pixels) {
+                     std::int64_t max_pixels, bool pan_and_scan) {
   ImageGrid g;
   g.markers = 2;
   if (v.kind == VisionKind::kSiglip) {
@@ -76,6 +98,7 @@ ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width, std::int64_t 
     const std::int64_t side = v.image_size / v.patch_size;
     g.patches = side * side;
     g.tokens = v.tokens_per_image + g.markers;
+    if (pan_and_scan && width > 0 && height > 0) pan_and_scan_crops(width, height, g);
     return g;
   }
   if (v.kind == VisionKind::kMllama) {

@@ -163,7 +163,7 @@ void vision_load(const TrainingJob& job, ModelProfile& p) {
   const VisionTowerSpec& v = *job.model.architecture->vision;
   const ImageInput& in = job.setup.images;
   VisionLoad& out = p.vision;
-  out.images = static_cast<double>(in.count);
+  out.images = static_cast<double>(in.count * (1 + in.crops));  // pan-and-scan's crops too
   out.patches = static_cast<double>(in.patches);
   out.clips = static_cast<double>(in.video_slices);
   out.clip_patches = static_cast<double>(in.video_patches);

@@ -115,6 +115,7 @@ void add_setup_json(const Estimate& e, ordered_json& root) {
     root["setup"]["images"] = {{"count", im.count},
                                {"tokens_per_image", im.tokens},
                                {"encoder_patches_per_image", im.patches},
+                               {"pan_and_scan_crops_per_image", im.crops},
                                {"text_tokens", im.text_tokens},
                                {"image_tokens", im.count * im.tokens},
                                {"video_frames", im.video_frames},

@@ -36,7 +36,18 @@ struct ImageGrid {
   // tokens that the language model's cross-attention layers attend to (max_tiles x (patches + 1)).
   std::int64_t tiles{0};
   std::int64_t cross_tokens{0};
+  // Gemma 3's pan-and-scan: the crops beside the whole image (0: none), each crop_width x
+  // crop_height of the original before its resize, and the text that introduces them.
+  std::int64_t crops{0};
+  std::int64_t crop_width{0}, crop_height{0};
+  std::int64_t crop_text{0};
 };
+
+// Gemma3Processor's pan-and-scan defaults (processing_gemma3.py, Gemma3ProcessorKwargs): crops
+// of at least 256 px, at most 4, from an aspect ratio of 1.2.
+inline constexpr std::int64_t kPanScanMinCrop = 256;
+inline constexpr std::int64_t kPanScanMaxCrops = 4;
+inline constexpr double kPanScanMinRatio = 1.2;
 
 // One image of `width` x `height` pixels (0 x 0: the encoder's own size, or kQwenDefaultSide
 // square). SigLIP (Gemma 3): resized to image_size, (image_size / patch)^2 patches pooled to
@@ -50,8 +61,14 @@ struct ImageGrid {
 // (image_size / patch)^2 + 1 tokens padded to a multiple of 8; one <|image|> token in the text.
 // Throws InvalidRequest naming image_size for a side below 28 px (Qwen) or an aspect ratio past
 // 200 (the processor refuses both).
+// `pan_and_scan` (SigLIP only): Gemma3ImageProcessor.pan_and_scan's crops along the longer
+// side, round(ratio) of them within [2, 4] and no narrower than 256 px, none below a ratio of
+// 1.2; processing_gemma3.py then writes "Here is the original image <image> and here are some
+// crops to help you see better <crop> <crop> ...", about 16 text tokens and a space a crop
+// beside the crops' own (Gemma's tokenizer; its merges move it by a token or two).
 [[nodiscard]] ImageGrid image_grid(const VisionTowerSpec& v, std::int64_t width,
-                                   std::int64_t height, std::int64_t max_pixels);
+                                   std::int64_t height, std::int64_t max_pixels,
+                                   bool pan_and_scan = false);
 
 struct VideoGrid {
   std::int64_t width{0}, height{0};  // each frame after the processor's resize

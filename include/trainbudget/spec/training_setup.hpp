@@ -57,8 +57,14 @@ struct ImageInput {
   std::int64_t video_slices{0};
   std::int64_t video_tokens{0};
   std::int64_t video_patches{0};  // per temporal patch (Qwen3-VL sizes frames apart from images)
+  // Gemma 3's pan-and-scan (Gemma3ImageProcessor do_pan_and_scan): each image also encoded as
+  // `crops` crops (resolved), each of the original's tokens.
+  bool pan_and_scan{false};
+  std::int64_t crops{0};
   // Encoder sequences per language-model sequence: the images and the video's temporal patches.
-  [[nodiscard]] std::int64_t encoder_sequences() const { return count + video_slices; }
+  [[nodiscard]] std::int64_t encoder_sequences() const {
+    return count * (1 + crops) + video_slices;
+  }
   // Resolved: per image, the language model's tokens (its markers included) and the encoder's
   // sequence (patches); the text tokens beside them in a sequence.
   std::int64_t tokens{0};
