@@ -19,6 +19,7 @@ void keep_bf16_weights(TrainingConfig& out, const std::string& key) {
   const std::string recipe = it == out.values.end() ? "amp-adam" : it->second;
   const std::string bf16 = recipe == "amp-adam"                                   ? "pure-bf16-adam"
                            : recipe == "adam-8bit" || recipe == "paged-adam-8bit" ? "bf16-adam-8bit"
+                           : recipe == "adam-4bit"                                ? "bf16-adam-4bit"
                                                                                   : "";
   if (bf16.empty()) return;
   out.recipe_before_bf16 = recipe;

@@ -35,7 +35,6 @@ using namespace accepted;
 
 double share(V v, const char* key) { return parse_number_in(v, key, 0.0, 1.0, true); }
 std::string directory() { return "a directory of device TOML files"; }
-std::string dataset_files() { return ".json or .jsonl files, comma-separated"; }
 
 const std::array kEstimateFields{
     Field{"params", FieldType::kCount, "COUNT", "parameters", "7e9",
@@ -50,32 +49,6 @@ const std::array kEstimateFields{
           "{params}",
           model_forms,
           [](V v, R r) { r.model = text(v, "model", "a config.json, a folder or a preset id"); },
-          "job"},
-    Field{"tokens", FieldType::kCount, "COUNT", "tokens", "1e9",
-          "Training tokens, all epochs (same suffixes)", token_counts,
-          [](V v, R r) { r.job.tokens = parse_count(v, "tokens", kTokensRange); }, "job"},
-    Field{"dataset_tokens", FieldType::kCount, "COUNT", "tokens", "",
-          "The tokens of one pass over the data (same suffixes); with it {tokens} is {epochs} x "
-          "this",
-          token_counts,
-          [](V v, R r) { r.dataset_tokens = parse_count(v, "dataset_tokens", kTokensRange); },
-          "job"},
-    Field{"dataset_file", FieldType::kList, "FILE", "", "",
-          "Local JSON or JSON Lines dataset files: their text (every string value) at 4 characters "
-          "per token gives {dataset_tokens} (a note says the count and the rule; give "
-          "{dataset_tokens} for a tokenizer's count)",
-          dataset_files,
-          [](V v, R r) {
-            r.dataset_files.clear();
-            for (const std::string_view f : split_comma_list(v, "dataset_file", dataset_files())) {
-              r.dataset_files.emplace_back(f);
-            }
-          },
-          "job"},
-    Field{"epochs", FieldType::kNumber, "N", "passes", "",
-          "Passes over the data (TrainingArguments' num_train_epochs); with {dataset_tokens}, "
-          "{tokens} = epochs x dataset_tokens; without it, no effect (a note says so)",
-          epoch_counts, [](V v, R r) { r.epochs = parse_number_in(v, "epochs", 0.0, 1e4, false); },
           "job"},
     Field{"method", FieldType::kChoice, "METHOD", "", "full",
           "full (every weight trained) | lora (adapters on a frozen 16-bit base) | qlora "
@@ -199,7 +172,8 @@ const std::array kEstimateFields{
           degrees, [](V v, R r) { r.job.parallel.ep = degree(v, "ep"); }, "layout"},
     Field{"etp", FieldType::kInteger, "N", "devices", "",
           "Expert tensor-parallel degree (Megatron-Core's expert_tensor_parallel_size): each "
-          "expert split over N devices (default: tp); below {tp} the experts fold over the tensor-parallel "
+          "expert split over N devices (default: tp); below {tp} the experts fold over the "
+          "tensor-parallel "
           "ranks too, ep x etp dividing tp x cp x dp (MoE parallel folding)",
           degrees, [](V v, R r) { r.job.parallel.etp = degree(v, "etp"); }, "layout"},
     Field{"sequence_parallel", FieldType::kFlag, "", "", "",
@@ -317,9 +291,6 @@ const std::array kEstimateFields{
           "use_galore): Adam's moments of each attention and MLP weight in a rank-R projection "
           "of its gradient (needs {model}); default: plain AdamW",
           ranks, [](V v, R r) { r.job.galore_rank = whole(v, "galore_rank", 65536.0); }, "job"},
-    Field{"no_double_quant", FieldType::kFlag, "", "", "",
-          "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
-          [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},
     Field{"micro_batch", FieldType::kInteger, "B", "sequences", "1",
           "Sequences per forward/backward (needs {model})", micro_batches,
           [](V v, R r) {
@@ -444,8 +415,7 @@ const std::array kEstimateFields{
     Field{"explain", FieldType::kFlag, "", "", "",
           "Print every term's formula, symbol values and value (a bare {params}: its model "
           "states and FLOPs)",
-          flags,
-          [](V v, R r) { r.explain = flag(v, "explain"); }, "step"},
+          flags, [](V v, R r) { r.explain = flag(v, "explain"); }, "step"},
     Field{"format", FieldType::kChoice, "FORMAT", "", "table",
           "Output: table (for people), json (docs/json.md), csv, markdown, html (a "
           "self-contained page with SVG charts)",
@@ -464,12 +434,21 @@ const std::array kEstimateFields{
           "output"},
 };
 
-// The estimate's rows with the vision rows (vision_fields.cpp) after seq_len and the online RL
-// rows (rollout_fields.cpp) after the preference ones.
+// The estimate's rows with the run's length (run_length_fields.cpp) after model, the quantized
+// base's (quantization_fields.cpp) after galore_rank, the vision rows (vision_fields.cpp) after
+// seq_len and the online RL rows (rollout_fields.cpp) after the preference ones.
 std::vector<Field> estimate_table() {
   std::vector<Field> out;
   for (const Field& f : kEstimateFields) {
     out.push_back(f);
+    if (f.key == "model") {
+      const std::span<const Field> run = run_length_fields();
+      out.insert(out.end(), run.begin(), run.end());
+    }
+    if (f.key == "galore_rank") {
+      const std::span<const Field> quantization = quantization_fields();
+      out.insert(out.end(), quantization.begin(), quantization.end());
+    }
     if (f.key == "seq_len") {
       const std::span<const Field> vision = vision_fields();
       out.insert(out.end(), vision.begin(), vision.end());

@@ -26,6 +26,7 @@ inline std::string utilizations() {
 }
 inline std::string fraction() { return "(0, 1]"; }
 inline std::string flags() { return "true|false (a flag)"; }
+inline std::string qlora_bits() { return "4|8"; }
 inline std::string booleans() { return "true|false"; }
 inline std::string recipes() { return recipe_choices(); }
 inline std::string machines() { return "ID[:dtype][,ID[:dtype]...], all[:dtype] or local"; }
@@ -75,5 +76,6 @@ inline std::string shares() { return "[0, 1]"; }
 inline std::string efficiencies() { return "[0.01, 1]"; }
 
 inline std::string epoch_counts() { return "(0, 10000]"; }
+inline std::string step_counts() { return "1..1000000000"; }
 
 }  // namespace tb::api::accepted

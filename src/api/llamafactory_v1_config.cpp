@@ -57,7 +57,11 @@ void read_dist(const json& d, Reader& r, const std::filesystem::path& dir, bool&
     if (d.contains("offload_params") && r.flag(d["offload_params"])) {
       r.set("offload", "params", "dist_config.offload_params");
     }
-    if (d.contains("ep_size")) r.set("ep", d["ep_size"], "dist_config.ep_size");
+    if (d.contains("ep_size")) {
+      r.set("ep", d["ep_size"], "dist_config.ep_size");
+      // The launch's GPUs are not in the file: at least the expert-parallel group's.
+      r.set("devices", d["ep_size"], "dist_config.ep_size (the fewest GPUs that hold it)");
+    }
   } else if (name == "deepspeed") {
     deepspeed = true;
     if (d.contains("config_file") && d["config_file"].is_string()) {
@@ -78,6 +82,10 @@ void read_kernels(const json& k, Reader& r) {
        split_comma_list(names, "kernel_config.name", "kernel names, comma-separated")) {
     if (one == "liger_kernel") {
       r.set("use_liger_kernel", true, "kernel_config.name (liger_kernel)");
+    } else if (one == "flash-linear-attention") {
+      r.none(
+          "kernel_config.name (flash-linear-attention: fla's Gated DeltaNet kernels, which "
+          "the estimate prices)");
     } else if (one == "auto") {
       r.none("kernel_config.name (auto: NPU kernels only; none on CUDA)");
     } else {
@@ -139,12 +147,11 @@ void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::files
   bool deepspeed = false;
   bool bf16 = true;
   bool four_bit = false;
-  constexpr std::array<std::string_view, 26> kNoEffect{"trust_remote_code",
+  constexpr std::array<std::string_view, 25> kNoEffect{"trust_remote_code",
                                                        "custom_chat_template",
                                                        "output_dir",
                                                        "learning_rate",
                                                        "num_train_epochs",
-                                                       "max_steps",
                                                        "max_grad_norm",
                                                        "batching_workers",
                                                        "dist_timeout",
@@ -175,6 +182,12 @@ void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::files
       out.mapped.emplace_back("flash_attn -> attention");
     } else if (key == "micro_batch_size") {
       r.set("micro_batch", v, key);
+    } else if (key == "max_steps") {
+      if (v.is_number() && v.get<double>() > 0) {
+        r.set("steps", v, key);
+      } else {
+        r.none(key);
+      }
     } else if (key == "global_batch_size") {
       r.unknown(
           "global_batch_size (the accumulation is global / (dp x micro_batch_size), and "
@@ -217,8 +230,11 @@ void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::files
     } else if (key == "quant_config") {
       if (!given(v)) continue;
       const std::string bits = text_at(v, "quantization_bit", "4");
-      four_bit = bits == "4";
-      if (four_bit) {
+      four_bit = bits == "4" || bits == "8";
+      if (bits == "8") {
+        out.values["qlora_bits"] = "8";  // bitsandbytes' LLM.int8
+        out.mapped.emplace_back("quant_config (quantization_bit 8) -> method, qlora_bits");
+      } else if (four_bit) {
         out.mapped.emplace_back("quant_config (quantization_bit 4) -> method");
       } else {
         r.unknown(
@@ -247,6 +263,7 @@ void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::files
     out.values["method"] = four_bit ? "qlora" : "lora";
   } else {
     out.values["method"] = method;
+    out.values.erase("qlora_bits");  // a quantized base trains adapters only
   }
   // The model is loaded with dtype "auto" (core/model_engine.py) and FSDP2's mixed precision
   // keeps the sharded parameters in it (param_dtype bf16, fsdp2.py), as DDP and one device do:

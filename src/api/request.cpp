@@ -155,6 +155,16 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
     problems.push_back(
         {"params", "cannot be combined with {model}: the model's count is exact", ""});
   }
+  // QLoRA's quantization settings mean nothing for another method's base.
+  for (const std::string_view key : {"qlora_bits", "no_double_quant"}) {
+    if (!r.has(key) || r.job.method == Method::kQlora) continue;
+    problems.push_back(
+        {std::string{key}, "applies to {method} qlora (a quantized base) only", "method qlora"});
+  }
+  if (r.job.qlora.bits == 8 && r.has("no_double_quant")) {
+    problems.push_back(
+        {"no_double_quant", "applies to the 4-bit base (8 bits keep row scales)", "qlora_bits 4"});
+  }
   if (!r.has("model")) {
     // The step fields size activations and FLOPs, which only an architecture has.
     for (const Field& f : estimate_fields()) {
@@ -295,8 +305,14 @@ EstimateRequest parse_request(const FieldMap& values, std::span<const Field> fie
       }
     }
   }
-  // Tokens from the data: epochs passes over dataset_tokens.
-  if (problems.empty() && r.dataset_tokens) {
+  if (r.steps && r.has("tokens")) {
+    problems.push_back({"steps",
+                        "cannot be combined with {tokens}: tokens = steps x the step's sequences x "
+                        "their length then",
+                        ""});
+  }
+  // Tokens from the data: epochs passes over dataset_tokens (steps, when given, replace them).
+  if (problems.empty() && r.dataset_tokens && !r.steps) {
     if (r.has("tokens")) {
       problems.push_back({"tokens",
                           "cannot be combined with {dataset_tokens}: tokens = epochs x "

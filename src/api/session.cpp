@@ -12,6 +12,7 @@
 #include "trainbudget/model/score_head.hpp"
 #include "trainbudget/plan/advice.hpp"
 #include "trainbudget/plan/fit_search.hpp"
+#include "trainbudget/spec/limits.hpp"
 
 namespace tb::api {
 namespace {
@@ -123,15 +124,15 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
     throw InvalidRequest("images",
                          fmt::format("the model ({}) has no vision encoder", arch.model_type),
                          "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
-                         "qwen3_vl_moe");
+                         "qwen3_vl_moe, qwen3_5, qwen3_5_moe");
   }
   const bool qwen3 = arch.vision->kind == VisionKind::kQwen3Vl;
   if (im.video_frames > 0 && arch.vision->kind != VisionKind::kQwen2Vl &&
       arch.vision->kind != VisionKind::kQwen25Vl && !qwen3) {
     throw InvalidRequest("video_frames",
                          fmt::format("the model ({}) takes no video", arch.model_type),
-                         "a Qwen2-VL, Qwen2.5-VL or Qwen3-VL model (qwen2_vl, qwen2_5_vl, "
-                         "qwen3_vl, qwen3_vl_moe)");
+                         "a Qwen2-VL, Qwen2.5-VL, Qwen3-VL or Qwen3.5 model (qwen2_vl, "
+                         "qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe)");
   }
   if (qwen3 && im.video_frames == 1) {
     // video_processing_qwen3_vl.py smart_resize: "t:1 must be larger than temporal_factor:2".
@@ -248,10 +249,41 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
   }
 }
 
+// Optimizer steps to tokens (transformers' Trainer: max_steps > 0 overrides num_train_epochs):
+// each step takes micro_batch x grad_accum sequences of seq_len on every data-parallel rank, at
+// the request's own layout and the model's default length.
+void resolve_steps(EstimateRequest& r, EstimateResult& out) {
+  if (!r.steps) return;
+  const auto& arch = r.job.model.architecture;
+  const TrainingSetup s = resolved_setup(r.job.setup, arch ? arch->max_positions : 0);
+  const Parallelism& p = r.job.parallel;
+  const int dp = std::max(1, r.job.devices / std::max(1, p.tp * p.pp * p.cp));
+  const double tokens = *r.steps * static_cast<double>(s.micro_batch) *
+                        static_cast<double>(s.grad_accumulation) * dp *
+                        static_cast<double>(s.seq_len);
+  if (tokens > kTokensRange.hi) {
+    throw InvalidRequest("steps", fmt::format("{:g} steps give {:.3g} tokens, past {:g}", *r.steps,
+                                              tokens, kTokensRange.hi));
+  }
+  r.job.tokens = tokens;
+  out.notes.push_back(
+      {"steps",
+       fmt::format("{:g} steps x {} sequences x {} micro-batches x {} data-parallel rank{} x {} "
+                   "tokens = {:.4g} tokens (padded to the length; packing fills it)",
+                   *r.steps, s.micro_batch, s.grad_accumulation, dp, dp == 1 ? "" : "s", s.seq_len,
+                   tokens),
+       ""});
+  if (r.has("epochs") || r.dataset_tokens) {
+    out.notes.push_back(
+        {"epochs", "replaced by {steps}: the run stops at its step count, as the Trainer does",
+         ""});
+  }
+}
+
 }  // namespace
 
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
-  if (r.has("epochs") && !r.dataset_tokens) {
+  if (r.has("epochs") && !r.dataset_tokens && !r.steps) {
     out.notes.push_back({"epochs",
                          "has no effect without {dataset_tokens}: {tokens} counts every epoch's "
                          "tokens",
@@ -273,6 +305,7 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
                            "needs {model}: the images' tokens come from a vision-language "
                            "model's encoder");
     }
+    resolve_steps(r, out);
     return;
   }
   r.job.model = load(r.model);
@@ -292,6 +325,7 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
                      r.job.setup.seq_len, context),
          ""});
   }
+  resolve_steps(r, out);
 }
 
 EstimateResult Session::estimate(const EstimateRequest& request) const {

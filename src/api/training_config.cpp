@@ -38,21 +38,6 @@ bool given(const json& v) {
   return !v.is_null() && !(v.is_string() && v.get<std::string>() == "auto");
 }
 
-// HF Trainer's optim names (transformers OptimizerNames) onto trainbudget's recipes.
-std::string recipe_of(const std::string& optim) {
-  if (optim == "adamw_bnb_8bit" || optim == "adamw_8bit" || optim == "adam_8bit")
-    return "adam-8bit";
-  if (optim == "paged_adamw_8bit") return "paged-adam-8bit";
-  // bitsandbytes' PagedAdamW32bit: fp32 moments, as torch's AdamW keeps them (paged: they may
-  // spill to the host under pressure, counted on the device as paged-adam-8bit's are).
-  if (optim == "paged_adamw_32bit") return "amp-adam";
-  // torchao's AdamW8bit (OptimizerNames.ADAMW_TORCH_8BIT); its 4-bit sibling is not modelled.
-  if (optim == "adamw_torch_8bit") return "adam-8bit";
-  if (optim.ends_with("4bit")) return {};
-  if (optim.rfind("adamw", 0) == 0) return "amp-adam";
-  return {};
-}
-
 // DeepSpeed's zero_optimization onto zero and offload (deepspeed/runtime/zero/config.py).
 void read_deepspeed(const json& ds, TrainingConfig& out, const std::string& prefix) {
   for (const auto& [key, v] : ds.items()) {
@@ -312,6 +297,13 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
       map("micro_batch");
     } else if (key == "gradient_accumulation_steps") {
       map("grad_accum");
+    } else if (key == "max_steps") {
+      // TrainingArguments: max_steps > 0 overrides num_train_epochs; -1 (the default) does not.
+      if (v.is_number() && v.get<double>() > 0) {
+        map("steps");
+      } else {
+        out.no_effect.push_back(fmt::format("max_steps={} (epochs decide)", text_of(v)));
+      }
     } else if (key == "max_seq_length" || key == "max_length" || key == "model_max_length") {
       map("seq_len");
     } else if (key == "model_name_or_path" || key == "model_name") {
@@ -359,9 +351,12 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
     } else if (key == "use_peft") {
       lora = v.is_boolean() && v.get<bool>();
       out.mapped.push_back("use_peft -> method");
-    } else if (key == "load_in_4bit") {
-      four_bit = v.is_boolean() && v.get<bool>();
-      out.mapped.push_back("load_in_4bit -> method");
+    } else if (key == "load_in_4bit" || key == "load_in_8bit") {
+      // TRL's ModelConfig: bitsandbytes' NF4 or LLM.int8 under the adapters.
+      const bool on = v.is_boolean() && v.get<bool>();
+      four_bit = four_bit || on;
+      if (on && key == "load_in_8bit") out.values["qlora_bits"] = "8";
+      out.mapped.push_back(fmt::format("{} -> method", key));
     } else if (key == "lora_r") {
       map("lora_rank");
     } else if (key == "lora_target_modules") {
@@ -402,6 +397,7 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
   if (lora) {
     out.values["method"] = four_bit ? "qlora" : "lora";
   } else if (four_bit) {
+    out.values.erase("qlora_bits");
     out.unknown.push_back("load_in_4bit without use_peft (4-bit full training)");
   }
 }

@@ -44,6 +44,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   Reader r{out};
   std::string adapter;
   bool four_bit = false;
+  bool eight_bit = false;  // load_in_8bit: LLM.int8 under the adapters (axolotl's 8-bit LoRA)
   // axolotl reads the lora_* keys only with an adapter (lora, qlora); a full fine-tune's file
   // may still carry them (its archived examples do).
   const json adapter_key = cfg.value("adapter", json());
@@ -60,10 +61,8 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       four_bit = r.flag(v);
       out.mapped.push_back("load_in_4bit -> method");
     } else if (key == "load_in_8bit") {
-      if (r.flag(v))
-        r.unknown("load_in_8bit=true (an 8-bit base is not modelled: counted in 16 bits)");
-      else
-        r.none(key);
+      eight_bit = r.flag(v);
+      if (!eight_bit) r.none(key);
     } else if (key == "lora_r") {
       r.set("lora_rank", v, key);
     } else if (key == "lora_target_modules") {
@@ -149,6 +148,13 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       } else {
         r.none(key);
       }
+    } else if (key == "max_steps") {
+      // axolotl passes max_steps to the Trainer, which stops there whatever num_epochs says.
+      if (v.is_number() && v.get<double>() > 0) {
+        r.set("steps", v, key);
+      } else {
+        r.none(key);
+      }
     } else if (key == "num_epochs") {
       // Mapped with a local dataset (keys are read in order: datasets first).
       if (!out.values.contains("epochs")) r.none(key);
@@ -173,9 +179,16 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
     }
   }
   if (adapter == "lora" || adapter == "qlora") {
-    out.values["method"] = adapter == "qlora" || four_bit ? "qlora" : "lora";
+    out.values["method"] = adapter == "qlora" || four_bit || eight_bit ? "qlora" : "lora";
+    if (eight_bit && !four_bit) {
+      out.values["qlora_bits"] = "8";
+      out.mapped.push_back("load_in_8bit -> method, qlora_bits");
+    }
   } else if (!adapter.empty()) {
     out.unknown.push_back(fmt::format("adapter={}", excerpt(adapter)));
+  } else if (eight_bit) {
+    out.unknown.push_back(
+        "load_in_8bit=true without an adapter (not modelled: counted in 16 bits)");
   }
   axolotl_bf16_weights(cfg, out);
 }
@@ -241,9 +254,11 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       finetuning = text_of(v);
       out.mapped.push_back("finetuning_type -> method");
     } else if (key == "quantization_bit") {
-      four_bit = v.is_number_integer() && v.get<int>() == 4;
+      // bitsandbytes' 4-bit NF4 or 8-bit LLM.int8 (quantization_method bnb, the default).
+      four_bit = v.is_number_integer() && (v.get<int>() == 4 || v.get<int>() == 8);
       if (v.is_number_integer() && v.get<int>() == 8) {
-        r.unknown("quantization_bit=8 (an 8-bit base is not modelled: counted in 16 bits)");
+        out.values["qlora_bits"] = "8";
+        out.mapped.push_back("quantization_bit -> method, qlora_bits");
       } else {
         out.mapped.push_back("quantization_bit -> method");
       }
@@ -359,6 +374,10 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
     } else {
       r.unknown(key);
     }
+  }
+  if (finetuning != "lora" && out.values.erase("qlora_bits") > 0) {
+    out.unknown.emplace_back(
+        "quantization_bit=8 without LoRA (LLaMA-Factory quantizes for LoRA only)");
   }
   if (finetuning == "full" || finetuning == "freeze") {
     out.values["method"] = finetuning;

@@ -31,7 +31,7 @@ std::vector<ActivationTerm> terms_of(std::span<const ActivationRow> rows, const 
   std::vector<ActivationTerm> out;
   for (const ActivationRow& row : rows) {
     if (!row.applies(d)) continue;
-    out.push_back({row.module, row.name, row.tensor(d), row.formula(d), row.elements(d),
+    out.push_back({row.module, row.name, row.tensor(d), row.formula(d), row_elements(row, d),
                    element_bytes(row.bytes, d), row.attention_core});
   }
   return out;

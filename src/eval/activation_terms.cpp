@@ -9,6 +9,7 @@
 #include <array>
 #include <string_view>
 
+#include "gated_delta_rows.hpp"
 #include "row_helpers.hpp"
 
 namespace tb {
@@ -204,6 +205,24 @@ constexpr std::array kDecoderRows{
                            "FlashAttention's saved O is the same tensor";
                   },
                   [](D) { return "b*s*a*d_v*e"; }},
+    // Gated attention (modeling_qwen3_next.py Qwen3NextAttention): attn_output *
+    // sigmoid(gate) before o_proj; the product keeps both operands, and o_proj's input is the
+    // product, so the kernel's O is a tensor of its own.
+    ActivationRow{"attention", "output_gate", [](D d) { return d.output_gate; },
+                  [](D d) { return d.b * d.s * d.a * d.d_v; }, ElementBytes::kActivation, false,
+                  [](D) {
+                    return "sigmoid(gate) [b, s, a, d_v] (activation dtype): the gate's and the "
+                           "product's backward need it";
+                  },
+                  [](D) { return "b*s*a*d_v*e"; }},
+    ActivationRow{"attention", "pre_gate_output", [](D d) { return d.output_gate; },
+                  [](D d) { return d.b * d.s * d.a * d.d_v; }, ElementBytes::kActivation, false,
+                  [](D) {
+                    return "attention output before the gate [b, s, a, d_v] (activation dtype): "
+                           "the gate's gradient needs it (FlashAttention's saved O)";
+                  },
+                  [](D) { return "b*s*a*d_v*e"; }},
+    GATED_DELTA_ROWS,
     ActivationRow{"attention", "attention_residual_dropout_mask", with_dropout, bsh,
                   ElementBytes::kMask, false,
                   [](D) { return "dropout mask on o_proj's output [b, s, h] (bool)"; }, f_bsh1},
@@ -343,6 +362,13 @@ constexpr std::array kDecoderRows{
 
 std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
 
+double row_elements(const ActivationRow& row, const StepDims& d) noexcept {
+  const std::string_view module{row.module};
+  if (module == "attention") return row.elements(d) * (1.0 - d.linear_share);
+  if (module == "linear_attention") return row.elements(d) * d.linear_share;
+  return row.elements(d);
+}
+
 // The rows torchtitan's per-op selective AC keeps (torchtitan
 // distributed/activation_checkpoint.py _apply_op_sac: outputs of the ops in _save_list, SDPA
 // included, but every second aten.mm recomputed; per layer the matmuls run q, k, v, o, gate,
@@ -363,16 +389,16 @@ LayerKindBytes layer_kind_bytes(const StepDims& d, Recompute recompute) noexcept
   for (const ActivationRow& row : kDecoderRows) {
     if (!row.applies(d)) continue;
     const double per_element = element_bytes(row.bytes, d);
-    const double bytes = row.elements(d) * per_element;
+    const double bytes = row_elements(row, d) * per_element;
     all += bytes;
     if (!row.attention_core) kept += bytes;
     if (recompute == Recompute::kSelectiveOp && !d.moe_layer && kept_by_selective_op(row.name))
       op += bytes;
     // A linear input saved in FP8 has a 16-bit gradient all the same.
     if (row.bytes == ElementBytes::kLinearInput) {
-      largest = std::max(largest, row.elements(d) * d.e);
+      largest = std::max(largest, row.elements(d) * d.e);  // one layer's tensor, unweighted
     } else if (per_element == d.e) {
-      largest = std::max(largest, bytes);
+      largest = std::max(largest, row.elements(d) * per_element);
     }
   }
   out.all = Bytes{all};

@@ -24,6 +24,7 @@ constexpr std::array<TermWords, kFlopTermCount> kWords{{
     {"shared_experts", "2*sum(in*out) of the shared experts*L_moe"},
     {"router", "2*h*E*L_moe"},
     {"attention_scores", nullptr},
+    {"linear_attention", "(8*vh*dk*dv + 2*taps*(2*kh*dk+vh*dv))*L_linear"},
     {"lm_head", "2*h*V"},
     {"adapters", "2*sum(r*(in+out)*n_active)"},
 }};
@@ -78,6 +79,16 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
     out.symbols.push_back(
         {"k", static_cast<double>(arch.moe->experts_per_token), "experts per token"});
     out.symbols.push_back({"L_moe", static_cast<double>(moe_layer_count(arch)), "MoE layers"});
+  }
+  if (arch.linear_attention) {
+    const LinearAttentionSpec& g = *arch.linear_attention;
+    out.symbols.push_back({"L_linear", static_cast<double>(linear_attention_layer_count(arch)),
+                           "Gated DeltaNet layers"});
+    out.symbols.push_back({"kh", static_cast<double>(g.key_heads), "Gated DeltaNet key heads"});
+    out.symbols.push_back({"vh", static_cast<double>(g.value_heads), "Gated DeltaNet value heads"});
+    out.symbols.push_back({"dk", static_cast<double>(g.key_head_dim), "their key width"});
+    out.symbols.push_back({"dv", static_cast<double>(g.value_head_dim), "their value width"});
+    out.symbols.push_back({"taps", static_cast<double>(g.conv_kernel), "causal conv taps"});
   }
   return out;
 }

@@ -132,6 +132,7 @@ ScenarioName scenario_name(const TrainingJob& job) {
   n.by_targets = job.model.architecture.has_value();
   n.lora_targets = job.lora.targets;
   n.dora = job.lora.dora;
+  n.qlora_bits = job.qlora.bits;
   n.galore_rank = job.method == Method::kFull ? job.galore_rank : 0;
   n.trainable_fraction = job.trainable_fraction;
   return n;

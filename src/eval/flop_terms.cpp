@@ -58,6 +58,11 @@ FlopCounts count_flops(const FlopShape& shape, const FlopsSetup& setup) noexcept
   const double attention = 2.0 * shape.a * keys * (shape.d + shape.d_v);
   out.terms[static_cast<std::size_t>(FlopTerm::kAttentionScores)] =
       term(attention, 2.0, attention_recompute(setup, attention));
+  // Gated DeltaNet: backward 2x forward (Megatron-Bridge counts the layer's training FLOPs as 3x
+  // its forward); full recomputation reruns it.
+  const double linear = shape.linear_attention_flops;
+  out.terms[static_cast<std::size_t>(FlopTerm::kLinearAttention)] =
+      term(linear, 2.0, full_recompute ? linear : 0.0);
   // Full recomputation reruns the decoder layers only, not the LM head (Narayanan et al. 2021,
   // sec. 5.1: the head keeps the 6hV of one forward and backward), over the positions that get
   // logits (head_share: all, or the completion's under logits_to_keep).

@@ -13,6 +13,7 @@
 
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
+#include "trainbudget/eval/gated_delta_cost.hpp"
 #include "trainbudget/eval/vision_cost.hpp"
 
 namespace tb {
@@ -59,21 +60,38 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   const double q = d.a * d.d / tp;
   const double norms = d.post_norms ? 4.0 : (d.shared_norm ? 1.0 : 2.0);
   for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
+  // The attention-only kernels, in the share of layers that attend (StepDims::linear_share).
+  Memory attend;
   if (d.qk_norm) {
-    norm(m, d.norm, q, e, compiled);
-    norm(m, d.norm, d.a_kv * d.d / tp, e, compiled);
+    norm(attend, d.norm, q, e, compiled);
+    norm(attend, d.norm, d.a_kv * d.d / tp, e, compiled);
   }
   // Rotary embedding on q and k: fused (Megatron's, a compiled graph, Liger's kernel) reads and
   // writes them once; eager (transformers' rotate_half: x cos, the halves' slice, negation and
   // cat, x sin, the sum) makes about ten passes in six kernels per tensor.
   const double qk = q + d.a_kv * d.d / tp;
   if (eager && !d.fused_rope_swiglu) {
-    m.add(10.0 * qk * e, 12.0);
+    attend.add(10.0 * qk * e, 12.0);
   } else {
-    m.add(2.0 * qk * e, 1.0);
+    attend.add(2.0 * qk * e, 1.0);
   }
   // Eager: the attention output's transpose back to (b, s, h) before o_proj.
-  if (eager) m.add(2.0 * d.a * d.d_v / tp * e, 1.0);
+  if (eager) attend.add(2.0 * d.a * d.d_v / tp * e, 1.0);
+  // The output gate: sigmoid(gate) (one read, one write) and the product (two reads, a write).
+  if (d.output_gate) attend.add(5.0 * d.a * d.d_v / tp * e, 2.0);
+  const double attending = 1.0 - d.linear_share;
+  m.add(attend.bytes * attending, attend.kernels * attending);
+  if (d.linear_share > 0.0) {
+    // Gated DeltaNet's element-wise kernels (modeling_qwen3_next.py): the causal conv with its
+    // SiLU over q, k, v (read, write), beta's sigmoid and the decay's softplus over the value
+    // heads (fp32), and the gated RMSNorm over the values with the gate z (two reads, a write).
+    const double conv = (2.0 * d.g_kh * d.g_dk + d.g_vh * d.g_dv) / tp;
+    Memory g;
+    g.add(2.0 * conv * e, 1.0);
+    g.add(4.0 * 2.0 * d.g_vh / tp * 4.0, 4.0);
+    g.add(3.0 * d.g_vh * d.g_dv / tp * e, 1.0);
+    m.add(g.bytes * d.linear_share, g.kernels * d.linear_share);
+  }
   // Two residual adds: two inputs read, one output written.
   m.add(2.0 * 3.0 * hidden * e, 2.0);
   if (d.dropout) m.add(2.0 * (2.0 * hidden * e + hidden), 2.0);  // hidden dropouts + masks
@@ -223,13 +241,14 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
   const double heads = d.b * d.a / l.parallel.tp;
   const double queries = d.s / l.parallel.cp;
   const double keys = mean_causal_keys(p, d.s);
-  PassTime core_forward;  // what selective recomputation reruns
+  PassTime core_forward;   // what selective recomputation reruns
+  PassTime core_backward;  // its backward
   if (l.attention == AttentionImpl::kFlash) {
     const AttentionShape a{heads, queries, keys, d.d, d.d_v, d.s, p.attention_kernel};
     core_forward.attention = cost.attention(a, false, c);
     core_forward.kernels = 1.0;
-    out.backward.attention += cost.attention(a, true, c);
-    out.backward.kernels += 1.0;
+    core_backward.attention = cost.attention(a, true, c);
+    core_backward.kernels = 1.0;
   } else {
     // Eager: the full s x s scores (no causal skipping), scaled, masked, softmaxed (in fp32
     // where the framework upcasts), dropped out, then AV; backward four products and the
@@ -254,15 +273,30 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     core_forward.memory =
         cost.memory(Bytes{bytes}, c) + eager_scores_fresh(d, scores, false, c, largest);
     core_forward.kernels = kernels;
-    out.backward.gemm += cost.gemm({queries, d.s, d.d_v, heads, false, true}, c) +
+    core_backward.gemm = cost.gemm({queries, d.s, d.d_v, heads, false, true}, c) +
                          cost.gemm({d.s, d.d_v, queries, heads, false, true}, c) +
                          cost.gemm({queries, d.d, d.s, heads, false, true}, c) +
                          cost.gemm({d.s, d.d, queries, heads, false, true}, c);
-    out.backward.memory += cost.memory(Bytes{bytes * kBackwardTraffic}, c) +
+    core_backward.memory = cost.memory(Bytes{bytes * kBackwardTraffic}, c) +
                            eager_scores_fresh(d, scores, true, c, largest);
-    out.backward.kernels += 4.0 + kernels;
+    core_backward.kernels = 4.0 + kernels;
   }
+  // In a Gated DeltaNet hybrid only the share of layers that attend run it (linear_share).
+  core_forward *= 1.0 - d.linear_share;
+  core_backward *= 1.0 - d.linear_share;
   out.forward += core_forward;
+  out.backward += core_backward;
+  if (d.linear_share > 0.0) {
+    // The chunked recurrence over this device's value heads (gated_delta_cost.hpp); its backward
+    // recomputes the chunk states inside the measured kernel. Each sequence's tokens are this
+    // device's 1/cp.
+    const double local_heads = d.g_vh / l.parallel.tp;
+    const double token_heads = tokens * local_heads * d.linear_share;
+    out.forward.attention += gated_delta_seconds(token_heads, local_heads, false, c);
+    out.backward.attention += gated_delta_seconds(token_heads, local_heads, true, c);
+    out.forward.kernels += 4.0 * d.linear_share;  // fla's cumsum, kkt-solve, states, output
+    out.backward.kernels += 8.0 * d.linear_share;
+  }
 
   const Memory m = layer_memory(d, p, l, fp8);
   const Seconds forward_memory = cost.memory(Bytes{m.bytes * tokens}, c);

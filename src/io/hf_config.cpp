@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "hf_gated_delta.hpp"
 #include "hf_moe_families.hpp"
 #include "json_text.hpp"
 #include "trainbudget/io/file_read.hpp"
@@ -321,11 +322,14 @@ void read_attention_heads(Fields& f, ModelArchitecture& a) { read_heads(f, {}, a
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v2", "deepseek_v3", "falcon",      "gemma",     "gemma2",   "gemma3",
-      "gemma3_text", "gpt2",        "gpt_neox",    "gpt_oss",   "llama",    "mistral",
-      "mixtral",     "mllama",      "olmo",        "opt",       "phi",      "phi3",
-      "starcoder2",  "qwen2",       "qwen2_5_vl",  "qwen2_moe", "qwen2_vl", "qwen3",
-      "qwen3_moe",   "qwen3_vl",    "qwen3_vl_moe"};
+      "deepseek_v2", "deepseek_v3", "falcon",       "gemma",
+      "gemma2",      "gemma3",      "gemma3_text",  "gpt2",
+      "gpt_neox",    "gpt_oss",     "llama",        "mistral",
+      "mixtral",     "mllama",      "olmo",         "opt",
+      "phi",         "phi3",        "starcoder2",   "qwen2",
+      "qwen2_5_vl",  "qwen2_moe",   "qwen2_vl",     "qwen3",
+      "qwen3_moe",   "qwen3_vl",    "qwen3_vl_moe", "qwen3_next",
+      "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
   return kTypes;
 }
 
@@ -395,10 +399,13 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.model_type = type;
     arch.vision = read_vision_config(
         top, type == "qwen2_vl" ? VisionKind::kQwen2Vl : VisionKind::kQwen25Vl, type, problems);
-  } else if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
-    // Qwen3VLConfig / Qwen3VLMoeConfig (configuration_qwen3_vl.py): a Qwen3 (Qwen3-MoE) language
-    // model in text_config, tie_word_embeddings at the top level where text_config leaves it out;
-    // the vision encoder from vision_config.
+  } else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" ||
+             type == "qwen3_5_moe") {
+    // Qwen3VLConfig / Qwen3VLMoeConfig (configuration_qwen3_vl.py) and Qwen3_5Config /
+    // Qwen3_5MoeConfig (configuration_qwen3_5.py): a Qwen3 (Qwen3-MoE, Qwen3.5) language model in
+    // text_config, tie_word_embeddings at the top level where text_config leaves it out; the
+    // Qwen3-VL vision encoder from vision_config, which Qwen3.5 runs without its deepstack
+    // mergers (Qwen3_5VisionModel deletes them).
     text_prefix = "text_config.";
     const Json* text = top.find("text_config");
     if (text == nullptr || !text->is_object()) {
@@ -410,9 +417,21 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
       filled["tie_word_embeddings"] = root["tie_word_embeddings"];
     }
     Fields f(filled, "text_config", problems);
-    arch = read_model(f, type == "qwen3_vl" ? "qwen3" : "qwen3_moe");
+    const bool qwen35 = type.starts_with("qwen3_5");
+    if (qwen35) {
+      arch = read_gated_delta_family(f, filled, type + "_text");
+    } else {
+      arch = read_model(f, type == "qwen3_vl" ? "qwen3" : "qwen3_moe");
+    }
     arch.model_type = type;
-    arch.vision = read_vision_config(top, VisionKind::kQwen3Vl, type, problems);
+    Json outer = root;
+    if (qwen35 && outer.contains("vision_config") && outer["vision_config"].is_object()) {
+      outer["vision_config"]["deepstack_visual_indexes"] = Json::array();
+    }
+    Fields vision_top(outer, "", problems);
+    arch.vision = read_vision_config(vision_top, VisionKind::kQwen3Vl, type, problems);
+  } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
+    arch = read_gated_delta_family(top, root, type);
   } else if (type == "mllama") {
     // MllamaConfig (configuration_mllama.py): a Llama 3.1 language model in text_config, with
     // MllamaTextConfig's defaults where a key is absent, its cross_attention_layers, and the

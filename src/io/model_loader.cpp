@@ -226,7 +226,7 @@ ModelPreset parse_model_preset(std::string_view text, const std::string& origin,
   r.allow_only({"name", "hf_repo", "source", "note", "published_params",
                 "published_params_tolerance", "published_active_params",
                 "published_active_tolerance", "published_active_excludes_input_embedding",
-                "config"});
+                "published_params_include_mtp", "config"});
   p.name = r.string("name", true);
   p.hf_repo = r.string("hf_repo", true);
   p.source = r.string("source", true);
@@ -237,6 +237,7 @@ ModelPreset parse_model_preset(std::string_view text, const std::string& origin,
   p.published_active_tolerance = tolerance("published_active_tolerance");
   p.published_active_excludes_input_embedding =
       r.flag("published_active_excludes_input_embedding", false);
+  p.published_params_include_mtp = r.flag("published_params_include_mtp", false);
   const TomlTable* config = root.table("config");
   if (config == nullptr) problems.push_back("config: missing (a table of config.json keys)");
   if (!problems.empty()) throw DataError(origin, problems);

@@ -20,6 +20,16 @@ double macs_at(const std::vector<LinearLayer>& linears, LinearPlace place) {
 
 }  // namespace
 
+double gated_delta_flops(const LinearAttentionSpec& g) noexcept {
+  const auto kh = static_cast<double>(g.key_heads);
+  const auto vh = static_cast<double>(g.value_heads);
+  const auto dk = static_cast<double>(g.key_head_dim);
+  const auto dv = static_cast<double>(g.value_head_dim);
+  const double recurrence = 2.0 * 4.0 * vh * dk * dv;
+  const double conv = 2.0 * static_cast<double>(g.conv_kernel) * (2.0 * kh * dk + vh * dv);
+  return recurrence + conv;
+}
+
 FlopShape flop_shape(const ModelArchitecture& arch, bool frozen_base,
                      const std::vector<AdapterShape>& adapters) {
   FlopShape out;
@@ -43,6 +53,10 @@ FlopShape flop_shape(const ModelArchitecture& arch, bool frozen_base,
   }
   out.windows.reserve(static_cast<std::size_t>(arch.num_layers));
   for (std::int64_t layer = 0; layer < arch.num_layers; ++layer) {
+    if (is_linear_attention_layer(arch, layer)) {
+      out.linear_attention_flops += gated_delta_flops(*arch.linear_attention);
+      continue;
+    }
     // attention_span's rule: a layer slides unless the pattern makes it global.
     const bool global =
         at.sliding_window <= 0 || (at.global_every > 0 && (layer + 1) % at.global_every == 0);

@@ -48,16 +48,34 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
   // bitsandbytes quantizes the decoder's linears, not the head (PEFT's QLoRA recipes keep
   // lm_head in 16 bits) nor the router.
   if (nf4 != nullptr && l.place != LinearPlace::kHead && l.place != LinearPlace::kRouter) {
-    g.quantized_bytes = 0.5 * g.n * g.k + nf4_constant_bytes(l.weight_params(), *nf4);
+    g.quantized_bytes = quantized_linear_bytes(l, *nf4);
   }
   return g;
 }
 
+// One decoder layer's GEMMs. A Gated DeltaNet hybrid's is the average layer: the attention
+// projections in the share of layers that attend, Gated DeltaNet's in the rest (fractional
+// instances, priced in proportion), the MLP or MoE block in full.
 std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
                                     const QloraOptions* nf4) {
   std::vector<GemmKernel> out;
+  const double linear = arch.linear_attention && arch.num_layers > 0
+                            ? static_cast<double>(linear_attention_layer_count(arch)) /
+                                  static_cast<double>(arch.num_layers)
+                            : 0.0;
+  const auto add = [&](const LinearLayer& l, double share) {
+    GemmKernel g = gemm_of(l, frozen_base, nf4);
+    g.instances *= share;
+    g.active *= share;
+    if (share > 0.0) out.push_back(g);
+  };
   for (const LinearLayer& l : decoder_layer_linears(arch, moe)) {
-    out.push_back(gemm_of(l, frozen_base, nf4));
+    add(l, l.place == LinearPlace::kAttention ? 1.0 - linear : 1.0);
+  }
+  if (linear > 0.0) {
+    for (const LinearLayer& l : decoder_layer_linears(arch, moe, true)) {
+      if (l.place == LinearPlace::kAttention) add(l, linear);
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include "trainbudget/model/linear_layers.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace tb {
 namespace {
@@ -88,8 +89,9 @@ void standard_attention(Builder& b) {
     b.add("qkv_proj", "self_attn.qkv_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
           q + 2 * kv, at.qkv_bias);
   } else {
-    b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden, q,
-          at.qkv_bias);
+    // Qwen3NextAttention's q_proj also writes the output gate: 2 x heads x head_dim.
+    b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden,
+          at.output_gate ? 2 * q : q, at.qkv_bias);
     b.add("k_proj", "self_attn.k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
           at.qkv_bias);
     b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
@@ -120,6 +122,31 @@ void latent_attention(Builder& b) {
         m.kv_lora_rank, at.num_heads * (m.qk_nope_head_dim + m.v_head_dim), false);
   b.add("o_proj", "self_attn.o_proj", LinearKind::kOutput, LinearPlace::kAttention,
         at.num_heads * m.v_head_dim, a.hidden, at.output_bias);
+}
+
+// A Gated DeltaNet layer's projections under linear_attn (modeling_qwen3_next.py
+// Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba, out_proj; modeling_qwen3_5.py splits the
+// first two into in_proj_qkv, in_proj_z, in_proj_b, in_proj_a), none biased.
+void gated_delta_net(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const LinearAttentionSpec& g = *a.linear_attention;
+  const std::int64_t key = g.key_heads * g.key_head_dim;
+  const std::int64_t value = g.value_heads * g.value_head_dim;
+  const auto in = [&](const char* name, LinearKind kind, std::int64_t out) {
+    b.add(name, std::string{"linear_attn."} + name, kind, LinearPlace::kAttention, a.hidden, out,
+          false);
+  };
+  if (g.fused_projections) {
+    in("in_proj_qkvz", LinearKind::kQkv, 2 * key + 2 * value);
+    in("in_proj_ba", LinearKind::kGate, 2 * g.value_heads);
+  } else {
+    in("in_proj_qkv", LinearKind::kQkv, 2 * key + value);
+    in("in_proj_z", LinearKind::kGate, value);
+    in("in_proj_b", LinearKind::kGate, g.value_heads);
+    in("in_proj_a", LinearKind::kGate, g.value_heads);
+  }
+  b.add("out_proj", "linear_attn.out_proj", LinearKind::kOutput, LinearPlace::kAttention, value,
+        a.hidden, false);
 }
 
 void dense_mlp(Builder& b) {
@@ -231,7 +258,8 @@ void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& 
 
 }  // namespace
 
-std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer) {
+std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer,
+                                               bool linear_attention_layer) {
   Builder b{arch, {}};
   if (arch.model_type == "gpt_neox" || arch.model_type == "falcon") {
     gpt_neox_layer(b, arch.model_type == "falcon" ? "self_attention." : "attention.");
@@ -242,7 +270,9 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
                  arch.model_type == "opt" ? "" : "mlp.");
     return std::move(b.out);
   }
-  if (arch.model_type == "gpt2") {
+  if (linear_attention_layer && arch.linear_attention) {
+    gated_delta_net(b);
+  } else if (arch.model_type == "gpt2") {
     gpt2_layer(b);
   } else if (arch.attention.latent) {
     latent_attention(b);
@@ -284,9 +314,14 @@ std::vector<LinearLayer> vit_layer_linears(const ModelArchitecture& arch, const 
 
 std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
   std::vector<LinearLayer> all;
-  const std::int64_t moe_layers = moe_layer_count(arch);
-  accumulate(all, decoder_layer_linears(arch, false), arch.num_layers - moe_layers);
-  accumulate(all, decoder_layer_linears(arch, true), moe_layers);
+  // The layers of each kind: token mixer (attention or Gated DeltaNet) by MLP (dense or MoE).
+  std::array<std::int64_t, 4> kinds{};
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) {
+    ++kinds[(is_moe_layer(arch, i) ? 2U : 0U) + (is_linear_attention_layer(arch, i) ? 1U : 0U)];
+  }
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (kinds[k] > 0) accumulate(all, decoder_layer_linears(arch, k >= 2, k % 2 == 1), kinds[k]);
+  }
 
   LinearLayer head;
   head.name = "lm_head";

@@ -105,6 +105,16 @@ bool targeted(const LinearLayer& layer, std::string_view target, bool vlm) {
     return layer.name == fmt::format("{}_proj", target);
   }
   if (is_alias(target)) return alias_matches(target, layer.kind);
+  // A dotted target ("linear_attn.in_proj_ba", "shared_expert.up_proj") is a suffix of the full
+  // module name (peft/tuners/tuners_utils.py check_target_module_exists: the name equals it or
+  // ends with "." + it).
+  if (target.find('.') != target.npos) {
+    const std::vector<std::string> names = full_names(layer, vlm);
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return n == target || (n.size() > target.size() && n.ends_with(target) &&
+                             n[n.size() - target.size() - 1] == '.');
+    });
+  }
   return layer.name == target;
 }
 
@@ -183,6 +193,12 @@ double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options) {
   return blocks * 1.0 + std::ceil(blocks / static_cast<double>(options.double_quant_block)) * 4.0;
 }
 
+double quantized_linear_bytes(const LinearLayer& l, const QloraOptions& options) {
+  const auto weights = static_cast<double>(l.weight_params());
+  if (options.bits == 8) return weights + 4.0 * static_cast<double>(l.out_features);
+  return 0.5 * weights + nf4_constant_bytes(l.weight_params(), options);
+}
+
 FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptions& options,
                                  double storage_bytes) {
   FrozenBaseBytes out;
@@ -192,9 +208,11 @@ FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptio
     if (l.kind == LinearKind::kLmHead || !l.module) continue;
     const double tensors = static_cast<double>(l.copies * l.layers);
     out.quantized_weights += static_cast<double>(l.weight_params()) * tensors;
-    constants += nf4_constant_bytes(l.weight_params(), options) * tensors;
+    constants += (quantized_linear_bytes(l, options) -
+                  static_cast<double>(l.weight_params()) * (options.bits == 8 ? 1.0 : 0.5)) *
+                 tensors;
   }
-  out.nf4 = Bytes{out.quantized_weights * 0.5};
+  out.nf4 = Bytes{out.quantized_weights * (options.bits == 8 ? 1.0 : 0.5)};
   out.constants = Bytes{constants};
   out.unquantized_params = static_cast<double>(count_params(arch).total) - out.quantized_weights;
   out.unquantized = Bytes{out.unquantized_params * storage_bytes};
@@ -230,6 +248,9 @@ void keep_adapted_inputs(const ModelArchitecture& arch, const LoraSpec& lora, St
         d.keep_o_input = true;
         break;
       case K::kGate:
+        // Gated DeltaNet's in_proj_z / _b / _a read the q/k/v projections' input.
+        (a.layer.place == LinearPlace::kAttention ? d.keep_qkv_input : d.keep_mlp_input) = true;
+        break;
       case K::kUp:
       case K::kGateUp:
         d.keep_mlp_input = true;

@@ -33,7 +33,8 @@ std::int64_t standard_attention_params(const ModelArchitecture& arch) {
   const AttentionSpec& a = arch.attention;
   const std::int64_t q = checked_mul(a.num_heads, a.head_dim);
   const std::int64_t kv = checked_mul(a.num_kv_heads, a.head_dim);
-  const std::int64_t n = checked_add(linear(arch.hidden, q, a.qkv_bias),
+  // Qwen3NextAttention's q_proj: hidden -> heads * head_dim * 2, queries and their gate.
+  const std::int64_t n = checked_add(linear(arch.hidden, a.output_gate ? 2 * q : q, a.qkv_bias),
                                      checked_mul(2, linear(arch.hidden, kv, a.qkv_bias)),
                                      linear(q, arch.hidden, a.output_bias));
   const std::int64_t normed = a.qk_norm ? checked_add(n, checked_mul(2, a.head_dim)) : n;
@@ -162,9 +163,31 @@ std::int64_t router_params(const ModelArchitecture& arch) {
                      m.router_score_bias ? m.num_experts : 0);
 }
 
-std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer) {
-  const std::int64_t n =
-      checked_add(attention_params(arch), checked_mul(arch.norms_per_layer, norm_params(arch)));
+// A Gated DeltaNet layer's token mixer (modeling_qwen3_next.py Qwen3NextGatedDeltaNet, Yang et
+// al. 2024 arXiv:2412.06464; shapes in LinearAttentionSpec): in_proj_qkvz (hidden -> 2 key + 2
+// value widths) and in_proj_ba (hidden -> 2 value heads), Qwen3.5's in_proj_qkv, in_proj_z,
+// in_proj_b, in_proj_a holding the same; conv1d weight [2 key + value widths, 1, taps] without
+// bias; dt_bias and A_log (a value per value head); the gated RMSNorm's weight (value_head_dim);
+// out_proj (value width -> hidden). No linear has a bias.
+std::int64_t linear_attention_params(const ModelArchitecture& arch) {
+  if (!arch.linear_attention) return 0;
+  const LinearAttentionSpec& g = *arch.linear_attention;
+  const std::int64_t key = checked_mul(g.key_heads, g.key_head_dim);
+  const std::int64_t value = checked_mul(g.value_heads, g.value_head_dim);
+  const std::int64_t conv = checked_add(checked_mul(2, key), value);
+  const std::int64_t projections =
+      linear(arch.hidden,
+             checked_add(checked_mul(2, key), checked_mul(2, value), checked_mul(2, g.value_heads)),
+             false);
+  return checked_add(projections, checked_mul(conv, g.conv_kernel), checked_mul(2, g.value_heads),
+                     g.value_head_dim, linear(value, arch.hidden, false));
+}
+
+std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
+                                  bool linear_attention_layer) {
+  const std::int64_t mixer =
+      linear_attention_layer ? linear_attention_params(arch) : attention_params(arch);
+  const std::int64_t n = checked_add(mixer, checked_mul(arch.norms_per_layer, norm_params(arch)));
   if (!moe_layer) return checked_add(n, dense_mlp_params(arch));
   return checked_add(n, checked_mul(arch.moe->num_experts, expert_params(arch)),
                      shared_expert_params(arch), router_params(arch));
@@ -297,8 +320,12 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   const std::int64_t token_table = checked_mul(token_rows(arch), arch.hidden);
   add(c, "embed_tokens", token_table, token_table);
   add(c, "embed_positions", c.input_embedding - token_table, c.input_embedding - token_table);
-  const std::int64_t attention = checked_mul(arch.num_layers, attention_params(arch));
+  const std::int64_t gated_delta_layers = linear_attention_layer_count(arch);
+  const std::int64_t attention =
+      checked_mul(arch.num_layers - gated_delta_layers, attention_params(arch));
   add(c, "attention", attention, attention);
+  const std::int64_t gated_delta = checked_mul(gated_delta_layers, linear_attention_params(arch));
+  add(c, "linear_attention", gated_delta, gated_delta);
   const std::int64_t mlp = checked_mul(dense_layers, dense_mlp_params(arch));
   add(c, "mlp", mlp, mlp);
   if (arch.moe) {
@@ -329,7 +356,8 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   }
   c.non_embedding = c.total - c.embedding;
   c.mtp = checked_mul(arch.mtp_layers, mtp_module_params(arch));
-  c.mtp_shared_copies = checked_mul(arch.mtp_layers, 2, token_table);
+  c.mtp_shared_copies =
+      arch.mtp_shares_embeddings ? 0 : checked_mul(arch.mtp_layers, 2, token_table);
   c.total_with_mtp = checked_add(c.total, c.mtp, c.mtp_shared_copies);
   return c;
 }

@@ -43,15 +43,27 @@ void add_frozen_base(const TrainingJob& job, const Recipe& recipe, Params traina
       const FrozenBaseBytes base =
           qlora_base_bytes(*job.model.architecture, job.qlora, recipe.frozen_weight_bytes);
       const Params quantized{base.quantized_weights};
-      frozen("frozen linear weights (NF4)", kNf4BytesPerParam, quantized, base.nf4);
-      frozen(job.qlora.double_quant ? "NF4 constants (double-quantized absmax)"
-                                    : "NF4 constants (fp32 absmax per 64)",
-             base.constants / quantized, quantized, base.constants);
+      if (job.qlora.bits == 8) {
+        frozen("frozen linear weights (int8, LLM.int8)", BytesPerParam{1.0}, quantized, base.nf4);
+        frozen("int8 scales (fp32 per output row)", base.constants / quantized, quantized,
+               base.constants);
+      } else {
+        frozen("frozen linear weights (NF4)", kNf4BytesPerParam, quantized, base.nf4);
+        frozen(job.qlora.double_quant ? "NF4 constants (double-quantized absmax)"
+                                      : "NF4 constants (fp32 absmax per 64)",
+               base.constants / quantized, quantized, base.constants);
+      }
       frozen(fmt::format("embeddings, head, norms, biases ({})", dtype), storage,
              Params{base.unquantized_params}, base.unquantized);
       return;
     }
     const Params all{job.params};
+    if (job.qlora.bits == 8) {
+      // Without an architecture the rows are unknown: the scales (4 B a row) are left out.
+      frozen("frozen weights (int8, all taken as linear; row scales not counted)",
+             BytesPerParam{1.0}, all, BytesPerParam{1.0} * all);
+      return;
+    }
     const BytesPerParam constants =
         Bytes{nf4_constant_bytes(static_cast<std::int64_t>(job.params), job.qlora)} / all;
     frozen("frozen weights (NF4, all taken as linear)", kNf4BytesPerParam, all,
@@ -104,6 +116,8 @@ double trainable_tensor_count(const ModelArchitecture& arch, const ModelProfile&
                                                                                      : 1.0;
   const double norms = p.shape.post_norms ? 4.0 : 2.0;
   tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0) + 1.0;
+  // A Gated DeltaNet layer's conv1d, dt_bias, A_log and gated-norm weight.
+  tensors += 4.0 * static_cast<double>(linear_attention_layer_count(arch));
   return tensors;
 }
 
@@ -115,7 +129,9 @@ void gradient_shares(const ModelArchitecture& arch, ModelProfile& p) {
   p.layer_gradient_share.reserve(static_cast<std::size_t>(arch.num_layers));
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
     p.layer_gradient_share.push_back(
-        static_cast<double>(decoder_layer_params(arch, is_moe_layer(arch, i))) / total);
+        static_cast<double>(
+            decoder_layer_params(arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i))) /
+        total);
   }
   const double final_norm = static_cast<double>(norm_params(arch));
   if (arch.tie_embeddings) {
@@ -138,7 +154,8 @@ void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
   p.layer_expert_share.reserve(static_cast<std::size_t>(arch.num_layers));
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
     const bool moe = is_moe_layer(arch, i);
-    const auto layer = static_cast<double>(decoder_layer_params(arch, moe));
+    const auto layer =
+        static_cast<double>(decoder_layer_params(arch, moe, is_linear_attention_layer(arch, i)));
     p.layer_param_share.push_back(layer / total);
     p.layer_expert_share.push_back(moe ? experts / total : 0.0);
     p.largest_layer_params = std::max(p.largest_layer_params, layer);

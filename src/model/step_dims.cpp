@@ -23,6 +23,17 @@ StepDims shape_dims(const ModelArchitecture& arch) {
     d.d_v = d.d;
     d.qk_norm = at.qk_norm;
   }
+  d.output_gate = at.output_gate;
+  if (arch.linear_attention && arch.num_layers > 0) {
+    const LinearAttentionSpec& g = *arch.linear_attention;
+    d.linear_share = static_cast<double>(linear_attention_layer_count(arch)) /
+                     static_cast<double>(arch.num_layers);
+    d.g_kh = static_cast<double>(g.key_heads);
+    d.g_vh = static_cast<double>(g.value_heads);
+    d.g_dk = static_cast<double>(g.key_head_dim);
+    d.g_dv = static_cast<double>(g.value_head_dim);
+    d.g_conv = static_cast<double>(g.conv_kernel);
+  }
   d.i = static_cast<double>(arch.mlp.intermediate);
   d.V = static_cast<double>(head_width(arch));
   d.L = static_cast<double>(arch.num_layers);

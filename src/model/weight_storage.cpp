@@ -213,7 +213,10 @@ WeightStorage weight_storage(const ModelArchitecture& arch, F format) {
     linear_params += static_cast<double>(l.params()) * instances;
   };
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
-    for (const LinearLayer& l : decoder_layer_linears(arch, is_moe_layer(arch, i))) add(l, i);
+    for (const LinearLayer& l :
+         decoder_layer_linears(arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i))) {
+      add(l, i);
+    }
   }
   for (const LinearLayer& l : model_linears(arch)) {
     if (l.kind == LinearKind::kLmHead && !l.tied) add(l, 0);

@@ -144,8 +144,10 @@ std::vector<TrainingJob> variants(const TrainingJob& job) {
   }
   // An 8-bit optimizer for the Adam recipes that keep fp32 moments (Dettmers et al. 2022).
   const Recipe& r = find_recipe(job.recipe_id);
-  if (r.compute_dtype == DType::kBf16 && job.recipe_id != "adam-8bit" &&
-      job.recipe_id != "paged-adam-8bit" && job.method != Method::kQlora) {
+  const bool low_bit = job.recipe_id == "adam-8bit" || job.recipe_id == "paged-adam-8bit" ||
+                       job.recipe_id == "bf16-adam-8bit" || job.recipe_id == "adam-4bit" ||
+                       job.recipe_id == "bf16-adam-4bit";
+  if (r.compute_dtype == DType::kBf16 && !low_bit && job.method != Method::kQlora) {
     TrainingJob eight = job;
     eight.recipe_id = "adam-8bit";
     out.push_back(eight);

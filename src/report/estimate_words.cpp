@@ -133,7 +133,10 @@ std::string method_label(const ScenarioName& n) {
     case Method::kLora:
     case Method::kQlora: {
       const bool lora = n.method == Method::kLora;
-      const char* name = n.dora ? (lora ? "DoRA" : "QDoRA") : (lora ? "LoRA" : "QLoRA");
+      const char* name = n.dora              ? (lora ? "DoRA" : "QDoRA")
+                         : lora              ? "LoRA"
+                         : n.qlora_bits == 8 ? "QLoRA 8-bit"
+                                             : "QLoRA";
       if (n.by_targets) {
         return fmt::format("{} (rank {}, {})", name, n.lora_rank, fmt::join(n.lora_targets, ","));
       }

@@ -62,6 +62,21 @@ void check_attention(const ModelArchitecture& arch, Checker& c) {
   }
 }
 
+void check_linear_attention(const ModelArchitecture& arch, Checker& c) {
+  if (!arch.linear_attention) return;
+  const LinearAttentionSpec& g = *arch.linear_attention;
+  c.positive("linear_num_key_heads", g.key_heads);
+  c.positive("linear_num_value_heads", g.value_heads);
+  c.positive("linear_key_head_dim", g.key_head_dim);
+  c.positive("linear_value_head_dim", g.value_head_dim);
+  c.positive("linear_conv_kernel_dim", g.conv_kernel, 1'024);
+  c.positive("full_attention_interval", g.full_attention_every, kMaxLayers);
+  if (g.key_heads > 0 && g.value_heads > 0 && g.value_heads % g.key_heads != 0) {
+    c.fail(fmt::format("linear_num_key_heads: {} does not divide linear_num_value_heads {}",
+                       g.key_heads, g.value_heads));
+  }
+}
+
 void check_moe(const ModelArchitecture& arch, Checker& c) {
   if (!arch.moe) return;
   const MoeSpec& m = *arch.moe;
@@ -110,6 +125,14 @@ double rough_param_bound(const ModelArchitecture& arch) {
                 d(m.kv_lora_rank) * heads * (d(m.qk_nope_head_dim) + d(m.v_head_dim)) +
                 heads * d(m.v_head_dim) * hidden;
   }
+  if (arch.linear_attention) {
+    // Gated DeltaNet's projections (model/param_count.cpp), with room for the small terms.
+    const LinearAttentionSpec& g = *arch.linear_attention;
+    attention += hidden * (2.0 * d(g.key_heads) * d(g.key_head_dim) +
+                           3.0 * d(g.value_heads) * (d(g.value_head_dim) + 1.0)) +
+                 d(g.conv_kernel) * (2.0 * d(g.key_heads) * d(g.key_head_dim) +
+                                     d(g.value_heads) * d(g.value_head_dim));
+  }
   double mlp = d(arch.mlp.intermediate);
   if (arch.moe) {
     mlp += d(arch.moe->expert_intermediate) * d(arch.moe->num_experts) +
@@ -156,6 +179,7 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
     c.fail(fmt::format("norms_per_layer: {} must be between 0 and 8", arch.norms_per_layer));
   }
   check_attention(arch, c);
+  check_linear_attention(arch, c);
   // A dense MLP exists unless every layer is MoE.
   const bool needs_dense_mlp = !arch.moe || moe_layer_count(arch) < arch.num_layers;
   if (needs_dense_mlp || arch.mlp.intermediate != 0) {
@@ -245,6 +269,21 @@ std::int64_t moe_layer_count(const ModelArchitecture& arch) {
   return n;
 }
 
+bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer) {
+  if (!arch.linear_attention) return false;
+  const std::int64_t every = arch.linear_attention->full_attention_every;
+  return every <= 0 || (layer + 1) % every != 0;
+}
+
+std::int64_t linear_attention_layer_count(const ModelArchitecture& arch) {
+  if (!arch.linear_attention || arch.num_layers <= 0 || arch.num_layers > kMaxLayers) return 0;
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < arch.num_layers; ++i) {
+    n += is_linear_attention_layer(arch, i) ? 1 : 0;
+  }
+  return n;
+}
+
 std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
                             std::int64_t seq_len) {
   const AttentionSpec& a = arch.attention;
@@ -254,7 +293,10 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kNames{{
+      {"qwen3_next", "Qwen3-Next"},
+      {"qwen3_5", "Qwen3.5"},
+      {"qwen3_5_moe", "Qwen3.5-MoE"},
       {"gpt2", "GPT-2"},
       {"falcon", "Falcon"},
       {"opt", "OPT"},

@@ -102,8 +102,12 @@ TEST(AxolotlConfig, Bf16FullFineTunesKeepNoFp32Copy) {
   EXPECT_FALSE(read("optimizer: adamw_torch\n").values.at("recipe") == "pure-bf16-adam");
   EXPECT_EQ(read("bf16: true\nadapter: lora\noptimizer: adamw_torch\n").values.at("recipe"),
             "amp-adam");
-  // torchao's 4-bit AdamW is named, not read as 32-bit AdamW.
-  EXPECT_FALSE(read("optimizer: adamw_torch_4bit\n").values.contains("recipe"));
+  // torchao's 4-bit AdamW (adam-4bit), and without an fp32 copy under axolotl's bf16 load; a
+  // 4-bit name torchao does not give is not read as 32-bit AdamW.
+  EXPECT_EQ(read("optimizer: adamw_torch_4bit\n").values.at("recipe"), "adam-4bit");
+  EXPECT_EQ(read("bf16: true\noptimizer: adamw_torch_4bit\n").values.at("recipe"),
+            "bf16-adam-4bit");
+  EXPECT_FALSE(read("optimizer: adamw_lpmm_4bit\n").values.contains("recipe"));
 }
 
 TEST(AxolotlConfig, Bf16RuleYieldsToAnotherFilesFp32Master) {

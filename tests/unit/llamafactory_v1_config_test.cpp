@@ -41,6 +41,7 @@ TEST(LlamaFactoryV1Config, ALoraExampleIsItsFields) {
   EXPECT_EQ(c.values.at("zero"), "3");
   EXPECT_EQ(c.values.at("micro_batch"), "1");
   EXPECT_EQ(c.values.at("seq_len"), "2048");
+  EXPECT_EQ(c.values.at("steps"), "10");  // the Trainer's max_steps: the run's length
   EXPECT_EQ(c.values.at("recompute"), "full");
   EXPECT_EQ(c.values.count("trainer"), 0U);  // sft, the command's, said in the notes
   EXPECT_TRUE(listed(c.mapped, "sft assumed"));
@@ -67,6 +68,14 @@ TEST(LlamaFactoryV1Config, FullFineTunesKeepTheBf16Weights) {
   EXPECT_EQ(c.values.at("recompute"), "none");
   EXPECT_EQ(c.values.at("activation_dtype"), "fp32");
   EXPECT_EQ(c.values.at("use_liger_kernel"), "true");
+  // Expert parallelism over at least ep_size GPUs (the launch's count is not in the file); fla's
+  // Gated DeltaNet kernels are what the estimate prices.
+  const TrainingConfig ep = read(
+      "model: m\ndist_config:\n  name: fsdpturbo\n  ep_size: 16\nkernel_config:\n  name: "
+      "flash-linear-attention\n");
+  EXPECT_EQ(ep.values.at("ep"), "16");
+  EXPECT_EQ(ep.values.at("devices"), "16");
+  EXPECT_TRUE(listed(ep.no_effect, "kernel_config.name (flash-linear-attention"));
   const TrainingConfig muon = read("model: m\noptim_config:\n  name: muon\n");
   EXPECT_TRUE(listed(muon.unknown, "optim_config.name=muon"));
   const TrainingConfig qlora = read(

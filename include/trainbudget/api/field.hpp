@@ -47,6 +47,10 @@ struct Field {
 [[nodiscard]] std::span<const Field> estimate_fields();
 // The online RL rows (num_generations, rollout_engine, ...), part of the estimate's table.
 [[nodiscard]] std::span<const Field> rollout_fields();
+// The run's length (tokens, dataset_tokens, dataset_file, epochs, steps), part of the estimate's.
+[[nodiscard]] std::span<const Field> run_length_fields();
+// QLoRA's quantized-base rows (qlora_bits, no_double_quant), part of the estimate's table.
+[[nodiscard]] std::span<const Field> quantization_fields();
 // The vision-language rows (images, image_size, ...), part of the estimate's table.
 [[nodiscard]] std::span<const Field> vision_fields();
 // A plan request's: the estimate's (less fit and explain) and the plan's own.

@@ -47,6 +47,9 @@ struct EstimateRequest {
   // One pass over the data and the passes: tokens = epochs x dataset_tokens when both are known.
   std::optional<double> dataset_tokens;
   double epochs{1.0};
+  // Optimizer steps: tokens = steps x the step's sequences x their length (Session, once the
+  // model's length is known).
+  std::optional<double> steps;
   // Local dataset files whose text gives dataset_tokens at io::kCharactersPerToken (the session
   // says so in a note); the server refuses them.
   std::vector<std::string> dataset_files;

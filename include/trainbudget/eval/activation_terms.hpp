@@ -77,6 +77,9 @@ struct ActivationRow {
 
 // Rows of one decoder layer (dense and MoE rows together; `applies` picks by moe_layer).
 [[nodiscard]] std::span<const ActivationRow> decoder_layer_rows();
+// A decoder row's elements in the average layer: attention's rows weighed by the share of layers
+// that attend, Gated DeltaNet's by the share that do not (StepDims::linear_share), the rest whole.
+[[nodiscard]] double row_elements(const ActivationRow& row, const StepDims& d) noexcept;
 // Rows outside the decoder layers: token ids, embedding dropout, final norm, LM head, loss.
 [[nodiscard]] std::span<const ActivationRow> head_rows();
 

@@ -189,6 +189,7 @@ struct ScenarioName {
   std::vector<std::string> lora_targets;
   double trainable_fraction{0.0};  // without one: named by the fraction trained
   bool dora{false};                // the adapters are DoRA's (LoraSpec::dora)
+  int qlora_bits{4};               // QLoRA's base: 4 (NF4) or 8 (LLM.int8)
   std::int64_t galore_rank{0};     // a full fine-tune's GaLore rank (TrainingJob::galore_rank)
 };
 

@@ -28,6 +28,9 @@ struct ModelPreset {
   double published_active_tolerance{0.0};
   // DeepSeek counts activated parameters without the input embedding (a lookup, no GEMM).
   bool published_active_excludes_input_embedding{false};
+  // The published total is the checkpoint's, multi-token-prediction modules included (the Hub's
+  // safetensors total for Qwen3.5), which transformers drops on load.
+  bool published_params_include_mtp{false};
 };
 
 // One preset file; DataError lists every problem (the [config] table goes through

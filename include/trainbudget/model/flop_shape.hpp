@@ -20,10 +20,11 @@ enum class FlopTerm : std::uint8_t {
   kSharedExperts,
   kRouter,
   kAttentionScores,
+  kLinearAttention,
   kLmHead,
   kAdapters,
 };
-inline constexpr std::size_t kFlopTermCount = 8;
+inline constexpr std::size_t kFlopTermCount = 9;
 
 struct FlopShape {
   // Multiply-adds per token of the decoder's GEMM groups (attention projections, dense MLP,
@@ -33,9 +34,19 @@ struct FlopShape {
   double adapter_macs{0.0};  // sum(r*(in+out)*n_active)
   bool frozen_base{false};   // LoRA: the base GEMMs compute no weight gradient
   double a{0.0}, d{0.0}, d_v{0.0};
-  std::vector<std::int64_t> windows;  // per decoder layer: its sliding window, 0 = global
-  double reference_6n{0.0};           // 6 x the parameters a token uses
+  // Per attending decoder layer: its sliding window, 0 = global (Gated DeltaNet layers have none).
+  std::vector<std::int64_t> windows;
+  // Gated DeltaNet's recurrence and causal conv over its layers, forward FLOPs per token
+  // (gated_delta_flops); 0 without such layers.
+  double linear_attention_flops{0.0};
+  double reference_6n{0.0};  // 6 x the parameters a token uses
 };
+
+// One Gated DeltaNet layer's forward FLOPs per token outside its projections, as Megatron-Bridge
+// counts them (training/utils/flop_utils.py, the GDN branch of transformer_flops): the chunked
+// delta rule's 4 multiply-adds per value head and key x value channel, and the depthwise causal
+// conv's taps over q, k and v.
+[[nodiscard]] double gated_delta_flops(const LinearAttentionSpec& g) noexcept;
 
 // The architecture's FLOP shape; `adapters` empty and frozen_base false for full training.
 [[nodiscard]] FlopShape flop_shape(const ModelArchitecture& arch, bool frozen_base,

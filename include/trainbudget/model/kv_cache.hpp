@@ -18,12 +18,16 @@ namespace tb {
 // one KV head; DeepSeek-V2 paper sec. 2.1.2).
 [[nodiscard]] std::int64_t kv_values_per_token_layer(const ModelArchitecture& arch);
 
-// Bytes one token adds to the cache while every layer still holds it (no window reached).
+// Bytes one token adds to the cache while every attending layer still holds it (no window
+// reached); Gated DeltaNet layers add nothing per token.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelArchitecture& arch, KvDtype dtype);
 
-// Bytes one sequence of `context` tokens holds: each layer min(context, its span) tokens
-// (attention_span: sliding-window layers keep their window, as llama.cpp's SWA cache and vLLM's
-// hybrid allocator do).
+// A Gated DeltaNet hybrid's fixed state per sequence, over its Gated DeltaNet layers.
+[[nodiscard]] Bytes linear_attention_state_bytes(const ModelArchitecture& arch);
+
+// Bytes one sequence of `context` tokens holds: each attending layer min(context, its span)
+// tokens (attention_span: sliding-window layers keep their window, as llama.cpp's SWA cache and
+// vLLM's hybrid allocator do), plus the Gated DeltaNet layers' state.
 [[nodiscard]] Bytes kv_bytes_per_sequence(const ModelArchitecture& arch, KvDtype dtype,
                                           std::int64_t context);
 

@@ -35,9 +35,9 @@ struct AdaptedLinear {
                                                  const LoraSpec& spec);
 
 struct FrozenBaseBytes {
-  double quantized_weights{0.0};   // parameters stored in NF4
-  Bytes nf4;                       // their 4-bit codes
-  Bytes constants;                 // absmax (and second-level) constants
+  double quantized_weights{0.0};   // parameters stored in NF4 (or int8)
+  Bytes nf4;                       // their 4-bit (8-bit) codes
+  Bytes constants;                 // absmax (and second-level) constants, or int8 row scales
   double unquantized_params{0.0};  // embeddings, head, norms, biases
   Bytes unquantized;               // in the 16-bit storage dtype
   [[nodiscard]] Bytes total() const { return nf4 + constants + unquantized; }
@@ -45,6 +45,10 @@ struct FrozenBaseBytes {
 
 // Bytes of the per-block constants for one quantized tensor of `weights` values.
 [[nodiscard]] double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options);
+// One quantized linear's stored bytes: its codes (half a byte a weight in NF4, one in int8) and
+// constants (NF4's per-block absmax; LLM.int8's fp32 scale per output row, bitsandbytes
+// Int8Params' SCB).
+[[nodiscard]] double quantized_linear_bytes(const LinearLayer& l, const QloraOptions& options);
 
 // The frozen base of `arch` (its count_params().total parameters) under QLoRA, with the
 // unquantized remainder at `storage_bytes` per parameter (2 for bf16).

@@ -22,7 +22,11 @@ namespace tb {
 [[nodiscard]] std::int64_t expert_params(const ModelArchitecture& arch);  // one routed expert
 [[nodiscard]] std::int64_t shared_expert_params(const ModelArchitecture& arch);
 [[nodiscard]] std::int64_t router_params(const ModelArchitecture& arch);
-[[nodiscard]] std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer);
+// A Gated DeltaNet layer's token mixer (0 without LinearAttentionSpec).
+[[nodiscard]] std::int64_t linear_attention_params(const ModelArchitecture& arch);
+// One decoder layer: its token mixer (attention, or Gated DeltaNet), norms and MLP or MoE block.
+[[nodiscard]] std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
+                                                bool linear_attention_layer = false);
 [[nodiscard]] std::int64_t mtp_module_params(const ModelArchitecture& arch);
 [[nodiscard]] std::int64_t vision_tower_params(const ModelArchitecture& arch);  // whole model
 [[nodiscard]] std::int64_t vision_projector_params(const ModelArchitecture& arch);

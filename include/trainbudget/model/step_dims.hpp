@@ -18,6 +18,12 @@ struct StepDims {
   double p{0};                        // dropout probability
   double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
   double r_q{0}, r_kv{0};             // MLA latent ranks
+  // Gated DeltaNet (LinearAttentionSpec): the share of the decoder layers that mix tokens with
+  // it (0: none), its key and value heads, their widths and the conv taps. The step prices one
+  // average layer: attention's rows and kernels at (1 - linear_share), Gated DeltaNet's at
+  // linear_share, the rest in full (every layer has norms and an MLP).
+  double linear_share{0};
+  double g_kh{0}, g_vh{0}, g_dk{0}, g_dv{0}, g_conv{0};
   double head_share{1};      // the share of the s positions that get logits (Layout::logits_share)
   double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
   double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)
@@ -30,6 +36,7 @@ struct StepDims {
   bool latent{false};        // multi-head latent attention
   bool q_latent{false};      // MLA with a query bottleneck (q_lora_rank > 0)
   bool qk_norm{false};       // RMSNorm on q and k heads
+  bool output_gate{false};   // attention output x sigmoid(gate) before o_proj (Qwen3-Next)
   bool post_norms{false};    // Gemma 2/3: norms after each sublayer too
   // One norm feeds both attention and the MLP (a parallel block from one LayerNorm: Falcon-7B,
   // Phi-1.5/2): no pre-MLP norm, and the MLP's input is the q/k/v projections' tensor.

@@ -45,6 +45,9 @@ struct AttentionSpec {
   bool qk_norm{false};           // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
   bool fused_qkv{false};         // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
   bool sinks{false};             // a learned logit per head in the softmax (gpt-oss `sinks`)
+  // Gated attention (Qwen3-Next, Qwen3.5: modeling_qwen3_next.py Qwen3NextAttention): q_proj
+  // doubled, its second half a per-channel gate, attention output x sigmoid(gate) before o_proj.
+  bool output_gate{false};
   // Sliding-window (local) attention: layers attend to the last `sliding_window` tokens
   // (0: every layer is global). With global_every N > 0, layer i is global when (i + 1) % N
   // == 0 (Gemma 2: N = 2, Gemma 3: sliding_window_pattern 6); N = 0: every layer slides
@@ -53,6 +56,25 @@ struct AttentionSpec {
   std::int64_t global_every{0};
   // Set: MLA. Then num_kv_heads, head_dim, qk_norm and fused_qkv are unused.
   std::optional<LatentAttentionSpec> latent;
+};
+
+// Gated DeltaNet token mixing (Yang, Kautz & Hatamizadeh 2024, "Gated Delta Networks", arXiv
+// 2412.06464) in place of attention in every layer but every full_attention_every-th (layer i
+// attends when (i + 1) % full_attention_every == 0: Qwen3-Next and Qwen3.5's layer_types, default
+// full_attention_interval 4; configuration_qwen3_next.py). Per layer (modeling_qwen3_next.py
+// Qwen3NextGatedDeltaNet; Qwen3.5 splits the projections, same count): q and k (key_heads x
+// key_head_dim each), v and the output gate z (value_heads x value_head_dim each), beta and alpha
+// (value_heads each) from the hidden state, no bias; a depthwise causal conv1d over q, k, v
+// (conv_kernel taps, no bias); A_log and dt_bias (value_heads each); a gated RMSNorm over
+// value_head_dim; out_proj (value_heads x value_head_dim -> hidden).
+struct LinearAttentionSpec {
+  std::int64_t key_heads{0};
+  std::int64_t value_heads{0};
+  std::int64_t key_head_dim{0};
+  std::int64_t value_head_dim{0};
+  std::int64_t conv_kernel{4};
+  std::int64_t full_attention_every{4};
+  bool fused_projections{false};  // Qwen3-Next: in_proj_qkvz, in_proj_ba; Qwen3.5: four
 };
 
 struct MlpSpec {
@@ -162,6 +184,10 @@ struct ModelArchitecture {
   // embedding and an LM head (copies of the main ones in the checkpoint), enorm, hnorm,
   // eh_proj (2h -> h), one decoder layer of the last layer's kind, and a final norm.
   std::int64_t mtp_layers{0};
+  // The MTP modules share the main embedding and head instead of holding copies (Qwen3-Next,
+  // Qwen3.5: mtp_use_dedicated_embeddings false), and their decoder layer attends fully.
+  bool mtp_shares_embeddings{false};
+  std::optional<LinearAttentionSpec> linear_attention;  // Gated DeltaNet layers (above)
   std::optional<VisionTowerSpec> vision;  // multimodal checkpoints (Gemma 3 4B and up)
 };
 
@@ -177,6 +203,11 @@ struct ModelArchitecture {
 // Whether decoder layer `layer` (0-based) uses the MoE block instead of the dense MLP.
 [[nodiscard]] bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer);
 [[nodiscard]] std::int64_t moe_layer_count(const ModelArchitecture& arch);
+
+// Whether decoder layer `layer` mixes tokens with Gated DeltaNet instead of attention, and how
+// many layers do.
+[[nodiscard]] bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer);
+[[nodiscard]] std::int64_t linear_attention_layer_count(const ModelArchitecture& arch);
 
 // The attention span of layer `layer` in tokens for a sequence of `seq_len`: the sliding
 // window where the layer uses one, else the whole sequence.

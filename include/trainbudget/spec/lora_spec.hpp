@@ -43,6 +43,9 @@ struct QloraOptions {
   std::int64_t block_size{64};
   bool double_quant{true};
   std::int64_t double_quant_block{256};
+  // The frozen base's bits: 4, bitsandbytes NF4 (Dettmers et al. 2023); 8, LLM.int8 (Dettmers et
+  // al. 2022: int8 codes and an fp32 scale per output row; transformers' load_in_8bit).
+  int bits{4};
 };
 
 }  // namespace tb
