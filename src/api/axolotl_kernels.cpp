@@ -65,6 +65,10 @@ void read_plugins(const json& cfg, const json& plugins, Reader& r) {
 }  // namespace
 
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  if (key == "lora_mlp_kernel" || key == "lora_qkv_kernel" || key == "lora_o_kernel" ||
+      key == "lora_embedding_kernel") {
+    return true;  // read together (axolotl_lora_kernels)
+  }
   if (key == "attn_implementation") {
     // transformers' attention implementations: eager materialises the scores; the fused ones
     // (flash_attention_2/3, a Hub kernel such as kernels-community/vllm-flash-attn3, sdpa's
@@ -103,6 +107,44 @@ bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v
     return true;
   }
   return false;
+}
+
+// axolotl's LoRA kernels (utils/schemas/config.py check_auto_enable_lora_kernels at 067b021c8):
+// on when lora_mlp_kernel says so, or, with no lora_*_kernel key given, for a LoRA or QLoRA
+// fine-tune that is not RL, not an 8-bit LoRA, not trust_remote_code, not nvfp4_merge_aware and
+// not FSDP1 (an fsdp_config whose fsdp_version is not 2).
+void axolotl_lora_kernels(const json& cfg, TrainingConfig& out) {
+  const auto method = out.values.find("method");
+  if (method == out.values.end() || (method->second != "lora" && method->second != "qlora")) {
+    return;
+  }
+  bool given = false;
+  for (const char* key :
+       {"lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel", "lora_embedding_kernel"}) {
+    const auto it = cfg.find(key);
+    given = given || (it != cfg.end() && !it->is_null());
+  }
+  if (given) {
+    if (on(cfg, "lora_mlp_kernel")) {
+      out.values["lora_kernels"] = "true";
+      out.mapped.emplace_back("lora_mlp_kernel -> lora_kernels");
+    } else {
+      out.no_effect.emplace_back(
+          "lora_*_kernel (without lora_mlp_kernel: the adapters' adds only)");
+    }
+    return;
+  }
+  const auto fsdp = cfg.find("fsdp_config");
+  const bool fsdp1 =
+      fsdp != cfg.end() && !fsdp->is_null() && text_of(cfg.value("fsdp_version", json())) != "2";
+  const bool eight_bit_lora = cfg.value("adapter", json()) == "lora" && on(cfg, "load_in_8bit");
+  if (!cfg.value("rl", json()).is_null() || eight_bit_lora || on(cfg, "trust_remote_code") ||
+      on(cfg, "nvfp4_merge_aware") || fsdp1) {
+    return;
+  }
+  out.values["lora_kernels"] = "true";
+  out.mapped.emplace_back(
+      "(axolotl turns its LoRA kernels on for LoRA fine-tunes) -> lora_kernels");
 }
 
 }  // namespace tb::api::config_detail

@@ -85,6 +85,8 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
 // axolotl's attn_implementation, plugins, cut_cross_entropy and liger_* keys and a few
 // bookkeeping ones (axolotl_kernels.cpp); false for any other key.
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);
+// axolotl's LoRA kernels, on where its config validation turns them on (after the method is read).
+void axolotl_lora_kernels(const json& cfg, TrainingConfig& out);
 
 // axolotl's bookkeeping keys, batch_size, torch_compile and the GPTQ and old packing keys
 // (axolotl_keys.cpp); false for any other key.

@@ -409,6 +409,12 @@ const std::array kEstimateFields{
           "enable_liger_kernel): RMSNorm, RoPE and SiLU x up fused, the activation not saved; "
           "the loss stays the framework's unless the loss field is given (docs/frameworks.md)",
           flags, [](V v, R r) { r.job.setup.liger = flag(v, "use_liger_kernel"); }, "step"},
+    Field{"lora_kernels", FieldType::kFlag, "", "", "",
+          "axolotl's fused LoRA autograd functions (lora_mlp_kernel, lora_qkv_kernel, "
+          "lora_o_kernel; on by default for its LoRA and QLoRA fine-tunes): a gated MLP whose "
+          "gate, up and down are all adapted keeps its input, gate and up only, and each "
+          "adapter's product is added inside its base GEMM",
+          flags, [](V v, R r) { r.job.setup.lora_kernels = flag(v, "lora_kernels"); }, "step"},
     Field{"fit", FieldType::kFlag, "", "", "",
           "Also find the largest micro-batch and the longest sequence that fit each machine", flags,
           [](V v, R r) { r.fit = flag(v, "fit"); }, "step"},

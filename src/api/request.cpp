@@ -165,6 +165,10 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
     problems.push_back(
         {"no_double_quant", "applies to the 4-bit base (8 bits keep row scales)", "qlora_bits 4"});
   }
+  if (r.job.setup.lora_kernels && r.job.method != Method::kLora && r.job.method != Method::kQlora) {
+    problems.push_back(
+        {"lora_kernels", "applies to the adapters of {method} lora or qlora", "method lora|qlora"});
+  }
   if (!r.has("model")) {
     // The step fields size activations and FLOPs, which only an architecture has.
     for (const Field& f : estimate_fields()) {

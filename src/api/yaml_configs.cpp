@@ -191,6 +191,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
         "load_in_8bit=true without an adapter (not modelled: counted in 16 bits)");
   }
   axolotl_bf16_weights(cfg, out);
+  axolotl_lora_kernels(cfg, out);
 }
 
 // LLaMA-Factory's YAML (src/llamafactory/hparams: model_args.py, data_args.py,

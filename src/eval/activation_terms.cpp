@@ -47,14 +47,15 @@ using namespace rows;
       ActivationRow{                                                                               \
           module,                                                                                  \
           prefix "act_output",                                                                     \
-          [](D n) { return (when)(n) && !n.glu_saves_input; },                                     \
+          [](D n) { return (when)(n) && !n.glu_saves_input && !lora_fused_mlp(n); },               \
           elements,                                                                                \
           ElementBytes::kActivation,                                                               \
           false,                                                                                   \
           [](D) { return "activation output " shape " (activation dtype): operand of act * up"; }, \
           [](D) { return formula; }},                                                              \
       ActivationRow {                                                                              \
-    module, prefix "down_input", [](D n) { return (when)(n) && n.keep_down_input; }, elements,     \
+    module, prefix "down_input",                                                                   \
+        [](D n) { return (when)(n) && n.keep_down_input && !lora_fused_mlp(n); }, elements,        \
         ElementBytes::kLinearInput, false,                                                         \
         [](D) { return "act * up " shape " (activation dtype): down projection input"; },          \
         [](D) { return formula; }                                                                  \

@@ -105,7 +105,8 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
     m.add(4.0 * d.k * d.h * e + 4.0 * d.E * 4.0, 6.0);
   }
   if (d.gated) {
-    const bool split = eager && !d.fused_rope_swiglu;  // Liger's SiLU x up is one kernel
+    // Liger's SiLU x up and axolotl's LoRA_MLP Triton SwiGLU are one kernel each.
+    const bool split = eager && !d.fused_rope_swiglu && !(d.lora_kernels && d.mlp_fully_adapted);
     m.add((split ? 5.0 : 3.0) * inter * e, split ? 2.0 : 1.0);
   } else {
     m.add(2.0 * inter * e, 1.0);
@@ -117,7 +118,13 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   // output); with lora_dropout, the input's dropped copy and mask.
   for (const AdapterShape& a : p.adapters) {
     const double per_layer = static_cast<double>(a.active()) / d.L;
-    m.add(per_layer * 5.0 * static_cast<double>(a.out_features) * e, 2.0 * per_layer);
+    // axolotl's kernels add the product inside the base GEMM's output (addmm_, beta 1): one read
+    // and one write of it, no kernel of its own.
+    if (d.lora_kernels) {
+      m.add(per_layer * 2.0 * static_cast<double>(a.out_features) * e, 0.0);
+    } else {
+      m.add(per_layer * 5.0 * static_cast<double>(a.out_features) * e, 2.0 * per_layer);
+    }
     if (d.lora_dropout) {
       m.add(per_layer * (2.0 * e + 1.0) * static_cast<double>(a.in_features), per_layer);
     }

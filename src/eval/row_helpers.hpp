@@ -29,6 +29,9 @@ inline const char* f_norm_input(D d) {
   return d.norm == NormImpl::kEagerFp32 && d.norm_stats == 1.0 ? "b*s*h*4" : "b*s*h*e";
 }
 
+// axolotl's fused LoRA MLP runs in place of the dense gated MLP's rows (StepDims::lora_kernels).
+inline bool lora_fused_mlp(D d) { return d.lora_kernels && d.mlp_fully_adapted && !d.moe_layer; }
+
 // Eager attention with grouped KV heads expands K and V to all a heads before the matmuls
 // (transformers' repeat_kv), and the matmuls save the expanded copies; FlashAttention takes
 // the a_kv heads directly.

@@ -231,6 +231,15 @@ std::vector<AdapterShape> adapter_shapes(const ModelArchitecture& arch, const Lo
 
 void keep_adapted_inputs(const ModelArchitecture& arch, const LoraSpec& lora, StepDims& d) {
   d.keep_qkv_input = d.keep_o_input = d.keep_mlp_input = d.keep_down_input = false;
+  // A dense MLP whose gate, up and down all carry adapters (axolotl's LoRA_MLP patches only those).
+  bool gate = false, up = false, down = false;
+  for (const AdaptedLinear& a : lora_adapters(arch, lora)) {
+    if (a.layer.place != LinearPlace::kDenseMlp) continue;
+    gate = gate || a.layer.kind == LinearKind::kGate || a.layer.kind == LinearKind::kGateUp;
+    up = up || a.layer.kind == LinearKind::kUp || a.layer.kind == LinearKind::kGateUp;
+    down = down || a.layer.kind == LinearKind::kDown;
+  }
+  d.mlp_fully_adapted = gate && up && down;
   // With lora_dropout each adapter's A saves its own dropped copy instead of the input.
   if (lora.dropout > 0.0) return;
   using K = LinearKind;

@@ -53,6 +53,12 @@ struct StepDims {
   // `ctx.save_for_backward(input_for_backward)`; on with bias_activation_fusion, the default of
   // Megatron-LM's arguments and of Megatron-Bridge's model providers).
   bool glu_saves_input{false};
+  // axolotl's LoRA_MLP (TrainingSetup::lora_kernels) on a dense gated MLP whose gate, up and down
+  // all carry adapters (mlp_fully_adapted, set by keep_adapted_inputs): ctx.save_for_backward(X,
+  // X_drop, gate, up, A, B), act(gate) and act(gate) x up rebuilt in backward by its Triton
+  // SwiGLU/GeGLU kernel (axolotl kernels/lora.py at 067b021c8).
+  bool lora_kernels{false};
+  bool mlp_fully_adapted{false};
   // Megatron-Core's grouped experts multiply each routed token by its routing weight inside the
   // activation (moe/experts.py TEGroupedMLP at core_v0.15.0: weighted_bias_swiglu_impl with
   // permuted_probs), so the experts' outputs are not saved for the weight's gradient; the
@@ -95,6 +101,7 @@ struct StepDims {
   shape.keep_logits = framework_profile(resolved.framework).keeps_logits;
   shape.softmax_fp32 = framework_profile(resolved.framework).softmax_fp32;
   shape.fused_rope_swiglu = resolved.liger;
+  shape.lora_kernels = resolved.lora_kernels;
   const bool megatron = resolved.framework == Framework::kMegatron;
   shape.glu_saves_input = resolved.liger || megatron;
   shape.expert_probs_in_activation = megatron;

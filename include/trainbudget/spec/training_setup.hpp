@@ -108,6 +108,10 @@ struct TrainingSetup {
   // Liger Kernel's Triton patches (transformers' use_liger_kernel): RMSNorm, RoPE and the
   // gated MLP's SiLU x up each one fused kernel (docs/frameworks.md, "Liger Kernel").
   bool liger{false};
+  // axolotl's fused LoRA autograd functions (kernels/lora.py LoRA_MLP, LoRA_QKV, LoRA_O; on by
+  // default for its LoRA and QLoRA fine-tunes): a fully adapted gated MLP keeps its input, gate
+  // and up only, and each adapter's product is added inside its base GEMM's output.
+  bool lora_kernels{false};
   // Images in each sequence of a vision-language model (docs/vision.md): what the user gives,
   // and what the model's rule resolves it to (model/image_tokens.hpp).
   ImageInput images;
