@@ -31,6 +31,11 @@ const std::array kQuantizationFields{
             r.job.qlora.bits = v == "8" ? 8 : 4;
           },
           "job"},
+    Field{"quantize_moe_experts", FieldType::kFlag, "", "", "",
+          "QLoRA: also quantize the experts' fused 3-D weights (gpt-oss, Qwen3-Next, Qwen3.5-MoE), "
+          "which bitsandbytes otherwise leaves as loaded (axolotl's quantize_moe_experts)",
+          flags, [](V v, R r) { r.job.qlora.quantize_experts = flag(v, "quantize_moe_experts"); },
+          "job"},
     Field{"no_double_quant", FieldType::kFlag, "", "", "",
           "QLoRA: fp32 absmax per 64 weights instead of double-quantized constants", flags,
           [](V v, R r) { r.job.qlora.double_quant = !flag(v, "no_double_quant"); }, "job"},

@@ -156,7 +156,7 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
         {"params", "cannot be combined with {model}: the model's count is exact", ""});
   }
   // QLoRA's quantization settings mean nothing for another method's base.
-  for (const std::string_view key : {"qlora_bits", "no_double_quant"}) {
+  for (const std::string_view key : {"qlora_bits", "no_double_quant", "quantize_moe_experts"}) {
     if (!r.has(key) || r.job.method == Method::kQlora) continue;
     problems.push_back(
         {std::string{key}, "applies to {method} qlora (a quantized base) only", "method qlora"});

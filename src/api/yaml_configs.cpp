@@ -192,6 +192,18 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   }
   axolotl_bf16_weights(cfg, out);
   axolotl_lora_kernels(cfg, out);
+  // quantize_moe_experts: the fused experts quantized with the base (its validation asks for
+  // qlora + load_in_4bit or lora + load_in_8bit, both a quantized base here).
+  const auto experts = cfg.find("quantize_moe_experts");
+  if (experts != cfg.end() && experts->is_boolean() && experts->get<bool>()) {
+    const auto method = out.values.find("method");
+    if (method != out.values.end() && method->second == "qlora") {
+      out.values["quantize_moe_experts"] = "true";
+      out.mapped.emplace_back("quantize_moe_experts -> quantize_moe_experts");
+    } else {
+      out.unknown.emplace_back("quantize_moe_experts=true without a quantized base");
+    }
+  }
 }
 
 // LLaMA-Factory's YAML (src/llamafactory/hparams: model_args.py, data_args.py,

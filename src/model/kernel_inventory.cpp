@@ -47,7 +47,10 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
   g.expert = l.place == LinearPlace::kRoutedExpert;
   // bitsandbytes quantizes the decoder's linears, not the head (PEFT's QLoRA recipes keep
   // lm_head in 16 bits) nor the router.
-  if (nf4 != nullptr && l.place != LinearPlace::kHead && l.place != LinearPlace::kRouter) {
+  const bool quantized = l.module || (nf4 != nullptr && nf4->quantize_experts &&
+                                      l.place == LinearPlace::kRoutedExpert);
+  if (nf4 != nullptr && quantized && l.place != LinearPlace::kHead &&
+      l.place != LinearPlace::kRouter) {
     g.quantized_bytes = quantized_linear_bytes(l, *nf4);
   }
   return g;

@@ -193,6 +193,35 @@ void gpt_oss_moe_block(Builder& b) {
   }
 }
 
+// Qwen3-Next and Qwen3.5-MoE (modeling_qwen3_5_moe.py: Qwen3_5MoeTopKRouter, Qwen3NextExperts):
+// the router's weight and all experts' fused gate_up_proj (hidden -> 2 x width) and down_proj
+// are 3-D parameters, not nn.Linear, so LoRA's target_modules (and "all-linear") pass them by
+// and bitsandbytes leaves them as loaded; the shared expert and its gate are nn.Linear.
+void fused_moe_block(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const MoeSpec& m = *a.moe;
+  const std::int64_t w = m.expert_intermediate;
+  b.add("gate", "mlp.gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
+        false);
+  b.add("gate_up_proj", "mlp.experts.gate_up_proj", LinearKind::kGateUp, LinearPlace::kRoutedExpert,
+        a.hidden, 2 * w, false, m.num_experts, m.experts_per_token);
+  b.add("down_proj", "mlp.experts.down_proj", LinearKind::kDown, LinearPlace::kRoutedExpert, w,
+        a.hidden, false, m.num_experts, m.experts_per_token);
+  for (LinearLayer& l : b.out) {
+    if (l.place == LinearPlace::kRouter || l.place == LinearPlace::kRoutedExpert) l.module = false;
+  }
+  const std::int64_t s = m.shared_intermediate;
+  if (s == 0) return;
+  b.add("shared_expert_gate", "mlp.shared_expert_gate", LinearKind::kRouter, LinearPlace::kRouter,
+        a.hidden, 1, false);
+  b.add("gate_proj", "mlp.shared_expert.gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert,
+        a.hidden, s, false);
+  b.add("up_proj", "mlp.shared_expert.up_proj", LinearKind::kUp, LinearPlace::kSharedExpert,
+        a.hidden, s, false);
+  b.add("down_proj", "mlp.shared_expert.down_proj", LinearKind::kDown, LinearPlace::kSharedExpert,
+        s, a.hidden, false);
+}
+
 // MixtralSparseMoeBlock names its experts' matrices w1 (gate), w3 (up), w2 (down) under
 // block_sparse_moe; Qwen3-MoE and DeepSeek-V3 use gate_proj/up_proj/down_proj under mlp.
 void moe_block(Builder& b) {
@@ -200,6 +229,10 @@ void moe_block(Builder& b) {
   const MoeSpec& m = *a.moe;
   if (a.model_type == "gpt_oss") {
     gpt_oss_moe_block(b);
+    return;
+  }
+  if (a.linear_attention) {  // Qwen3-Next, Qwen3.5-MoE
+    fused_moe_block(b);
     return;
   }
   const bool mixtral = a.model_type == "mixtral";

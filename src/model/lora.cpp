@@ -204,8 +204,10 @@ FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptio
   FrozenBaseBytes out;
   double constants = 0.0;
   for (const LinearLayer& l : model_linears(arch)) {
-    // bitsandbytes replaces nn.Linear modules only: gpt-oss's expert tensors stay as loaded.
-    if (l.kind == LinearKind::kLmHead || !l.module) continue;
+    // bitsandbytes replaces nn.Linear modules only: fused expert tensors (gpt-oss, Qwen3-Next,
+    // Qwen3.5-MoE) stay as loaded unless axolotl's quantize_moe_experts quantizes them.
+    if (l.kind == LinearKind::kLmHead) continue;
+    if (!l.module && !(options.quantize_experts && l.place == LinearPlace::kRoutedExpert)) continue;
     const double tensors = static_cast<double>(l.copies * l.layers);
     out.quantized_weights += static_cast<double>(l.weight_params()) * tensors;
     constants += (quantized_linear_bytes(l, options) -

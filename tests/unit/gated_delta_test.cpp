@@ -14,6 +14,7 @@
 #include "trainbudget/model/flop_shape.hpp"
 #include "trainbudget/model/kv_cache.hpp"
 #include "trainbudget/model/linear_layers.hpp"
+#include "trainbudget/model/lora.hpp"
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/model/step_dims.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -85,6 +86,27 @@ TEST(GatedDelta, LinearLayersAsTheCheckpointsNameThem) {
   const std::vector<LinearLayer> n = model_linears(preset("qwen3-next-80b-a3b"));
   EXPECT_EQ(find(n, "linear_attn.in_proj_qkvz").out_features, 2 * 2048 + 2 * 4096);
   EXPECT_EQ(find(n, "linear_attn.in_proj_ba").out_features, 64);
+}
+
+// Qwen3.5-MoE's experts and router are 3-D parameters (Qwen3NextExperts, Qwen3_5MoeTopKRouter):
+// "all-linear" adapts the attention, Gated DeltaNet and the shared expert only, and QLoRA leaves
+// the experts in 16 bits unless quantize_moe_experts: 35B-A3B's 40 x 256 x 3 x 2048 x 512 =
+// 32,212,254,720 expert weights at 2 bytes, or at NF4's 0.5 plus its constants.
+TEST(GatedDelta, FusedExpertsAreParametersNotLinears) {
+  const ModelArchitecture a = preset("qwen3.5-35b-a3b");
+  LoraSpec all{16, parse_lora_targets("all-linear")};
+  for (const AdaptedLinear& l : lora_adapters(a, all)) {
+    EXPECT_NE(l.layer.place, LinearPlace::kRoutedExpert) << l.layer.path;
+    EXPECT_NE(l.layer.path, "mlp.gate");
+  }
+  const FrozenBaseBytes plain = qlora_base_bytes(a, {}, 2.0);
+  QloraOptions experts;
+  experts.quantize_experts = true;
+  const FrozenBaseBytes quantized = qlora_base_bytes(a, experts, 2.0);
+  const double weights = 40.0 * 256.0 * 3.0 * 2048.0 * 512.0;
+  EXPECT_DOUBLE_EQ(quantized.quantized_weights - plain.quantized_weights, weights);
+  EXPECT_NEAR(plain.total().value() - quantized.total().value(), weights * (2.0 - 0.5 - 0.0159),
+              weights * 0.001);
 }
 
 // Per Gated DeltaNet layer and token, forward: 8 x 32 x 128 x 128 = 4,194,304 for the recurrence

@@ -46,6 +46,9 @@ struct QloraOptions {
   // The frozen base's bits: 4, bitsandbytes NF4 (Dettmers et al. 2023); 8, LLM.int8 (Dettmers et
   // al. 2022: int8 codes and an fp32 scale per output row; transformers' load_in_8bit).
   int bits{4};
+  // Also the experts' fused 3-D weights, which bitsandbytes leaves as loaded (not nn.Linear):
+  // axolotl's quantize_moe_experts (docs/expert_quantization.qmd).
+  bool quantize_experts{false};
 };
 
 }  // namespace tb
