@@ -268,8 +268,8 @@ void resolve_steps(EstimateRequest& r, EstimateResult& out) {
   r.job.tokens = tokens;
   out.notes.push_back(
       {"steps",
-       fmt::format("{:g} steps x {} sequences x {} micro-batches x {} data-parallel rank{} x {} "
-                   "tokens = {:.4g} tokens (padded to the length; packing fills it)",
+       fmt::format("{:g} steps x micro_batch {} x grad_accum {} x {} data-parallel rank{} x "
+                   "seq_len {} = {:.4g} tokens (padded to the length; packing fills it)",
                    *r.steps, s.micro_batch, s.grad_accumulation, dp, dp == 1 ? "" : "s", s.seq_len,
                    tokens),
        ""});
