@@ -444,24 +444,21 @@ const std::array kEstimateFields{
 // base's (quantization_fields.cpp) after galore_rank, the vision rows (vision_fields.cpp) after
 // seq_len and the online RL rows (rollout_fields.cpp) after the preference ones.
 std::vector<Field> estimate_table() {
+  struct Rows {
+    std::string_view after;
+    std::span<const Field> (*rows)();
+  };
+  constexpr std::array<Rows, 4> kInserted{{{"model", run_length_fields},
+                                           {"galore_rank", quantization_fields},
+                                           {"seq_len", vision_fields},
+                                           {"precompute_ref_log_probs", rollout_fields}}};
   std::vector<Field> out;
   for (const Field& f : kEstimateFields) {
     out.push_back(f);
-    if (f.key == "model") {
-      const std::span<const Field> run = run_length_fields();
-      out.insert(out.end(), run.begin(), run.end());
-    }
-    if (f.key == "galore_rank") {
-      const std::span<const Field> quantization = quantization_fields();
-      out.insert(out.end(), quantization.begin(), quantization.end());
-    }
-    if (f.key == "seq_len") {
-      const std::span<const Field> vision = vision_fields();
-      out.insert(out.end(), vision.begin(), vision.end());
-    }
-    if (f.key == "precompute_ref_log_probs") {
-      const std::span<const Field> rl = rollout_fields();
-      out.insert(out.end(), rl.begin(), rl.end());
+    for (const Rows& r : kInserted) {
+      if (f.key != r.after) continue;
+      const std::span<const Field> rows = r.rows();
+      out.insert(out.end(), rows.begin(), rows.end());
     }
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/model/image_tokens.hpp"
@@ -13,6 +14,7 @@
 #include "trainbudget/plan/advice.hpp"
 #include "trainbudget/plan/fit_search.hpp"
 #include "trainbudget/spec/limits.hpp"
+#include "trainbudget/spec/recipe.hpp"
 
 namespace tb::api {
 namespace {
@@ -256,8 +258,7 @@ void resolve_steps(EstimateRequest& r, EstimateResult& out) {
   if (!r.steps) return;
   const auto& arch = r.job.model.architecture;
   const TrainingSetup s = resolved_setup(r.job.setup, arch ? arch->max_positions : 0);
-  const Parallelism& p = r.job.parallel;
-  const int dp = std::max(1, r.job.devices / std::max(1, p.tp * p.pp * p.cp));
+  const int dp = std::max(1, layout_of(r.job, find_recipe(r.job.recipe_id)).dp());
   const double tokens = *r.steps * static_cast<double>(s.micro_batch) *
                         static_cast<double>(s.grad_accumulation) * dp *
                         static_cast<double>(s.seq_len);

@@ -3,6 +3,7 @@
 
 #include "trainbudget/model/linear_layers.hpp"
 #include "trainbudget/model/lora.hpp"
+#include "trainbudget/model/step_dims.hpp"
 
 namespace tb {
 namespace {
@@ -46,11 +47,8 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
   g.trained = !frozen_base;
   g.expert = l.place == LinearPlace::kRoutedExpert;
   // bitsandbytes quantizes the decoder's linears, not the head (PEFT's QLoRA recipes keep
-  // lm_head in 16 bits) nor the router.
-  const bool quantized = l.module || (nf4 != nullptr && nf4->quantize_experts &&
-                                      l.place == LinearPlace::kRoutedExpert);
-  if (nf4 != nullptr && quantized && l.place != LinearPlace::kHead &&
-      l.place != LinearPlace::kRouter) {
+  // lm_head in 16 bits); the router's GEMM is priced unquantized.
+  if (nf4 != nullptr && bitsandbytes_quantizes(l, *nf4) && l.place != LinearPlace::kRouter) {
     g.quantized_bytes = quantized_linear_bytes(l, *nf4);
   }
   return g;
@@ -62,10 +60,7 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
 std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
                                     const QloraOptions* nf4) {
   std::vector<GemmKernel> out;
-  const double linear = arch.linear_attention && arch.num_layers > 0
-                            ? static_cast<double>(linear_attention_layer_count(arch)) /
-                                  static_cast<double>(arch.num_layers)
-                            : 0.0;
+  const double linear = shape_dims(arch).linear_share;
   const auto add = [&](const LinearLayer& l, double share) {
     GemmKernel g = gemm_of(l, frozen_base, nf4);
     g.instances *= share;

@@ -193,10 +193,27 @@ double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options) {
   return blocks * 1.0 + std::ceil(blocks / static_cast<double>(options.double_quant_block)) * 4.0;
 }
 
+namespace {
+
+// Bytes of one quantized weight's code: NF4 half a byte, LLM.int8 one.
+double code_bytes(const QloraOptions& options) { return options.bits == 8 ? 1.0 : 0.5; }
+
+// One quantized linear's constants: NF4's per-block absmax, or LLM.int8's fp32 scale per output
+// row (bitsandbytes Int8Params' SCB).
+double constant_bytes(const LinearLayer& l, const QloraOptions& options) {
+  if (options.bits == 8) return 4.0 * static_cast<double>(l.out_features);
+  return nf4_constant_bytes(l.weight_params(), options);
+}
+
+}  // namespace
+
+bool bitsandbytes_quantizes(const LinearLayer& l, const QloraOptions& options) {
+  if (l.kind == LinearKind::kLmHead) return false;
+  return l.module || (options.quantize_experts && l.place == LinearPlace::kRoutedExpert);
+}
+
 double quantized_linear_bytes(const LinearLayer& l, const QloraOptions& options) {
-  const auto weights = static_cast<double>(l.weight_params());
-  if (options.bits == 8) return weights + 4.0 * static_cast<double>(l.out_features);
-  return 0.5 * weights + nf4_constant_bytes(l.weight_params(), options);
+  return static_cast<double>(l.weight_params()) * code_bytes(options) + constant_bytes(l, options);
 }
 
 FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptions& options,
@@ -204,17 +221,12 @@ FrozenBaseBytes qlora_base_bytes(const ModelArchitecture& arch, const QloraOptio
   FrozenBaseBytes out;
   double constants = 0.0;
   for (const LinearLayer& l : model_linears(arch)) {
-    // bitsandbytes replaces nn.Linear modules only: fused expert tensors (gpt-oss, Qwen3-Next,
-    // Qwen3.5-MoE) stay as loaded unless axolotl's quantize_moe_experts quantizes them.
-    if (l.kind == LinearKind::kLmHead) continue;
-    if (!l.module && !(options.quantize_experts && l.place == LinearPlace::kRoutedExpert)) continue;
+    if (!bitsandbytes_quantizes(l, options)) continue;
     const double tensors = static_cast<double>(l.copies * l.layers);
     out.quantized_weights += static_cast<double>(l.weight_params()) * tensors;
-    constants += (quantized_linear_bytes(l, options) -
-                  static_cast<double>(l.weight_params()) * (options.bits == 8 ? 1.0 : 0.5)) *
-                 tensors;
+    constants += constant_bytes(l, options) * tensors;
   }
-  out.nf4 = Bytes{out.quantized_weights * (options.bits == 8 ? 1.0 : 0.5)};
+  out.nf4 = Bytes{out.quantized_weights * code_bytes(options)};
   out.constants = Bytes{constants};
   out.unquantized_params = static_cast<double>(count_params(arch).total) - out.quantized_weights;
   out.unquantized = Bytes{out.unquantized_params * storage_bytes};

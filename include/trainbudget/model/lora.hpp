@@ -45,6 +45,10 @@ struct FrozenBaseBytes {
 
 // Bytes of the per-block constants for one quantized tensor of `weights` values.
 [[nodiscard]] double nf4_constant_bytes(std::int64_t weights, const QloraOptions& options);
+// Whether bitsandbytes quantizes this linear under QLoRA: every nn.Linear but the LM head; fused
+// expert tensors (gpt-oss, Qwen3-Next, Qwen3.5-MoE: not nn.Linear) stay as loaded unless axolotl's
+// quantize_moe_experts quantizes them too.
+[[nodiscard]] bool bitsandbytes_quantizes(const LinearLayer& l, const QloraOptions& options);
 // One quantized linear's stored bytes: its codes (half a byte a weight in NF4, one in int8) and
 // constants (NF4's per-block absmax; LLM.int8's fp32 scale per output row, bitsandbytes
 // Int8Params' SCB).
