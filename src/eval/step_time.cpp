@@ -305,6 +305,10 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // Tensor parallel (Shoeybi et al. 2019, sec. 3; Korthikanti et al. 2022, sec. 4.2.2): per
   // layer two all-reduces of b x s x h forward and two backward (sequence parallel: the same
   // volume as all-gather + reduce-scatter), two more when full recomputation reruns forward.
+  // Sequence parallel adds the two column-parallel inputs' all-gathers again in backward (one
+  // all-reduce's volume) where the linear keeps only its shard (sp_linear_keeps_shard) or where
+  // per-op selective checkpointing reruns them (torchtitan's save list keeps reduce-scatter
+  // outputs, not all-gathers: activation_checkpoint.py, _save_list).
   Seconds tp_forward{0.0}, tp_backward{0.0};  // one layer's, as exposed
   if (x.tp > 1 && p.has_architecture) {
     const Group g{x.tp, 1};
@@ -312,7 +316,10 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     const auto n = static_cast<std::int64_t>(std::llround(layers));
     const double rerun =
         n > 0 ? static_cast<double>(l.recomputed_layers(n)) / static_cast<double>(n) : 1.0;
-    const double per_layer = l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0;
+    const bool regather =
+        x.sequence_parallel && (p.sp_linear_keeps_shard || l.recompute == Recompute::kSelectiveOp);
+    const double per_layer =
+        (l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0) + (regather ? 1.0 : 0.0);
     const Bytes msg{tokens * d.h * e};
     const Seconds each = comm.time(Collective::kAllReduce, msg, g, f);
     const Seconds once = each * (per_layer * layers);

@@ -221,6 +221,23 @@ double dp_bucket_bytes(Framework id) noexcept {
   }
 }
 
+bool sp_linear_keeps_shard(Framework id) noexcept {
+  switch (id) {
+    case Framework::kGeneric:
+    case Framework::kMegatron:
+      // Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication (core/tensor_parallel/
+      // layers.py) saves the sequence shard and, in backward, all-gathers it again beside the
+      // input-gradient GEMM; Transformer Engine's Linear and LayerNormLinear do the same
+      // (backward_input_needs_gather). Korthikanti et al. 2022, sec. 4.2.2, chose this to keep
+      // the activation memory sharded.
+      return true;
+    default:
+      // DTensor's ColwiseParallel (torch/distributed/tensor/parallel/style.py): the input's
+      // redistribution to Replicate is an autograd op and the matmul saves the gathered input.
+      return false;
+  }
+}
+
 const FrameworkProfile& framework_profile(Framework id) {
   for (const FrameworkProfile& p : kProfiles) {
     if (p.id == id) return p;

@@ -135,6 +135,7 @@ struct ModelProfile {
   Dispatch dispatch{Dispatch::kFused};
   AttentionKernel attention_kernel{AttentionKernel::kFlash2};
   double dp_bucket_bytes{25.0 * 1024 * 1024};  // the data-parallel gradient bucket
+  bool sp_linear_keeps_shard{true};            // sp_linear_keeps_shard(framework)
 };
 
 // Trainable parameters of the job: every parameter (full), the adapters (LoRA/QLoRA: counted

@@ -164,6 +164,9 @@ struct FrameworkProfile {
 
 // Bytes of gradients one data-parallel reduction call carries (docs/time.md, "Buckets").
 [[nodiscard]] double dp_bucket_bytes(Framework id) noexcept;
+// Whether, under sequence parallelism, a column-parallel linear keeps only its sequence shard
+// of the input and gathers it again in backward (docs/time.md, "Communication as it runs").
+[[nodiscard]] bool sp_linear_keeps_shard(Framework id) noexcept;
 [[nodiscard]] const FrameworkProfile& framework_profile(Framework id);
 
 // Throw InvalidRequest naming the field (framework, loss, logits_dtype, norm) and its accepted
