@@ -14,6 +14,7 @@
 
 #include "field_reader.hpp"
 #include "hf_gated_delta.hpp"
+#include "hf_glm.hpp"
 #include "hf_moe_families.hpp"
 #include "json_text.hpp"
 #include "trainbudget/io/file_read.hpp"
@@ -254,6 +255,9 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   }
   if (type == "qwen3_moe" || type == "qwen2_moe") return read_qwen_moe(f, type);
   if (type == "gpt_oss") return read_gpt_oss(f);
+  if (type == "glm4") return read_glm4(f);
+  if (type == "glm4_moe") return read_glm4_moe(f);
+  if (type == "glm4_moe_lite") return read_glm4_moe_lite(f);
   if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
     // GemmaConfig / Gemma2Config / Gemma3TextConfig: head_dim 256, tie_word_embeddings True.
     // Gemma 2 and 3 add pre/post feed-forward and post-attention norms (four per layer);
@@ -318,18 +322,20 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 
 }  // namespace
 
-void read_attention_heads(Fields& f, ModelArchitecture& a) { read_heads(f, {}, a); }
+void read_attention_heads(Fields& f, ModelArchitecture& a,
+                          std::optional<std::int64_t> head_dim_default) {
+  read_heads(f, {false, head_dim_default}, a);
+}
 
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
-      "deepseek_v2", "deepseek_v3", "falcon",       "gemma",
-      "gemma2",      "gemma3",      "gemma3_text",  "gpt2",
-      "gpt_neox",    "gpt_oss",     "llama",        "mistral",
-      "mixtral",     "mllama",      "olmo",         "opt",
-      "phi",         "phi3",        "starcoder2",   "qwen2",
-      "qwen2_5_vl",  "qwen2_moe",   "qwen2_vl",     "qwen3",
-      "qwen3_moe",   "qwen3_vl",    "qwen3_vl_moe", "qwen3_next",
-      "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
+      "deepseek_v2", "deepseek_v3", "falcon",      "gemma",        "gemma2",
+      "gemma3",      "gemma3_text", "glm4",        "glm4_moe",     "glm4_moe_lite",
+      "gpt2",        "gpt_neox",    "gpt_oss",     "llama",        "mistral",
+      "mixtral",     "mllama",      "olmo",        "opt",          "phi",
+      "phi3",        "starcoder2",  "qwen2",       "qwen2_5_vl",   "qwen2_moe",
+      "qwen2_vl",    "qwen3",       "qwen3_moe",   "qwen3_vl",     "qwen3_vl_moe",
+      "qwen3_next",  "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
   return kTypes;
 }
 

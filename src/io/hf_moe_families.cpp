@@ -1,4 +1,4 @@
-// config.json readers of DeepSeek-V3, gpt-oss, Qwen2-MoE and Qwen3-MoE (hf_moe_families.hpp).
+// config.json readers of DeepSeek-V2/V3, gpt-oss, Qwen2-MoE and Qwen3-MoE (hf_moe_families.hpp).
 #include "hf_moe_families.hpp"
 
 #include <fmt/format.h>
@@ -33,8 +33,15 @@ ModelArchitecture read_untied_dimensions(Fields& f, const char* model_type,
 // first_k_dense_replace 0, n_routed_experts and n_shared_experts None (no MoE, no shared
 // expert), num_experts_per_tok None, moe_intermediate_size 1407.
 ModelArchitecture read_deepseek(Fields& f, const std::string& model_type) {
-  const bool v2 = model_type == "deepseek_v2";
-  ModelArchitecture a = read_untied_dimensions(f, v2 ? "deepseek_v2" : "deepseek_v3", 0);
+  if (model_type == "deepseek_v2") {
+    return read_latent_moe(f, {"deepseek_v2", 1536, 512, 128, 64, 128, 0, 0, 1407, 0, 0, "greedy"});
+  }
+  return read_latent_moe(f,
+                         {"deepseek_v3", 1536, 512, 128, 64, 128, 256, 8, 2048, 1, 3, "noaux_tc"});
+}
+
+ModelArchitecture read_latent_moe(Fields& f, const LatentMoeDefaults& d) {
+  ModelArchitecture a = read_untied_dimensions(f, d.model_type, 0);
   a.mlp.intermediate = f.required("intermediate_size");
   a.mlp.activation = f.text("hidden_act", "silu");
   AttentionSpec& at = a.attention;
@@ -42,27 +49,29 @@ ModelArchitecture read_deepseek(Fields& f, const std::string& model_type) {
   at.num_kv_heads = f.optional("num_key_value_heads", at.num_heads);
   at.qkv_bias = at.output_bias = f.flag("attention_bias", false);
   LatentAttentionSpec mla;
-  // q_lora_rank: absent -> the class default 1536; null -> no query compression (V2-Lite).
-  mla.q_lora_rank = f.present("q_lora_rank") ? f.optional("q_lora_rank", 0) : 1536;
-  mla.kv_lora_rank = f.optional("kv_lora_rank", 512);
-  mla.qk_nope_head_dim = f.optional("qk_nope_head_dim", 128);
-  mla.qk_rope_head_dim = f.optional("qk_rope_head_dim", 64);
-  mla.v_head_dim = f.optional("v_head_dim", 128);
+  // q_lora_rank: absent -> the class default; null -> no query compression (V2-Lite).
+  mla.q_lora_rank = f.present("q_lora_rank") ? f.optional("q_lora_rank", 0) : d.q_lora_rank;
+  mla.kv_lora_rank = f.optional("kv_lora_rank", d.kv_lora_rank);
+  mla.qk_nope_head_dim = f.optional("qk_nope_head_dim", d.qk_nope_head_dim);
+  mla.qk_rope_head_dim = f.optional("qk_rope_head_dim", d.qk_rope_head_dim);
+  mla.v_head_dim = f.optional("v_head_dim", d.v_head_dim);
   at.latent = mla;
 
-  const std::int64_t routed = f.optional("n_routed_experts", v2 ? 0 : 256);
+  const std::int64_t routed = f.optional("n_routed_experts", d.routed_experts);
   if (routed > 0) {
     MoeSpec m;
     m.num_experts = routed;
-    // DeepseekV2Config's None: a V2 config with routed experts names it.
-    m.experts_per_token =
-        v2 ? f.required("num_experts_per_tok") : f.optional("num_experts_per_tok", 8);
-    m.expert_intermediate = f.optional("moe_intermediate_size", v2 ? 1407 : 2048);
-    m.num_shared_experts = f.optional("n_shared_experts", v2 ? 0 : 1);
+    // A class default of None (DeepseekV2Config): a config with routed experts names it.
+    m.experts_per_token = d.experts_per_token == 0
+                              ? f.required("num_experts_per_tok")
+                              : f.optional("num_experts_per_tok", d.experts_per_token);
+    m.expert_intermediate = f.optional("moe_intermediate_size", d.moe_intermediate);
+    m.num_shared_experts = f.optional("n_shared_experts", d.shared_experts);
     m.shared_intermediate = m.num_shared_experts * m.expert_intermediate;
-    m.first_dense_layers = f.optional("first_k_dense_replace", v2 ? 0 : 3);
+    m.first_dense_layers = f.optional("first_k_dense_replace", d.first_dense_layers);
     m.layer_freq = f.optional("moe_layer_freq", 1);
-    m.router_score_bias = f.text("topk_method", v2 ? "greedy" : "noaux_tc") == "noaux_tc";
+    m.router_score_bias =
+        d.topk_method == nullptr || f.text("topk_method", d.topk_method) == "noaux_tc";
     a.moe = m;
   }
   a.mtp_layers = f.optional("num_nextn_predict_layers", 0);

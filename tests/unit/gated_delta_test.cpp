@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "test_models.hpp"
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/flop_terms.hpp"
 #include "trainbudget/eval/gated_delta_cost.hpp"
@@ -22,11 +23,7 @@
 namespace tb {
 namespace {
 
-ModelArchitecture preset(const char* id) {
-  return io::load_model_preset(std::filesystem::path{TB_TEST_DATA_DIR} / "models" /
-                               (std::string{id} + ".toml"))
-      .architecture;
-}
+using testing_models::preset_arch;
 
 // Qwen3.5 9B: hidden 4096, 32 layers (8 attend: 3, 7, ... 31), heads 16 / 4 of 256, Gated
 // DeltaNet 16 key and 32 value heads of 128, MLP 12288, vocabulary 248320, untied.
@@ -36,7 +33,7 @@ ModelArchitecture preset(const char* id) {
 //   32,768, dt_bias and A_log 64, norm 128, out_proj 4096 x 4096 = 16,777,216: 67,403,968;
 // - MLP 3 x 4096 x 12288 = 150,994,944; two norms 8,192.
 TEST(GatedDelta, Qwen35NineBCountsByHand) {
-  const ModelArchitecture a = preset("qwen3.5-9b");
+  const ModelArchitecture a = preset_arch("qwen3.5-9b");
   EXPECT_EQ(attention_params(a), 58'720'768);
   EXPECT_EQ(linear_attention_params(a), 67'403'968);
   EXPECT_EQ(dense_mlp_params(a), 150'994'944);
@@ -56,9 +53,9 @@ TEST(GatedDelta, Qwen35NineBCountsByHand) {
 
 // The MoE sizes and Qwen3-Next: 256 (512) experts of 512 (1024), a shared expert and its gate.
 TEST(GatedDelta, MoeTotalsMatchTheHub) {
-  EXPECT_EQ(count_params(preset("qwen3.5-35b-a3b")).total_with_mtp, 35'951'822'704);
-  EXPECT_EQ(count_params(preset("qwen3.5-397b-a17b")).total_with_mtp, 403'397'928'944);
-  const ParamCounts next = count_params(preset("qwen3-next-80b-a3b"));
+  EXPECT_EQ(count_params(preset_arch("qwen3.5-35b-a3b")).total_with_mtp, 35'951'822'704);
+  EXPECT_EQ(count_params(preset_arch("qwen3.5-397b-a17b")).total_with_mtp, 403'397'928'944);
+  const ParamCounts next = count_params(preset_arch("qwen3-next-80b-a3b"));
   EXPECT_EQ(next.total, 79'674'391'296);
   EXPECT_EQ(next.total_with_mtp, 81'324'862'720);
   // The card's "Number of Parameters (Non-Embedding): 79B".
@@ -75,7 +72,7 @@ TEST(GatedDelta, LinearLayersAsTheCheckpointsNameThem) {
     ADD_FAILURE() << path;
     return LinearLayer{};
   };
-  const std::vector<LinearLayer> q = model_linears(preset("qwen3.5-9b"));
+  const std::vector<LinearLayer> q = model_linears(preset_arch("qwen3.5-9b"));
   EXPECT_EQ(find(q, "linear_attn.in_proj_qkv").out_features, 2 * 2048 + 4096);
   EXPECT_EQ(find(q, "linear_attn.in_proj_qkv").layers, 24);
   EXPECT_EQ(find(q, "linear_attn.in_proj_z").out_features, 4096);
@@ -83,7 +80,7 @@ TEST(GatedDelta, LinearLayersAsTheCheckpointsNameThem) {
   EXPECT_EQ(find(q, "self_attn.q_proj").out_features, 2 * 16 * 256);
   EXPECT_EQ(find(q, "self_attn.q_proj").layers, 8);
   EXPECT_EQ(find(q, "mlp.down_proj").layers, 32);
-  const std::vector<LinearLayer> n = model_linears(preset("qwen3-next-80b-a3b"));
+  const std::vector<LinearLayer> n = model_linears(preset_arch("qwen3-next-80b-a3b"));
   EXPECT_EQ(find(n, "linear_attn.in_proj_qkvz").out_features, 2 * 2048 + 2 * 4096);
   EXPECT_EQ(find(n, "linear_attn.in_proj_ba").out_features, 64);
 }
@@ -93,7 +90,7 @@ TEST(GatedDelta, LinearLayersAsTheCheckpointsNameThem) {
 // the experts in 16 bits unless quantize_moe_experts: 35B-A3B's 40 x 256 x 3 x 2048 x 512 =
 // 32,212,254,720 expert weights at 2 bytes, or at NF4's 0.5 plus its constants.
 TEST(GatedDelta, FusedExpertsAreParametersNotLinears) {
-  const ModelArchitecture a = preset("qwen3.5-35b-a3b");
+  const ModelArchitecture a = preset_arch("qwen3.5-35b-a3b");
   LoraSpec all{16, parse_lora_targets("all-linear")};
   for (const AdaptedLinear& l : lora_adapters(a, all)) {
     EXPECT_NE(l.layer.place, LinearPlace::kRoutedExpert) << l.layer.path;
@@ -113,7 +110,7 @@ TEST(GatedDelta, FusedExpertsAreParametersNotLinears) {
 // and 2 x 4 x 8,192 = 65,536 for the conv; 24 layers: 102,236,160. Attention scores run in the 8
 // attending layers only (every key per query, the default convention).
 TEST(GatedDelta, FlopsOfTheRecurrenceAndTheAttendingLayers) {
-  const ModelArchitecture a = preset("qwen3.5-9b");
+  const ModelArchitecture a = preset_arch("qwen3.5-9b");
   const FlopShape shape = flop_shape(a, false, {});
   EXPECT_DOUBLE_EQ(shape.linear_attention_flops, 102'236'160.0);
   EXPECT_EQ(shape.windows.size(), 8U);
@@ -133,7 +130,7 @@ TEST(GatedDelta, FlopsOfTheRecurrenceAndTheAttendingLayers) {
 // 32 x 128 + 64 x 32 + 32 + 2 x 4,096 + 4,096 elements at 2 bytes and 6 x 32 fp32 values:
 // (4,096 + 8,192 + 8,192 + 4,096 + 2,048 + 32 + 8,192 + 4,096) x 2 + 192 x 4 = 78,656 bytes.
 TEST(GatedDelta, ActivationRowsWeighedByTheirLayers) {
-  StepDims d = shape_dims(preset("qwen3.5-9b"));
+  StepDims d = shape_dims(preset_arch("qwen3.5-9b"));
   d.b = 1;
   d.s = 1;
   d.e = 2;
@@ -151,7 +148,7 @@ TEST(GatedDelta, ActivationRowsWeighedByTheirLayers) {
 // Gated DeltaNet layer keeps 32 x 128 x 128 fp32 state values and 3 x 8,192 conv inputs at 2
 // bytes whatever the length.
 TEST(GatedDelta, CacheAndState) {
-  const ModelArchitecture a = preset("qwen3.5-9b");
+  const ModelArchitecture a = preset_arch("qwen3.5-9b");
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(a, KvDtype::kBf16).value(), 8.0 * 4096.0);
   const double state = 24.0 * (32.0 * 128.0 * 128.0 * 4.0 + 3.0 * 8192.0 * 2.0);
   EXPECT_DOUBLE_EQ(linear_attention_state_bytes(a).value(), state);

@@ -8,6 +8,7 @@
 #include "trainbudget/eval/estimate.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
 #include "trainbudget/io/hf_config.hpp"
+#include "trainbudget/io/model_loader.hpp"
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/spec/architecture.hpp"
 #include "trainbudget/spec/job.hpp"
@@ -19,6 +20,12 @@ inline const std::filesystem::path kConfigs =
 
 inline ModelArchitecture config(const std::string& name) {
   return io::load_hf_config(kConfigs / name);
+}
+
+// The architecture of a preset in the repository's data/models.
+inline ModelArchitecture preset_arch(const std::string& id) {
+  return io::load_model_preset(std::filesystem::path{TB_TEST_DATA_DIR} / "models" / (id + ".toml"))
+      .architecture;
 }
 
 // GPT-3 175B as Korthikanti et al. 2022 (sec. 4.1, Table 3) and Narayanan et al. 2021
