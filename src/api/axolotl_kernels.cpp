@@ -66,7 +66,8 @@ void read_plugins(const json& cfg, const json& plugins, Reader& r) {
 
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r) {
   if (key == "lora_mlp_kernel" || key == "lora_qkv_kernel" || key == "lora_o_kernel" ||
-      key == "lora_embedding_kernel" || key == "quantize_moe_experts") {
+      key == "lora_embedding_kernel" || key == "quantize_moe_experts" ||
+      key == "llama4_linearized_experts") {
     return true;  // read once the method is known (axolotl_lora_kernels, read_axolotl)
   }
   if (key == "attn_implementation") {

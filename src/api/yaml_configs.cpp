@@ -193,15 +193,18 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   axolotl_bf16_weights(cfg, out);
   axolotl_lora_kernels(cfg, out);
   // quantize_moe_experts: the fused experts quantized with the base (its validation asks for
-  // qlora + load_in_4bit or lora + load_in_8bit, both a quantized base here).
-  const auto experts = cfg.find("quantize_moe_experts");
-  if (experts != cfg.end() && experts->is_boolean() && experts->get<bool>()) {
+  // qlora + load_in_4bit or lora + load_in_8bit, both a quantized base here);
+  // llama4_linearized_experts: a Llama 4 checkpoint whose experts are nn.Linear modules
+  // (axolotl's monkeypatch), which bitsandbytes then quantizes the same way.
+  for (const char* key : {"quantize_moe_experts", "llama4_linearized_experts"}) {
+    const auto experts = cfg.find(key);
+    if (experts == cfg.end() || !experts->is_boolean() || !experts->get<bool>()) continue;
     const auto method = out.values.find("method");
     if (method != out.values.end() && method->second == "qlora") {
       out.values["quantize_moe_experts"] = "true";
-      out.mapped.emplace_back("quantize_moe_experts -> quantize_moe_experts");
+      out.mapped.push_back(fmt::format("{} -> quantize_moe_experts", key));
     } else {
-      out.unknown.emplace_back("quantize_moe_experts=true without a quantized base");
+      out.unknown.push_back(fmt::format("{}=true without a quantized base", key));
     }
   }
 }

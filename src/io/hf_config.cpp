@@ -15,6 +15,7 @@
 #include "field_reader.hpp"
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
+#include "hf_llama4.hpp"
 #include "hf_moe_families.hpp"
 #include "json_text.hpp"
 #include "trainbudget/io/file_read.hpp"
@@ -256,6 +257,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   if (type == "qwen3_moe" || type == "qwen2_moe") return read_qwen_moe(f, type);
   if (type == "gpt_oss") return read_gpt_oss(f);
   if (type == "glm4") return read_glm4(f);
+  if (type == "llama4_text") return read_llama4_text(f);
   if (type == "glm4_moe") return read_glm4_moe(f);
   if (type == "glm4_moe_lite") return read_glm4_moe_lite(f);
   if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
@@ -328,14 +330,14 @@ void read_attention_heads(Fields& f, ModelArchitecture& a,
 }
 
 const std::vector<std::string>& supported_model_types() {
+  // clang-format off
   static const std::vector<std::string> kTypes{
-      "deepseek_v2", "deepseek_v3", "falcon",      "gemma",        "gemma2",
-      "gemma3",      "gemma3_text", "glm4",        "glm4_moe",     "glm4_moe_lite",
-      "gpt2",        "gpt_neox",    "gpt_oss",     "llama",        "mistral",
-      "mixtral",     "mllama",      "olmo",        "opt",          "phi",
-      "phi3",        "starcoder2",  "qwen2",       "qwen2_5_vl",   "qwen2_moe",
-      "qwen2_vl",    "qwen3",       "qwen3_moe",   "qwen3_vl",     "qwen3_vl_moe",
-      "qwen3_next",  "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
+      "deepseek_v2", "deepseek_v3", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "glm4",
+      "glm4_moe", "glm4_moe_lite", "gpt2", "gpt_neox", "gpt_oss", "llama", "llama4", "llama4_text",
+      "mistral", "mixtral", "mllama", "olmo", "opt", "phi", "phi3", "starcoder2", "qwen2",
+      "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe",
+      "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
+  // clang-format on
   return kTypes;
 }
 
@@ -438,6 +440,9 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.vision = read_vision_config(vision_top, VisionKind::kQwen3Vl, type, problems);
   } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
     arch = read_gated_delta_family(top, root, type);
+  } else if (type == "llama4") {
+    text_prefix = "text_config.";
+    arch = read_llama4(top, problems);
   } else if (type == "mllama") {
     // MllamaConfig (configuration_mllama.py): a Llama 3.1 language model in text_config, with
     // MllamaTextConfig's defaults where a key is absent, its cross_attention_layers, and the

@@ -138,6 +138,26 @@ VisionTowerSpec read_mllama(Fields& f) {
   return v;
 }
 
+// Llama4VisionConfig (configuration_llama4.py): hidden_size 768, intermediate_size 5632,
+// num_hidden_layers 34, num_attention_heads 16, num_channels 3, image_size 448, patch_size 14,
+// vision_output_dim 7680, projector_input_dim 4096, projector_output_dim 4096. The released
+// configs state every dimension (Scout and Maverick: 1408 wide, 336-pixel tiles, output 4096).
+VisionTowerSpec read_llama4_vision(Fields& f) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kLlama4;
+  v.hidden = f.optional("hidden_size", 768);
+  v.intermediate = f.optional("intermediate_size", 5632);
+  v.layers = f.optional("num_hidden_layers", 34);
+  v.heads = f.optional("num_attention_heads", 16);
+  v.channels = f.optional("num_channels", 3);
+  v.image_size = f.optional("image_size", 448);
+  v.patch_size = f.optional("patch_size", 14);
+  v.output_dim = f.optional("vision_output_dim", 7680);
+  v.adapter_in = f.optional("projector_input_dim", 4096);
+  v.adapter_out = f.optional("projector_output_dim", 4096);
+  return v;
+}
+
 }  // namespace
 
 std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, VisionKind kind,
@@ -169,6 +189,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
       return read_qwen3_vl(f);
     case VisionKind::kMllama:
       return read_mllama(f);
+    case VisionKind::kLlama4:
+      return read_llama4_vision(f);
   }
   return std::nullopt;
 }

@@ -152,6 +152,8 @@ void gated_delta_net(Builder& b) {
 void dense_mlp(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const MlpSpec& m = a.mlp;
+  // Llama 4's decoder layer names its MLP feed_forward (Llama4TextDecoderLayer).
+  const std::string p = a.model_type.starts_with("llama4") ? "feed_forward." : "mlp.";
   if (a.model_type == "gpt2" || a.model_type == "starcoder2") {
     b.add("c_fc", "mlp.c_fc", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, m.intermediate,
           m.bias);
@@ -160,18 +162,18 @@ void dense_mlp(Builder& b) {
     return;
   }
   if (m.fused_gate_up) {
-    b.add("gate_up_proj", "mlp.gate_up_proj", LinearKind::kGateUp, LinearPlace::kDenseMlp, a.hidden,
+    b.add("gate_up_proj", p + "gate_up_proj", LinearKind::kGateUp, LinearPlace::kDenseMlp, a.hidden,
           2 * m.intermediate, m.bias);
   } else if (m.gated) {
-    b.add("gate_proj", "mlp.gate_proj", LinearKind::kGate, LinearPlace::kDenseMlp, a.hidden,
+    b.add("gate_proj", p + "gate_proj", LinearKind::kGate, LinearPlace::kDenseMlp, a.hidden,
           m.intermediate, m.bias);
-    b.add("up_proj", "mlp.up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+    b.add("up_proj", p + "up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
           m.intermediate, m.bias);
   } else {
-    b.add("up_proj", "mlp.up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+    b.add("up_proj", p + "up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
           m.intermediate, m.bias);
   }
-  b.add("down_proj", "mlp.down_proj", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
+  b.add("down_proj", p + "down_proj", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
         a.hidden, m.bias);
 }
 
@@ -193,33 +195,55 @@ void gpt_oss_moe_block(Builder& b) {
   }
 }
 
-// Qwen3-Next and Qwen3.5-MoE (modeling_qwen3_5_moe.py: Qwen3_5MoeTopKRouter, Qwen3NextExperts):
-// the router's weight and all experts' fused gate_up_proj (hidden -> 2 x width) and down_proj
-// are 3-D parameters, not nn.Linear, so LoRA's target_modules (and "all-linear") pass them by
-// and bitsandbytes leaves them as loaded; the shared expert and its gate are nn.Linear.
-void fused_moe_block(Builder& b) {
+// All experts' fused gate_up_proj (hidden -> 2 x width) and down_proj under `prefix` as 3-D
+// parameters, not nn.Linear: LoRA's target_modules (and "all-linear") pass them by and
+// bitsandbytes leaves them as loaded.
+void fused_experts(Builder& b, const std::string& prefix) {
   const ModelArchitecture& a = b.arch;
   const MoeSpec& m = *a.moe;
   const std::int64_t w = m.expert_intermediate;
-  b.add("gate", "mlp.gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
-        false);
-  b.add("gate_up_proj", "mlp.experts.gate_up_proj", LinearKind::kGateUp, LinearPlace::kRoutedExpert,
-        a.hidden, 2 * w, false, m.num_experts, m.experts_per_token);
-  b.add("down_proj", "mlp.experts.down_proj", LinearKind::kDown, LinearPlace::kRoutedExpert, w,
+  b.add("gate_up_proj", prefix + "experts.gate_up_proj", LinearKind::kGateUp,
+        LinearPlace::kRoutedExpert, a.hidden, 2 * w, false, m.num_experts, m.experts_per_token);
+  b.add("down_proj", prefix + "experts.down_proj", LinearKind::kDown, LinearPlace::kRoutedExpert, w,
         a.hidden, false, m.num_experts, m.experts_per_token);
-  for (LinearLayer& l : b.out) {
-    if (l.place == LinearPlace::kRouter || l.place == LinearPlace::kRoutedExpert) l.module = false;
-  }
-  const std::int64_t s = m.shared_intermediate;
-  if (s == 0) return;
+  b.out[b.out.size() - 2].module = false;
+  b.out.back().module = false;
+}
+
+// One shared expert, a gated MLP of the MoE spec's shared width under `prefix`.
+void shared_expert(Builder& b, const std::string& prefix) {
+  const ModelArchitecture& a = b.arch;
+  const std::int64_t s = a.moe->shared_intermediate;
+  b.add("gate_proj", prefix + "gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert, a.hidden,
+        s, false);
+  b.add("up_proj", prefix + "up_proj", LinearKind::kUp, LinearPlace::kSharedExpert, a.hidden, s,
+        false);
+  b.add("down_proj", prefix + "down_proj", LinearKind::kDown, LinearPlace::kSharedExpert, s,
+        a.hidden, false);
+}
+
+// Qwen3-Next and Qwen3.5-MoE (modeling_qwen3_5_moe.py: Qwen3_5MoeTopKRouter, Qwen3NextExperts):
+// the router's weight is a parameter too and the experts are fused; the shared expert and its
+// gate are nn.Linear.
+void fused_moe_block(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  b.add("gate", "mlp.gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, a.moe->num_experts,
+        false);
+  b.out.back().module = false;
+  fused_experts(b, "mlp.");
+  if (a.moe->shared_intermediate == 0) return;
   b.add("shared_expert_gate", "mlp.shared_expert_gate", LinearKind::kRouter, LinearPlace::kRouter,
         a.hidden, 1, false);
-  b.add("gate_proj", "mlp.shared_expert.gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert,
-        a.hidden, s, false);
-  b.add("up_proj", "mlp.shared_expert.up_proj", LinearKind::kUp, LinearPlace::kSharedExpert,
-        a.hidden, s, false);
-  b.add("down_proj", "mlp.shared_expert.down_proj", LinearKind::kDown, LinearPlace::kSharedExpert,
-        s, a.hidden, false);
+  shared_expert(b, "mlp.shared_expert.");
+}
+
+// Llama 4 (modeling_llama4.py: Llama4TextMoe): feed_forward.router is an nn.Linear without bias,
+// Llama4TextExperts the fused experts, feed_forward.shared_expert a gated MLP of their width.
+void llama4_moe_block(Builder& b) {
+  b.add("router", "feed_forward.router", LinearKind::kRouter, LinearPlace::kRouter, b.arch.hidden,
+        b.arch.moe->num_experts, false);
+  fused_experts(b, "feed_forward.");
+  shared_expert(b, "feed_forward.shared_expert.");
 }
 
 // MixtralSparseMoeBlock names its experts' matrices w1 (gate), w3 (up), w2 (down) under
@@ -233,6 +257,10 @@ void moe_block(Builder& b) {
   }
   if (a.linear_attention) {  // Qwen3-Next, Qwen3.5-MoE
     fused_moe_block(b);
+    return;
+  }
+  if (a.model_type.starts_with("llama4")) {
+    llama4_moe_block(b);
     return;
   }
   const bool mixtral = a.model_type == "mixtral";
@@ -251,7 +279,6 @@ void moe_block(Builder& b) {
   routed("up_proj", "w3", LinearKind::kUp, a.hidden, w);
   routed("down_proj", "w2", LinearKind::kDown, w, a.hidden);
   if (m.shared_intermediate > 0) {
-    const std::int64_t s = m.shared_intermediate;
     // Qwen2-MoE: one mlp.shared_expert and its mlp.shared_expert_gate; DeepSeek: shared_experts.
     const std::string shared =
         block + (m.shared_expert_gate ? ".shared_expert." : ".shared_experts.");
@@ -259,12 +286,7 @@ void moe_block(Builder& b) {
       b.add("shared_expert_gate", block + ".shared_expert_gate", LinearKind::kRouter,
             LinearPlace::kRouter, a.hidden, 1, false);
     }
-    b.add("gate_proj", shared + "gate_proj", LinearKind::kGate, LinearPlace::kSharedExpert,
-          a.hidden, s, false);
-    b.add("up_proj", shared + "up_proj", LinearKind::kUp, LinearPlace::kSharedExpert, a.hidden, s,
-          false);
-    b.add("down_proj", shared + "down_proj", LinearKind::kDown, LinearPlace::kSharedExpert, s,
-          a.hidden, false);
+    shared_expert(b, shared);
   }
 }
 
@@ -378,6 +400,22 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
     Builder m{arch, {}};
     m.add("multi_modal_projector", "multi_modal_projector", LinearKind::kUp, LinearPlace::kVision,
           v.output_dim, arch.hidden, true, 1, 0);
+    accumulate(all, m.out, 1);
+  } else if (arch.vision && arch.vision->kind == VisionKind::kLlama4) {
+    // Llama4VisionEncoderLayer: self_attn.{q,k,v,o}_proj and mlp.fc1 / fc2, all biased; the
+    // unfolded patch embedding's linear, the adapter's fc1 / fc2 and the projector once, no bias.
+    const VisionTowerSpec& v = *arch.vision;
+    accumulate(all, vit_layer_linears(arch, v, "vision_model.model.layers.", "o_proj", true),
+               v.layers);
+    Builder m{arch, {}};
+    m.add("linear", "vision_model.patch_embedding.linear", LinearKind::kUp, LinearPlace::kVision,
+          v.channels * v.patch_size * v.patch_size, v.hidden, false, 1, 0);
+    m.add("fc1", "vision_model.vision_adapter.mlp.fc1", LinearKind::kUp, LinearPlace::kVision,
+          v.intermediate, v.adapter_in, false, 1, 0);
+    m.add("fc2", "vision_model.vision_adapter.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
+          v.adapter_out, v.adapter_out, false, 1, 0);
+    m.add("linear_1", "multi_modal_projector.linear_1", LinearKind::kUp, LinearPlace::kVision,
+          v.output_dim, arch.hidden, false, 1, 0);
     accumulate(all, m.out, 1);
   } else if (arch.vision && arch.vision->kind != VisionKind::kSiglip) {
     // Qwen2-VL / Qwen2.5-VL (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py): visual.blocks.N's

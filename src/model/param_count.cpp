@@ -257,10 +257,32 @@ std::int64_t mllama_vision_tower_params(const VisionTowerSpec& v) {
                                  checked_mul(v.global_layers, checked_add(layer, 2))));
 }
 
+// Llama4VisionModel (modeling_llama4.py): patch_embedding (Llama4UnfoldConvolution, a linear of
+// channels x patch^2 -> h without bias), class_embedding (h), positional_embedding_vlm
+// ((image / patch)^2 + 1 rows of h), layernorm_pre and layernorm_post (LayerNorm with bias),
+// `layers` Llama4VisionEncoderLayers (q/k/v/o_proj and a fc1/fc2 MLP, all biased, two biased
+// LayerNorms), and vision_adapter.mlp (Llama4VisionMLP2: fc1 intermediate -> adapter_in and fc2
+// adapter_out -> adapter_out, no biases).
+std::int64_t llama4_vision_tower_params(const VisionTowerSpec& v) {
+  const std::int64_t h = v.hidden;
+  const std::int64_t side = v.image_size / v.patch_size;
+  const std::int64_t positions = checked_add(checked_mul(side, side), 1);
+  const std::int64_t layer =
+      checked_add(checked_mul(4, linear(h, h, true)), linear(h, v.intermediate, true),
+                  linear(v.intermediate, h, true), checked_mul(4, h));
+  return checked_add(
+      checked_add(linear(checked_mul(v.channels, v.patch_size, v.patch_size), h, false), h,
+                  checked_mul(positions, h), checked_mul(4, h)),
+      checked_mul(v.layers, layer),
+      checked_add(linear(v.intermediate, v.adapter_in, false),
+                  linear(v.adapter_out, v.adapter_out, false)));
+}
+
 std::int64_t vision_tower_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
   const VisionTowerSpec& v = *arch.vision;
   if (v.kind == VisionKind::kMllama) return mllama_vision_tower_params(v);
+  if (v.kind == VisionKind::kLlama4) return llama4_vision_tower_params(v);
   if (v.kind != VisionKind::kSiglip) return qwen_vision_tower_params(v);
   const std::int64_t h = v.hidden;
   const std::int64_t side = v.image_size / v.patch_size;
@@ -290,6 +312,8 @@ std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   // MllamaForConditionalGeneration.multi_modal_projector: Linear(vision_output_dim, hidden),
   // biased.
   if (v.kind == VisionKind::kMllama) return linear(v.output_dim, arch.hidden, true);
+  // Llama4MultiModalProjector.linear_1: vision_output_dim -> hidden, no bias.
+  if (v.kind == VisionKind::kLlama4) return linear(v.output_dim, arch.hidden, false);
   const std::int64_t merged = checked_mul(v.hidden, v.spatial_merge, v.spatial_merge);
   const std::int64_t mlp =
       checked_add(linear(merged, merged, true), linear(merged, v.out_hidden, true));

@@ -189,7 +189,8 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
     const bool mllama = v.kind == VisionKind::kMllama;
-    const bool siglip = v.kind == VisionKind::kSiglip || mllama;  // their keys agree
+    const bool llama4 = v.kind == VisionKind::kLlama4;
+    const bool siglip = v.kind == VisionKind::kSiglip || mllama || llama4;  // their keys agree
     const bool qwen2 = v.kind == VisionKind::kQwen2Vl;
     c.positive(qwen2 ? "vision_config.embed_dim" : "vision_config.hidden_size", v.hidden);
     c.positive(qwen2 ? "vision_config.mlp_ratio" : "vision_config.intermediate_size",
@@ -219,6 +220,10 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
             break;
           }
         }
+      } else if (llama4) {
+        c.positive("vision_config.vision_output_dim", v.output_dim);
+        c.positive("vision_config.projector_input_dim", v.adapter_in);
+        c.positive("vision_config.projector_output_dim", v.adapter_out);
       } else {
         c.positive("mm_tokens_per_image", v.tokens_per_image);
       }

@@ -127,7 +127,11 @@ struct MoeSpec {
 //   `layers` local and `global_layers` gated global encoder layers, a vision_output_dim-wide
 //   output of the last and five intermediate layers) and its projector; the language model reads
 //   the image through cross-attention layers that replace self-attention in its stack.
-enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl, kQwen3Vl, kMllama };
+// - kLlama4: Llama 4's Llama4VisionModel (an unfolded linear patch embedding, a class token, a
+//   (patches + 1)-row position table, pre and post LayerNorms, biased ViT layers) with its
+//   pixel-shuffle adapter (fc1 intermediate -> adapter_in, fc2 adapter_out -> adapter_out) and the
+//   multi_modal_projector (output_dim -> the language model's width); images are not priced.
+enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl, kQwen3Vl, kMllama, kLlama4 };
 
 struct VisionTowerSpec {
   VisionKind kind{VisionKind::kSiglip};
@@ -150,7 +154,9 @@ struct VisionTowerSpec {
   std::int64_t global_layers{0};        // Mllama: num_global_layers (gated, after the local ones)
   std::int64_t max_tiles{0};            // Mllama: max_num_tiles per image (all run, padded)
   std::int64_t aspect_ratio_ids{0};     // Mllama: max_aspect_ratio_id + 1 tile-embedding rows
-  std::int64_t output_dim{0};           // Mllama: vision_output_dim, the projector's input
+  std::int64_t output_dim{0};           // Mllama, Llama 4: vision_output_dim, the projector's input
+  std::int64_t adapter_in{0};           // Llama 4: projector_input_dim (the adapter's fc1 output)
+  std::int64_t adapter_out{0};          // Llama 4: projector_output_dim (the adapter's fc2)
   std::int64_t extra_token_rows{0};     // Mllama: embed_tokens rows past vocab_size (8)
   // Mllama: the language model's layers (0-based) that cross-attend to the image.
   std::vector<std::int64_t> cross_attention_layers;
