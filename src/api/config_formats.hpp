@@ -88,6 +88,16 @@ bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v
 // axolotl's LoRA kernels, on where its config validation turns them on (after the method is read).
 void axolotl_lora_kernels(const json& cfg, TrainingConfig& out);
 
+// One TRL GRPOConfig key onto the online-RL field of the same name, given the rollout engine the
+// config runs (training_config.cpp); false for a key it does not read.
+bool read_grpo_key(const std::string& key, const json& v, const std::string& engine,
+                   TrainingConfig& out);
+
+// axolotl's online RL, `rl` grpo or ebft, with its trl section (axolotl_rl.cpp), and whether a
+// config runs it (grpo, or ebft in its structured mode).
+void read_axolotl_online_rl(const json& cfg, const std::string& rl, TrainingConfig& out);
+[[nodiscard]] bool axolotl_online_rl(const json& cfg);
+
 // axolotl's bookkeeping keys, batch_size, torch_compile and the GPTQ and old packing keys
 // (axolotl_keys.cpp); false for any other key.
 bool read_axolotl_keys(const json& cfg, const std::string& key, const json& v, Reader& r);

@@ -49,6 +49,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
   // may still carry them (its archived examples do).
   const json adapter_key = cfg.value("adapter", json());
   const bool adapted = adapter_key.is_string() && !adapter_key.get<std::string>().empty();
+  const bool online_rl = axolotl_online_rl(cfg);
   for (const auto& [key, v] : cfg.items()) {
     if (!adapted && key.starts_with("lora_")) {
       r.none(key);
@@ -92,6 +93,12 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       r.set("micro_batch", v, key);
     } else if (key == "gradient_accumulation_steps") {
       r.set("grad_accum", v, key);
+    } else if (key == "sequence_len" && online_rl) {
+      // The GRPO builder drops the max_length axolotl sets from it (get_blocklist_args_kwargs):
+      // a prompt keeps TRL's max_prompt_length, a completion trl.max_completion_length.
+      r.none("sequence_len (not applied under online RL)");
+    } else if ((key == "trl" || key == "ebft" || key == "rl_beta") && online_rl) {
+      continue;  // read with rl (read_axolotl_online_rl)
     } else if (key == "sequence_len") {
       r.set("seq_len", v, key);
     } else if (key == "gradient_checkpointing") {
@@ -133,7 +140,9 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
     } else if (key == "rl") {
       // axolotl's RLType (schemas/enums.py): dpo, ipo, kto, orpo, simpo, grpo run TRL's trainers.
       const std::string t = text_of(v);
-      if (t == "dpo" || t == "ipo" || t == "kto" || t == "orpo" || t == "simpo" || t == "grpo") {
+      if (t == "grpo" || t == "ebft") {
+        read_axolotl_online_rl(cfg, t, out);
+      } else if (t == "dpo" || t == "ipo" || t == "kto" || t == "orpo" || t == "simpo") {
         out.values["trainer"] = t;
         out.mapped.push_back("rl -> trainer");
       } else {
