@@ -78,8 +78,10 @@ json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
       json out = json::object();
       for (const auto& kv : node) {
         // A key that is not a scalar (`? [a, b]`, a flow mapping as a key) names no field any
-        // format reads; an empty key likewise.
-        if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+        // format reads; an empty plain key likewise. A quoted empty key is a string, as PyYAML
+        // reads it (transformers' device_map {"": 0}).
+        const bool quoted = kv.first.Tag() == "!";
+        if (!kv.first.IsScalar() || (kv.first.Scalar().empty() && !quoted)) {
           throw InvalidRequest("config",
                                fmt::format("line {}: a mapping key must be a plain name, not {}",
                                            kv.first.Mark().line + 1,

@@ -172,6 +172,17 @@ TEST(FrameworkConfig, SeparatedIntegersAreNumbers) {
   EXPECT_EQ(odd.values.count("seq_len"), 1U);  // kept as the text it is, refused downstream
 }
 
+// A quoted empty key is a string key, as PyYAML reads it (axolotl's ebft example: device_map
+// {"": 0}); an empty plain key names no field and is refused.
+TEST(FrameworkConfig, QuotedEmptyKeysAreStrings) {
+  const TrainingConfig c = parse_training_config(
+      std::string{kAxolotl} + "device_map:\n  \"\": 0\nmicro_batch_size: 2\n", "/nonexistent");
+  EXPECT_EQ(c.values.at("micro_batch"), "2");
+  EXPECT_THROW(
+      (void)parse_training_config(std::string{kAxolotl} + "device_map:\n  : 0\n", "/nonexistent"),
+      InvalidRequest);
+}
+
 // The working directory is this test process's own (ctest runs each test as a process).
 TEST(FrameworkConfig, DeepSpeedPathsResolveFromTheLaunchFolderFirst) {
   test_support::ScratchDir scratch;
