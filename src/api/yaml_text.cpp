@@ -82,10 +82,11 @@ json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
         // reads it (transformers' device_map {"": 0}).
         const bool quoted = kv.first.Tag() == "!";
         if (!kv.first.IsScalar() || (kv.first.Scalar().empty() && !quoted)) {
-          throw InvalidRequest("config",
-                               fmt::format("line {}: a mapping key must be a plain name, not {}",
-                                           kv.first.Mark().line + 1,
-                                           kv.first.IsScalar() ? "empty" : "a list or a mapping"));
+          throw InvalidRequest(
+              "config",
+              fmt::format(
+                  "line {}: a mapping key must be a plain name, not {}", kv.first.Mark().line + 1,
+                  kv.first.IsScalar() || kv.first.IsNull() ? "empty" : "a list or a mapping"));
         }
         out[kv.first.Scalar()] = convert(kv.second, depth + 1, nodes);
       }

@@ -17,6 +17,7 @@
 #include "hf_glm.hpp"
 #include "hf_llama4.hpp"
 #include "hf_moe_families.hpp"
+#include "hf_stablelm.hpp"
 #include "json_text.hpp"
 #include "trainbudget/io/file_read.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -258,6 +259,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   if (type == "gpt_oss") return read_gpt_oss(f);
   if (type == "glm4") return read_glm4(f);
   if (type == "llama4_text") return read_llama4_text(f);
+  if (type == "stablelm") return read_stablelm(f);
   if (type == "glm4_moe") return read_glm4_moe(f);
   if (type == "glm4_moe_lite") return read_glm4_moe_lite(f);
   if (type == "gemma" || type == "gemma2" || type == "gemma3_text") {
@@ -334,9 +336,9 @@ const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
       "deepseek_v2", "deepseek_v3", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "glm4",
       "glm4_moe", "glm4_moe_lite", "gpt2", "gpt_neox", "gpt_oss", "llama", "llama4", "llama4_text",
-      "mistral", "mixtral", "mllama", "olmo", "opt", "phi", "phi3", "starcoder2", "qwen2",
-      "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe",
-      "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
+      "mistral", "mixtral", "mllama", "olmo", "opt", "phi", "phi3", "stablelm", "starcoder2",
+      "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3", "qwen3_moe", "qwen3_vl",
+      "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
   // clang-format on
   return kTypes;
 }

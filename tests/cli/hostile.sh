@@ -227,7 +227,7 @@ for i, n in enumerate('bcdefgh'):
     expect 1 "^trainbudget: error: --config: line 1: a mapping key must be a plain name, not a list or a mapping$" \
       empty --config k.yaml ;;
   yaml_empty_key)
-    printf 'x: 1\n"": 3\n' >k.yaml
+    printf 'x: 1\n: 3\n' >k.yaml
     expect 1 "^trainbudget: error: --config: line 2: a mapping key must be a plain name, not empty$" \
       empty --config k.yaml ;;
   fifo_dataset)
