@@ -30,12 +30,6 @@ using Json = nlohmann::json;
 
 using Fields = FieldReader<JsonSource>;
 
-// What differs between the llama-like families' config classes.
-struct Family {
-  bool tie_default{false};
-  std::optional<std::int64_t> head_dim_default;  // nullopt: hidden / heads
-};
-
 // The attention heads: num_key_value_heads defaults to num_attention_heads (every config class
 // here); head_dim is the config's, else the class default, else hidden / heads, which must
 // then divide exactly.
@@ -87,14 +81,15 @@ void read_sliding_window(Fields& f, const std::string& type, ModelArchitecture& 
   }
 }
 
-// The fields Llama-style configs share (LlamaConfig and its descendants).
+}  // namespace
+
 ModelArchitecture read_llama_like(Fields& f, const std::string& model_type, const Family& family) {
   ModelArchitecture a;
   a.model_type = model_type;
   a.hidden = f.required("hidden_size");
   a.num_layers = f.required("num_hidden_layers");
   a.vocab = f.required("vocab_size");
-  a.max_positions = f.optional("max_position_embeddings", 0);
+  a.max_positions = f.optional("max_position_embeddings", family.max_positions_default);
   a.tie_embeddings = f.flag("tie_word_embeddings", family.tie_default);
   read_heads(f, family, a);
   a.attention.qkv_bias = a.attention.output_bias = f.flag("attention_bias", false);
@@ -103,6 +98,8 @@ ModelArchitecture read_llama_like(Fields& f, const std::string& model_type, cons
   a.mlp.activation = f.text("hidden_act", "silu");
   return a;
 }
+
+namespace {
 
 // GPT2Config: n_embd 768, n_layer 12, n_head 12, n_positions 1024, n_inner None (= 4 * n_embd),
 // tie_word_embeddings True (PretrainedConfig's default). GPT2Block: ln_1, attn (c_attn,

@@ -17,11 +17,8 @@ using Fields = FieldReader<JsonSource>;
 // post_mlp_layernorm (four RMSNorms, Gemma 2's sandwich). Rotary positions on
 // partial_rotary_factor of each head (no parameter).
 ModelArchitecture read_glm4(Fields& f) {
-  ModelArchitecture a = read_untied_dimensions(f, "glm4", 131072);
-  a.mlp.intermediate = f.required("intermediate_size");
-  a.mlp.activation = f.text("hidden_act", "silu");
+  ModelArchitecture a = read_llama_like(f, "glm4", {false, 128, 131072});
   a.mlp.fused_gate_up = true;
-  read_attention_heads(f, a, 128);
   a.attention.qkv_bias = f.flag("attention_bias", true);
   a.attention.output_bias = false;
   a.norms_per_layer = 4;

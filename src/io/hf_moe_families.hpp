@@ -33,6 +33,15 @@ ModelArchitecture read_latent_moe(FieldReader<JsonSource>& f, const LatentMoeDef
 ModelArchitecture read_deepseek(FieldReader<JsonSource>& f, const std::string& model_type);
 // Qwen2-MoE (Qwen1.5-MoE) and Qwen3-MoE, `model_type` "qwen2_moe" or "qwen3_moe".
 ModelArchitecture read_qwen_moe(FieldReader<JsonSource>& f, const std::string& model_type);
+// What differs between the Llama-like config classes (hf_config.cpp).
+struct Family {
+  bool tie_default{false};
+  std::optional<std::int64_t> head_dim_default;  // nullopt: hidden / heads
+  std::int64_t max_positions_default{0};         // max_position_embeddings when absent
+};
+// The fields Llama-style configs share (LlamaConfig and its descendants; hf_config.cpp).
+ModelArchitecture read_llama_like(FieldReader<JsonSource>& f, const std::string& model_type,
+                                  const Family& family);
 // The attention heads as the Llama-like config classes read them (hf_config.cpp): head_dim the
 // config's, else head_dim_default, else hidden / heads.
 void read_attention_heads(FieldReader<JsonSource>& f, ModelArchitecture& a,

@@ -13,12 +13,9 @@ namespace tb::io {
 // 2 12B's per-head q/k LayerNorms (qk_layernorm) and parallel residual (one norm a layer) are
 // refused by name.
 ModelArchitecture read_stablelm(FieldReader<JsonSource>& f) {
-  ModelArchitecture a = read_untied_dimensions(f, "stablelm", 4096);
-  read_attention_heads(f, a);
+  ModelArchitecture a = read_llama_like(f, "stablelm", {false, std::nullopt, 4096});
   a.attention.qkv_bias = f.flag("use_qkv_bias", false);
   a.attention.output_bias = false;
-  a.mlp.intermediate = f.required("intermediate_size");
-  a.mlp.activation = f.text("hidden_act", "silu");
   a.norm = {NormKind::kLayerNorm, true};
   if (f.flag("qk_layernorm", false)) {
     f.fail("qk_layernorm: true (StableLM 2 12B's per-head LayerNorms on q and k): not modelled");
