@@ -227,11 +227,18 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
       m.gemm = eff;
       m.time = cost.time;
       m.time_band = time_band(s.profile, s.layout, cluster);
-      if (m.rollout && m.time_band.present) {
-        // The band moves the update's steps; generation, log-probs and sync stay as priced.
-        const Seconds rest = m.rollout->round - m.rollout->update;
-        m.time_band.low = rest + m.time_band.low * m.rollout->updates;
-        m.time_band.high = rest + m.time_band.high * m.rollout->updates;
+      if (m.rollout && m.time_band.present && cost.time.step.count() > 0.0) {
+        // The step's band moves the update and the log-prob passes (the same layout's passes)
+        // in proportion; generation takes its own (the engine's host work between decode
+        // steps, RolloutCost::generation_low/high); the sync stays as priced.
+        const RolloutCost& r = *m.rollout;
+        const double low = m.time_band.low / cost.time.step;
+        const double high = m.time_band.high / cost.time.step;
+        const Seconds rest = r.sync + r.idle_offload;
+        m.time_band.low =
+            std::min(r.round, rest + r.generation_low + (r.logprobs + r.update) * low);
+        m.time_band.high =
+            std::max(r.round, rest + r.generation_high + (r.logprobs + r.update) * high);
       }
       if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.

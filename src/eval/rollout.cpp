@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "trainbudget/eval/inference.hpp"
+#include "trainbudget/model/completion_lengths.hpp"
 #include "trainbudget/model/kv_cache.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/training_setup.hpp"
@@ -28,10 +29,26 @@ constexpr double kEngineWeightBytes = 2.0;
 // (30.5 GB at tp 2, 12 s) rows read 2.5, 2.3 and 2.5 GB/s: this rate prices them 21-27 % short.
 constexpr BytesPerSecond kColocatedRefit{3.2e9};
 
+// vLLM's host work between two decode steps: scheduling, preparing the next step's inputs, the
+// sampled tokens' copy to the host and turning them into outputs (detokenized, with their
+// log-probs). Without async scheduling the engine does it while the device waits. The vLLM team
+// measured 5-13 ms of it a decode step (vllm-project/vllm RFC #6854, "Multi-Step Scheduling",
+// 2024: "5-13ms of GPU bubble"); the low end is taken. NeMo RL runs the V1 engine in its own
+// process (VLLM_ENABLE_V1_MULTIPROCESSING=0, nemo_rl/models/generation/vllm.py at v0.3.0) with
+// none of the overlaps that came later (async_scheduling), so every stage it lists stays serial.
+constexpr Seconds kVllmHostStep{5e-3};
+// The band's ends for it: none, where the engine overlaps it with the device's step (vLLM's
+// async scheduling, vllm-project/vllm PR #19970), and the high end of RFC #6854's range.
+constexpr Seconds kVllmHostStepHigh{13e-3};
+
+// vLLM's decode priced in this many equal spans of its steps, each at the width and context of
+// its middle step (the integral of the step time over a shrinking batch, by the midpoint rule).
+constexpr int kDecodeSegments = 16;
+
 // The serving model's prefill and decode for one engine: `concurrency` completions, prompts of
-// `prompt` tokens, decode timed at the mean context prompt + completion / 2.
+// `prompt` tokens, decode timed at `context` tokens a sequence.
 ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
-                         std::int64_t concurrency, std::int64_t prompt, std::int64_t completion,
+                         std::int64_t concurrency, std::int64_t prompt, std::int64_t context,
                          int tp) {
   ServingJob s;
   s.params = job.params;
@@ -40,7 +57,7 @@ ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
   s.setup.weights = WeightFormat::kBf16;
   s.setup.kv = KvDtype::kBf16;
   s.setup.prompt = prompt;
-  s.setup.context = prompt + std::max<std::int64_t>(1, completion / 2);
+  s.setup.context = std::max<std::int64_t>(prompt + 1, context);
   s.setup.concurrency = std::clamp<std::int64_t>(concurrency, 1, kMaxConcurrency);
   s.setup.tp = tp;
   const ServingEstimate e = serving_estimate(s, {machine});
@@ -116,11 +133,8 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       break;
   }
   const std::int64_t prompt = rl.max_prompt_length;
-  // Decode runs until the longest completion of the batch; the cache and every pass after
-  // generation follow the mean.
   const std::int64_t completion = rl.max_completion_length;
   const std::int64_t mean = mean_completion(rl);
-  out.decode_length = completion;
   out.mean_length = mean;
   out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
   // PPO generates its batch in chunks (local_rollout_forward_batch_size): one chunk's cache at a
@@ -130,19 +144,31 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     out.chunks = (out.completions + kPpoRolloutChunk - 1) / kPpoRolloutChunk;
     batch = std::min(out.completions, kPpoRolloutChunk);
   }
+  // The lengths between the mean and the cap (CompletionLengths). Decode runs until the longest
+  // of the batch ends, priced at the cap: among a generation batch's hundreds of completions one
+  // that runs to max_completion_length is the rule in RL training, not the tail the
+  // distribution's mean alone would give it. Every pass after generation follows the mean.
+  const CompletionLengths lengths(static_cast<double>(mean), static_cast<double>(completion));
+  const auto longest = static_cast<double>(completion);
+  out.decode_length = completion;
 
-  // The cache every completion fills by its last token, per engine device: vLLM's in bf16 (the
-  // engine's dtype), generate()'s in the policy's activation dtype (transformers' DynamicCache
-  // keeps the keys and values the attention computed).
+  // The cache, per engine device: vLLM's in bf16 (the engine's dtype), generate()'s in the
+  // policy's activation dtype (transformers' DynamicCache keeps the keys and values the
+  // attention computed).
   Bytes per_token = kv_bytes_per_token(arch, KvDtype::kBf16);
   if (rl.engine == RolloutEngine::kGenerate) {
     per_token = per_token * (activation_bytes(layout.activation_dtype) / 2.0);
   }
-  // vLLM allocates a sequence's cache block by block as it grows and frees it when it ends, so
-  // the batch holds about its mean length each; one sequence must fit at its longest.
+  // vLLM allocates a sequence's cache block by block as it grows and frees it when it ends: the
+  // batch holds at most the peak of its live tokens (CompletionLengths::peak_held). generate()
+  // pads a finished row and keeps decoding it, so every row's cache grows to the longest. One
+  // sequence must fit at its cap.
   const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
-  out.kv_needed = per_token * static_cast<double>(prompt + mean) * static_cast<double>(batch) /
-                  static_cast<double>(tp);
+  out.kv_needed =
+      rl.engine == RolloutEngine::kGenerate
+          ? per_token * (static_cast<double>(prompt) + longest) * static_cast<double>(batch)
+          : per_token * lengths.peak_held(batch, static_cast<double>(prompt)) /
+                static_cast<double>(tp);
   out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
 
   // Training states while generating: no gradients (zero_grad(set_to_none) after each step);
@@ -204,22 +230,41 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   out.peak = std::max(out.generation_peak, out.update_peak);
 
   // Generation: each prompt prefilled once (vLLM's prefix cache shares it among its G
-  // completions; generate() prefills every row), then completion-length decode steps.
-  const ServingMachine serve = serve_one(job, machine, batch, prompt, mean, tp);
+  // completions; generate() prefills every row), then decode steps until the longest ends.
+  const ServingMachine serve = serve_one(job, machine, batch, prompt, prompt + 1, tp);
   const std::int64_t prefills =
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
-  // generate() runs the policy eagerly: a decode step launches the forward pass's kernels one by
-  // one, so it is no shorter than the host's time to issue them (docs/time.md, "What a kernel
-  // costs": eager PyTorch's per-op dispatch); vLLM replays CUDA graphs.
-  Seconds step_time = serve.step;
+  const auto context_at = [&](double t) { return prompt + static_cast<std::int64_t>(t); };
   if (rl.engine == RolloutEngine::kGenerate) {
+    // generate() decodes every row, finished or not, until the longest ends, and runs the
+    // policy eagerly: a decode step launches the forward pass's kernels one by one, so it is no
+    // shorter than the host's time to issue them (docs/time.md, "What a kernel costs": eager
+    // PyTorch's per-op dispatch).
     out.decode_host =
         Seconds{step.time.kernels_forward *
                 cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
-    step_time = std::max(step_time, out.decode_host);
+    const Seconds at_width =
+        serve_one(job, machine, batch, prompt, context_at(longest / 2.0), tp).step;
+    out.decode = std::max(at_width, out.decode_host) * (longest * static_cast<double>(out.chunks));
+  } else {
+    // vLLM replays CUDA graphs and drops a sequence when it ends: the width of step t is the
+    // batch's completions still running, batch x P(length > t), each holding prompt + t tokens.
+    // Priced in kDecodeSegments equal spans of the steps, each at its middle.
+    // Each step also waits for the engine's host work (kVllmHostStep).
+    out.decode_host = kVllmHostStep;
+    Seconds decode{0.0};
+    const double span = longest / kDecodeSegments;
+    for (int j = 0; j < kDecodeSegments; ++j) {
+      const double t = span * (j + 0.5);
+      const auto width = std::clamp<std::int64_t>(
+          std::llround(static_cast<double>(batch) * lengths.survival(t)), 1, batch);
+      decode +=
+          (serve_one(job, machine, width, prompt, context_at(t), tp).step + out.decode_host) * span;
+    }
+    out.decode = decode * static_cast<double>(out.chunks);
+    out.decode_steps_run = completion * out.chunks;
   }
-  out.decode = step_time * static_cast<double>(completion * out.chunks);
   // A cache that holds only part of the batch: vLLM's scheduler runs as many sequences as
   // their blocks fit and admits a waiting one whenever another finishes and frees its blocks
   // (continuous batching; Kwon et al. 2023, "Efficient Memory Management for Large Language
@@ -232,13 +277,25 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
         static_cast<std::int64_t>(out.kv_capacity / per_sequence), 1, batch);
     const double tokens = static_cast<double>(batch * mean);
     const auto steps = std::max<std::int64_t>(
-        completion, static_cast<std::int64_t>(std::ceil(tokens / static_cast<double>(running))));
-    const Seconds narrower = serve_one(job, machine, running, prompt, mean, tp).step;
+        out.decode_length,
+        static_cast<std::int64_t>(std::ceil(tokens / static_cast<double>(running))));
+    const Seconds narrower =
+        serve_one(job, machine, running, prompt, context_at(static_cast<double>(mean) / 2.0), tp)
+            .step +
+        out.decode_host;
     out.decode = narrower * static_cast<double>(steps * out.chunks);
+    out.decode_steps_run = steps * out.chunks;
     out.assumptions.push_back(Note::of(NoteCode::kKvQueued, {}, {out.completions, running, steps},
                                        {out.kv_capacity.value(), out.kv_needed.value()}));
   }
   out.generation = out.prefill + out.decode;
+  out.generation_low = out.generation;
+  out.generation_high = out.generation;
+  if (rl.engine != RolloutEngine::kGenerate) {
+    const double host_steps = static_cast<double>(out.decode_steps_run);
+    out.generation_low = out.generation - out.decode_host * host_steps;
+    out.generation_high = out.generation + (kVllmHostStepHigh - out.decode_host) * host_steps;
+  }
   out.decode_tokens_per_s = out.decode.count() > 0.0
                                 ? static_cast<double>(out.completions * mean) / out.decode.count()
                                 : 0.0;

@@ -76,8 +76,14 @@ struct RolloutCost {
   // Time of one generation round (one optimizer step's completions), per device.
   Seconds prefill{0.0};
   Seconds decode{0.0};
-  Seconds decode_host{0.0};  // generate(): the host's time to issue one decode step's kernels
+  // The host's time a decode step waits for: generate() issuing its kernels one by one (the
+  // step takes the longer of it and the device's), vLLM's engine work between steps (added).
+  Seconds decode_host{0.0};
   Seconds generation{0.0};
+  // The generation's band: vLLM's host work between decode steps from none (overlapped, as
+  // async scheduling does) to the high end of its measured range; generate() as priced.
+  Seconds generation_low{0.0};
+  Seconds generation_high{0.0};
   int logprob_passes{0};  // no-grad forwards: the reference (beta > 0), the old policy
   Seconds logprobs{0.0};
   std::int64_t generation_steps{1};  // micro-batches a generation batch feeds, per process
@@ -94,6 +100,8 @@ struct RolloutCost {
   // Which length priced what: decode steps run to the longest (max_completion_length); the
   // cache, the decode step's context, the log-prob passes and the update use the mean.
   std::int64_t decode_length{0};
+  std::int64_t decode_steps_run{
+      0};  // decode steps over every chunk (queued: at the narrower width)
   std::int64_t mean_length{0};
   // The completion length the log-prob passes and the update were priced at: the mean where the
   // passes are packed (pack_sequences), the longest where the batch is padded.
