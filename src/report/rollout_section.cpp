@@ -46,6 +46,15 @@ std::optional<Section> rollout_section(const Estimate& e) {
         rl.num_generations, secs(r.round), secs(r.generation), secs(r.prefill), secs(r.decode),
         r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
         r.logprob_passes == 1 ? "" : "es", secs(r.update), r.updates, secs(r.sync)));
+    if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
+      // The engine's host work between decode steps: its part of the decode and the band's reach.
+      out.text(fmt::format(
+          "{}: decode runs {} steps, each also waiting {} of the engine's host work ({} in all; "
+          "generation {} to {} from none to 13 ms a step)",
+          m.device.id, r.decode_steps_run, secs(r.decode_host),
+          secs(r.decode_host * static_cast<double>(r.decode_steps_run)), secs(r.generation_low),
+          secs(r.generation_high)));
+    }
     if (r.idle_offload.count() > 0.0) {
       out.text(fmt::format(
           "{}: + the actor's {:.1f} GB to the host and back between phases {} (not on the "
