@@ -241,12 +241,17 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     // policy eagerly: a decode step launches the forward pass's kernels one by one, so it is no
     // shorter than the host's time to issue them (docs/time.md, "What a kernel costs": eager
     // PyTorch's per-op dispatch).
+    // The step is a forward pass as the clock prices one (docs/time.md, "pass"): the device's
+    // work plus a launch gap a kernel, or the host's issue time when longer. On a CPU the gap is
+    // the op's own framework cost, added to its work.
+    const double kernels = step.time.kernels_forward;
     out.decode_host =
-        Seconds{step.time.kernels_forward *
-                cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
+        Seconds{kernels * cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
     const Seconds at_width =
-        serve_one(job, machine, batch, prompt, context_at(longest / 2.0), tp).step;
+        serve_one(job, machine, batch, prompt, context_at(longest / 2.0), tp).step +
+        Seconds{kernels * cluster.kernels.launch_gap_s};
     out.decode = std::max(at_width, out.decode_host) * (longest * static_cast<double>(out.chunks));
+    out.decode_steps_run = completion * out.chunks;
   } else {
     // vLLM replays CUDA graphs and drops a sequence when it ends: the width of step t is the
     // batch's completions still running, batch x P(length > t), each holding prompt + t tokens.

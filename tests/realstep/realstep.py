@@ -17,7 +17,6 @@ steps, and the peak resident set size for comparison.
 Usage: LD_PRELOAD=live_heap.so python3 realstep.py --config config.json [options]
 """
 import argparse
-import ctypes
 import json
 import math
 import sys
@@ -39,6 +38,9 @@ def parse_args():
     p.add_argument("--num-generations", type=int, default=4)
     p.add_argument("--max-prompt-length", type=int, default=64)
     p.add_argument("--max-completion-length", type=int, default=64)
+    p.add_argument("--mean-completion-length", type=int, default=0,
+                   help="grpo: completions of varied lengths with this mean (0: all at the "
+                        "maximum), each row ending at its quantile of the maximum-entropy lengths")
     p.add_argument("--trainer", choices=["sft", "dpo", "orpo", "grpo"], default="sft",
                    help="dpo, orpo: a chosen and a rejected sequence per example, concatenated into "
                         "one batch of twice the rows (TRL's concatenated_forward); dpo also runs "
@@ -55,49 +57,7 @@ def parse_args():
     return p.parse_args()
 
 
-class Heap:
-    """The counters of live_heap.so, found in the process's global symbols."""
-
-    def __init__(self):
-        lib = ctypes.CDLL(None)
-        try:
-            self._live, self._peak, self._reset = (
-                lib.tb_heap_live, lib.tb_heap_peak, lib.tb_heap_reset_peak)
-        except AttributeError:
-            sys.exit("realstep.py: live_heap.so is not preloaded (run with LD_PRELOAD=live_heap.so)")
-        self._live.restype = ctypes.c_longlong
-        self._peak.restype = ctypes.c_longlong
-
-    def live(self):
-        return self._live()
-
-    def peak(self):
-        return self._peak()
-
-    def reset(self):
-        self._reset()
-
-
-def rss_peak_bytes():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-class NoHeap:
-    """Stands in for the counters when only time is measured (no live_heap.so needed)."""
-
-    def live(self):
-        return 0
-
-    def peak(self):
-        return 0
-
-    def reset(self):
-        pass
-
+from heap import Heap, NoHeap, rss_peak_bytes  # noqa: E402
 
 ARGS = parse_args()
 HEAP = NoHeap() if ARGS.time else Heap()
@@ -106,6 +66,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.utils.checkpoint import checkpoint  # noqa: E402
 from vision import rotate_half  # noqa: E402  (the decoder's rotary is the encoder's)
+from lengths import completion_lengths  # noqa: E402
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # one allocation order, one set of BLAS workspaces
@@ -363,29 +324,31 @@ def preference_loss(model, reference, ids, labels):
     return -logps[:half].mean() - F.logsigmoid(logps[:half] - logps[half:]).mean()
 
 
-def generate(model, prompts):
-    """Greedy decoding with a KV cache, as model.generate() runs it for GRPO's rollouts."""
+def generate(model, prompts, longest):
+    """Greedy decoding with a KV cache, as model.generate() runs it for GRPO's rollouts: every
+    row, ended or not (padded), until the longest completion ends."""
     global KV_CACHE
     with torch.no_grad():
         KV_CACHE = {}
         logits, _ = model(prompts, last_only=True)
         tokens = [logits[:, -1].argmax(-1, keepdim=True)]
-        for t in range(ARGS.max_completion_length - 1):
+        for t in range(longest - 1):
             logits, _ = model(tokens[-1], offset=prompts.shape[1] + t, last_only=True)
             tokens.append(logits[:, -1].argmax(-1, keepdim=True))
         KV_CACHE = None
         return torch.cat([prompts] + tokens, dim=1)
 
 
-def grpo_loss(model, sequences, advantages):
+def grpo_loss(model, sequences, advantages, mask):
     """The policy's log-probs of its completions weighted by their advantages (beta 0, one
-    iteration: no reference, no old policy), over the whole prompt + completion."""
+    iteration: no reference, no old policy), over the whole prompt + completion padded to the
+    longest (TRL pads completion_ids right), each row's padding masked out."""
     logits, _ = model(sequences)
     targets = sequences.roll(-1, dims=1)
     logps = torch.gather(F.log_softmax(logits, dim=-1), 2, targets.unsqueeze(-1)).squeeze(-1)
     del logits
-    completion = logps[:, ARGS.max_prompt_length - 1:-1]
-    return -(completion * advantages[:, None]).mean()
+    completion = logps[:, ARGS.max_prompt_length - 1:-1] * mask
+    return -(completion * advantages[:, None]).sum() / mask.sum()
 
 
 def main():
@@ -435,7 +398,9 @@ def main():
     phases = {}
     between = 0
     seconds = []
+    generating = []
     for step in range(ARGS.steps):
+        generated = 0.0
         started = time.perf_counter()
         measured = step == ARGS.steps - 1
         between = HEAP.live() - baseline
@@ -444,12 +409,17 @@ def main():
         for batch in batches:
             ids, labels = batch[:, :-1], batch[:, 1:]
             if ARGS.trainer == "grpo":
-                sequences = generate(model, batch[:, :ARGS.max_prompt_length])
+                began = time.perf_counter()
+                ends = completion_lengths(batch.shape[0], ARGS.mean_completion_length,
+                                          ARGS.max_completion_length)
+                sequences = generate(model, batch[:, :ARGS.max_prompt_length], max(ends))
+                generated += time.perf_counter() - began
+                mask = (torch.arange(max(ends))[None, :] < torch.tensor(ends)[:, None]).to(DTYPE)
                 generation_peak = max(generation_peak, HEAP.peak())
                 HEAP.reset()
                 advantages = torch.randn(sequences.shape[0], generator=gen)
                 logits, router_logits = None, None
-                loss = grpo_loss(model, sequences, advantages)
+                loss = grpo_loss(model, sequences, advantages, mask)
             elif ARGS.trainer == "sft":
                 images = None
                 if tower is not None:
@@ -475,6 +445,7 @@ def main():
         optimizer_peak = HEAP.peak()
         optimizer.zero_grad(set_to_none=True)
         seconds.append(time.perf_counter() - started)
+        generating.append(generated)
         if measured:
             phases = {"forward": forward_peak - baseline, "backward": backward_peak - baseline,
                       "optimizer_step": optimizer_peak - baseline}
@@ -482,7 +453,9 @@ def main():
                 phases["generation"] = generation_peak - baseline
     if ARGS.time:
         steady = sorted(seconds[2:] if len(seconds) > 2 else seconds)
+        gen = sorted(generating[2:] if len(generating) > 2 else generating)
         print(json.dumps({"step_seconds": steady[len(steady) // 2], "samples_seconds": seconds,
+                          "generation_seconds": gen[len(gen) // 2],
                           "threads": torch.get_num_threads()}))
         return
     print(json.dumps({
