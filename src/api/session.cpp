@@ -128,16 +128,17 @@ void resolve_images(EstimateRequest& r, EstimateResult& out) {
                          "a vision-language model: gemma3, mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
                          "qwen3_vl_moe, qwen3_5, qwen3_5_moe");
   }
-  if (arch.vision->kind == VisionKind::kLlama4) {
+  if (arch.vision->kind == VisionKind::kLlama4 || arch.vision->kind == VisionKind::kPixtral) {
     // Llama 4's image processor tiles each image (up to 16 tiles of image_size and a global
-    // one) and its encoder's step is not priced: the tower is counted, frozen, for text jobs.
+    // one), Pixtral's keeps each image's own aspect ratio with a break token per row of
+    // patches; neither encoder's step is priced: the tower is counted, frozen, for text jobs.
     throw InvalidRequest("images",
                          fmt::format("the model ({})'s vision encoder is counted but its images "
                                      "are not priced",
                                      arch.model_type),
-                         "0 (text-only training of Llama 4), or a vision-language model: gemma3, "
-                         "mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, "
-                         "qwen3_5_moe");
+                         "0 (text-only training of Llama 4 or Mistral 3), or a vision-language "
+                         "model: gemma3, mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, "
+                         "qwen3_5, qwen3_5_moe");
   }
   const bool qwen3 = arch.vision->kind == VisionKind::kQwen3Vl;
   if (im.video_frames > 0 && arch.vision->kind != VisionKind::kQwen2Vl &&

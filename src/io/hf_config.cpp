@@ -16,6 +16,7 @@
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
 #include "hf_llama4.hpp"
+#include "hf_mistral3.hpp"
 #include "hf_moe_families.hpp"
 #include "hf_stablelm.hpp"
 #include "json_text.hpp"
@@ -238,6 +239,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   if (type == "gpt_neox") return read_gpt_neox(f);
   // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
   if (type == "llama" || type == "mistral") return read_llama_like(f, type, {});
+  if (type == "ministral3") return read_text_model(f, type);
   if (type == "mixtral") return read_mixtral(f);
   if (type == "qwen2") {
     // Qwen2Attention: q_proj, k_proj, v_proj biased, o_proj not, whatever the config says.
@@ -333,9 +335,10 @@ const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
       "deepseek_v2", "deepseek_v3", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "glm4",
       "glm4_moe", "glm4_moe_lite", "gpt2", "gpt_neox", "gpt_oss", "llama", "llama4", "llama4_text",
-      "mistral", "mixtral", "mllama", "olmo", "opt", "phi", "phi3", "stablelm", "starcoder2",
-      "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3", "qwen3_moe", "qwen3_vl",
-      "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
+      "ministral3", "mistral", "mistral3", "mixtral", "mllama", "olmo", "opt", "phi", "phi3",
+      "stablelm", "starcoder2", "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3",
+      "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe",
+      "qwen3_5_text", "qwen3_5_moe_text"};
   // clang-format on
   return kTypes;
 }
@@ -442,6 +445,9 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
   } else if (type == "llama4") {
     text_prefix = "text_config.";
     arch = read_llama4(top, problems);
+  } else if (type == "mistral3") {
+    text_prefix = "text_config.";
+    arch = read_mistral3(root, problems);
   } else if (type == "mllama") {
     // MllamaConfig (configuration_mllama.py): a Llama 3.1 language model in text_config, with
     // MllamaTextConfig's defaults where a key is absent, its cross_attention_layers, and the

@@ -158,6 +158,30 @@ VisionTowerSpec read_llama4_vision(Fields& f) {
   return v;
 }
 
+// Mistral3Config.vision_config, a PixtralVisionConfig (configuration_pixtral.py): hidden_size
+// 1024, intermediate_size 4096, num_hidden_layers 24, num_attention_heads 16, num_channels 3,
+// image_size 1024, patch_size 16 (Mistral3Config's own default tower: patch 14, image 1540).
+// Beside it at the top level: spatial_merge_size 2, multimodal_projector_bias False and
+// vision_feature_layer -1 (a list concatenates that many layers' outputs).
+VisionTowerSpec read_pixtral(Fields& f, Fields& top) {
+  VisionTowerSpec v;
+  v.kind = VisionKind::kPixtral;
+  v.hidden = f.optional("hidden_size", 1024);
+  v.intermediate = f.optional("intermediate_size", 4096);
+  v.layers = f.optional("num_hidden_layers", 24);
+  v.heads = f.optional("num_attention_heads", 16);
+  v.channels = f.optional("num_channels", 3);
+  v.image_size = f.optional("image_size", 1024);
+  v.patch_size = f.optional("patch_size", 16);
+  v.spatial_merge = top.optional("spatial_merge_size", 2);
+  v.projector_bias = top.flag("multimodal_projector_bias", false);
+  if (const Json* layers = top.find("vision_feature_layer");
+      layers != nullptr && layers->is_array()) {
+    v.feature_layers = static_cast<std::int64_t>(layers->size());
+  }
+  return v;
+}
+
 }  // namespace
 
 std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, VisionKind kind,
@@ -191,6 +215,8 @@ std::optional<VisionTowerSpec> read_vision_config(FieldReader<JsonSource>& top, 
       return read_mllama(f);
     case VisionKind::kLlama4:
       return read_llama4_vision(f);
+    case VisionKind::kPixtral:
+      return read_pixtral(f, top);
   }
   return std::nullopt;
 }

@@ -5,28 +5,13 @@
 #include <algorithm>
 #include <array>
 
+#include "linear_builder.hpp"
+
 namespace tb {
 namespace {
 
-struct Builder {
-  const ModelArchitecture& arch;
-  std::vector<LinearLayer> out;
-
-  void add(std::string name, std::string path, LinearKind kind, LinearPlace place, std::int64_t in,
-           std::int64_t out_features, bool bias, std::int64_t copies = 1, std::int64_t active = 1) {
-    LinearLayer l;
-    l.name = std::move(name);
-    l.path = std::move(path);
-    l.kind = kind;
-    l.place = place;
-    l.in_features = in;
-    l.out_features = out_features;
-    l.bias = bias;
-    l.copies = copies;
-    l.active_copies = active;
-    out.push_back(std::move(l));
-  }
-};
+using detail::accumulate;
+using detail::Builder;
 
 // GPT-2 (GPT2Attention / GPT2MLP, Conv1D modules): attn.c_attn, attn.c_proj, mlp.c_fc,
 // mlp.c_proj, all biased.
@@ -290,27 +275,6 @@ void moe_block(Builder& b) {
   }
 }
 
-bool same_layer(const LinearLayer& a, const LinearLayer& b) {
-  return a.path == b.path && a.place == b.place && a.in_features == b.in_features &&
-         a.out_features == b.out_features && a.bias == b.bias && a.copies == b.copies;
-}
-
-// Adds `layers` decoder layers' worth of `linears`, merging entries that are already there.
-void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearLayer>& linears,
-                std::int64_t layers) {
-  if (layers == 0) return;
-  for (LinearLayer l : linears) {
-    auto it = std::find_if(into.begin(), into.end(),
-                           [&](const LinearLayer& x) { return same_layer(x, l); });
-    if (it != into.end()) {
-      it->layers += layers;
-    } else {
-      l.layers = layers;
-      into.push_back(std::move(l));
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer,
@@ -342,31 +306,6 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   return std::move(b.out);
 }
 
-namespace {
-
-// A ViT encoder layer as SigLIP and Mllama name it: self_attn.{q,k,v,<output>} (h -> h) and
-// mlp.fc1 / fc2 (h -> I -> h, biased), under `prefix`; `attention_bias` for the projections.
-std::vector<LinearLayer> vit_layer_linears(const ModelArchitecture& arch, const VisionTowerSpec& v,
-                                           const std::string& prefix, const char* output,
-                                           bool attention_bias) {
-  Builder b{arch, {}};
-  for (const char* name : {"q_proj", "k_proj", "v_proj", output}) {
-    const LinearKind kind = name[0] == 'q'   ? LinearKind::kQuery
-                            : name[0] == 'k' ? LinearKind::kKey
-                            : name[0] == 'v' ? LinearKind::kValue
-                                             : LinearKind::kOutput;
-    b.add(name, prefix + "self_attn." + name, kind, LinearPlace::kVision, v.hidden, v.hidden,
-          attention_bias, 1, 0);
-  }
-  b.add("fc1", prefix + "mlp.fc1", LinearKind::kUp, LinearPlace::kVision, v.hidden, v.intermediate,
-        true, 1, 0);
-  b.add("fc2", prefix + "mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
-        v.hidden, true, 1, 0);
-  return std::move(b.out);
-}
-
-}  // namespace
-
 std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
   std::vector<LinearLayer> all;
   // The layers of each kind: token mixer (attention or Gated DeltaNet) by MLP (dense or MoE).
@@ -389,87 +328,8 @@ std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool inclu
   head.bias = arch.head_bias && arch.head_outputs == 0;
   all.push_back(head);
 
-  if (arch.vision && arch.vision->kind == VisionKind::kMllama) {
-    // MllamaVisionEncoderLayer: self_attn.{q,k,v,o}_proj without bias and mlp.fc1 / fc2, biased,
-    // in the local and the global encoder; multi_modal_projector once. The language model's
-    // cross-attention layers hold q/k/v/o_proj and the MLP under the same names as its
-    // self-attention layers (listed with them above).
-    const VisionTowerSpec& v = *arch.vision;
-    accumulate(all, vit_layer_linears(arch, v, "vision_model.transformer.layers.", "o_proj", false),
-               v.layers + v.global_layers);
-    Builder m{arch, {}};
-    m.add("multi_modal_projector", "multi_modal_projector", LinearKind::kUp, LinearPlace::kVision,
-          v.output_dim, arch.hidden, true, 1, 0);
-    accumulate(all, m.out, 1);
-  } else if (arch.vision && arch.vision->kind == VisionKind::kLlama4) {
-    // Llama4VisionEncoderLayer: self_attn.{q,k,v,o}_proj and mlp.fc1 / fc2, all biased; the
-    // unfolded patch embedding's linear, the adapter's fc1 / fc2 and the projector once, no bias.
-    const VisionTowerSpec& v = *arch.vision;
-    accumulate(all, vit_layer_linears(arch, v, "vision_model.model.layers.", "o_proj", true),
-               v.layers);
-    Builder m{arch, {}};
-    m.add("linear", "vision_model.patch_embedding.linear", LinearKind::kUp, LinearPlace::kVision,
-          v.channels * v.patch_size * v.patch_size, v.hidden, false, 1, 0);
-    m.add("fc1", "vision_model.vision_adapter.mlp.fc1", LinearKind::kUp, LinearPlace::kVision,
-          v.intermediate, v.adapter_in, false, 1, 0);
-    m.add("fc2", "vision_model.vision_adapter.mlp.fc2", LinearKind::kDown, LinearPlace::kVision,
-          v.adapter_out, v.adapter_out, false, 1, 0);
-    m.add("linear_1", "multi_modal_projector.linear_1", LinearKind::kUp, LinearPlace::kVision,
-          v.output_dim, arch.hidden, false, 1, 0);
-    accumulate(all, m.out, 1);
-  } else if (arch.vision && arch.vision->kind != VisionKind::kSiglip) {
-    // Qwen2-VL / Qwen2.5-VL (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py): visual.blocks.N's
-    // attn.qkv and attn.proj, mlp.fc1/fc2 (Qwen2.5-VL: mlp.gate_proj/up_proj/down_proj), all
-    // biased; visual.merger.mlp.0 and mlp.2 once. PEFT's suffix match makes "gate_proj" adapt
-    // Qwen2.5-VL's vision MLP as well as the language model's.
-    const VisionTowerSpec& v = *arch.vision;
-    const std::int64_t h = v.hidden;
-    Builder b{arch, {}};
-    b.add("qkv", "visual.blocks.attn.qkv", LinearKind::kQkv, LinearPlace::kVision, h, 3 * h, true,
-          1, 0);
-    b.add("proj", "visual.blocks.attn.proj", LinearKind::kOutput, LinearPlace::kVision, h, h, true,
-          1, 0);
-    if (v.kind == VisionKind::kQwen3Vl) {
-      // Qwen3VLVisionMLP: mlp.linear_fc1 / linear_fc2, biased.
-      b.add("linear_fc1", "visual.blocks.mlp.linear_fc1", LinearKind::kUp, LinearPlace::kVision, h,
-            v.intermediate, true, 1, 0);
-      b.add("linear_fc2", "visual.blocks.mlp.linear_fc2", LinearKind::kDown, LinearPlace::kVision,
-            v.intermediate, h, true, 1, 0);
-    } else if (v.kind == VisionKind::kQwen25Vl) {
-      b.add("gate_proj", "visual.blocks.mlp.gate_proj", LinearKind::kGate, LinearPlace::kVision, h,
-            v.intermediate, true, 1, 0);
-      b.add("up_proj", "visual.blocks.mlp.up_proj", LinearKind::kUp, LinearPlace::kVision, h,
-            v.intermediate, true, 1, 0);
-      b.add("down_proj", "visual.blocks.mlp.down_proj", LinearKind::kDown, LinearPlace::kVision,
-            v.intermediate, h, true, 1, 0);
-    } else {
-      b.add("fc1", "visual.blocks.mlp.fc1", LinearKind::kUp, LinearPlace::kVision, h,
-            v.intermediate, true, 1, 0);
-      b.add("fc2", "visual.blocks.mlp.fc2", LinearKind::kDown, LinearPlace::kVision, v.intermediate,
-            h, true, 1, 0);
-    }
-    accumulate(all, b.out, v.layers);
-    const std::int64_t merged = h * v.spatial_merge * v.spatial_merge;
-    Builder m{arch, {}};
-    if (v.kind == VisionKind::kQwen3Vl) {
-      // Qwen3VLVisionPatchMerger: linear_fc1 / linear_fc2, in the merger and in each of the
-      // deepstack_merger_list's.
-      m.add("linear_fc1", "visual.merger.linear_fc1", LinearKind::kUp, LinearPlace::kVision, merged,
-            merged, true, 1, 0);
-      m.add("linear_fc2", "visual.merger.linear_fc2", LinearKind::kDown, LinearPlace::kVision,
-            merged, v.out_hidden, true, 1, 0);
-    } else {
-      m.add("0", "visual.merger.mlp.0", LinearKind::kUp, LinearPlace::kVision, merged, merged, true,
-            1, 0);
-      m.add("2", "visual.merger.mlp.2", LinearKind::kDown, LinearPlace::kVision, merged,
-            v.out_hidden, true, 1, 0);
-    }
-    accumulate(all, m.out, 1 + v.deepstack_mergers);
-  } else if (arch.vision) {
-    // SiglipEncoderLayer: self_attn.{q,k,v,out}_proj and mlp.fc1 / fc2, all biased.
-    const VisionTowerSpec& v = *arch.vision;
-    accumulate(all, vit_layer_linears(arch, v, "vision.", "out_proj", true), v.layers);
-  }
+  // The vision tower's, already counted over its layers.
+  for (LinearLayer& l : detail::vision_tower_linears(arch)) all.push_back(std::move(l));
   if (include_mtp && arch.mtp_layers > 0) {
     std::vector<LinearLayer> mtp;
     Builder b{arch, {}};

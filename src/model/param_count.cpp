@@ -278,9 +278,22 @@ std::int64_t llama4_vision_tower_params(const VisionTowerSpec& v) {
                   linear(v.adapter_out, v.adapter_out, false)));
 }
 
+// PixtralVisionModel (modeling_pixtral.py): patch_conv (Conv2d channels -> h, kernel and stride
+// patch, no bias), ln_pre (RMSNorm h), `layers` PixtralAttentionLayers (attention_norm and
+// ffn_norm, RMSNorms of h; q/k/v/o_proj h -> h and a gated MLP h -> intermediate -> h, no biases;
+// the 2-D rotary positions hold no parameters).
+std::int64_t pixtral_vision_tower_params(const VisionTowerSpec& v) {
+  const std::int64_t h = v.hidden;
+  const std::int64_t layer =
+      checked_add(checked_mul(2, h), checked_mul(4, h, h), checked_mul(3, h, v.intermediate));
+  return checked_add(checked_mul(v.channels, v.patch_size, v.patch_size, h), h,
+                     checked_mul(v.layers, layer));
+}
+
 std::int64_t vision_tower_params(const ModelArchitecture& arch) {
   if (!arch.vision) return 0;
   const VisionTowerSpec& v = *arch.vision;
+  if (v.kind == VisionKind::kPixtral) return pixtral_vision_tower_params(v);
   if (v.kind == VisionKind::kMllama) return mllama_vision_tower_params(v);
   if (v.kind == VisionKind::kLlama4) return llama4_vision_tower_params(v);
   if (v.kind != VisionKind::kSiglip) return qwen_vision_tower_params(v);
@@ -314,6 +327,15 @@ std::int64_t vision_projector_params(const ModelArchitecture& arch) {
   if (v.kind == VisionKind::kMllama) return linear(v.output_dim, arch.hidden, true);
   // Llama4MultiModalProjector.linear_1: vision_output_dim -> hidden, no bias.
   if (v.kind == VisionKind::kLlama4) return linear(v.output_dim, arch.hidden, false);
+  // Mistral3MultiModalProjector (modeling_mistral3.py): norm (RMSNorm of the vision width),
+  // patch_merger.merging_layer (spatial_merge^2 h -> h, no bias), linear_1 (h x the feature
+  // layers -> hidden) and linear_2 (hidden -> hidden), biased when multimodal_projector_bias.
+  if (v.kind == VisionKind::kPixtral) {
+    return checked_add(
+        v.hidden, linear(checked_mul(v.hidden, v.spatial_merge, v.spatial_merge), v.hidden, false),
+        linear(checked_mul(v.hidden, v.feature_layers), arch.hidden, v.projector_bias),
+        linear(arch.hidden, arch.hidden, v.projector_bias));
+  }
   const std::int64_t merged = checked_mul(v.hidden, v.spatial_merge, v.spatial_merge);
   const std::int64_t mlp =
       checked_add(linear(merged, merged, true), linear(merged, v.out_hidden, true));

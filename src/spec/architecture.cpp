@@ -190,7 +190,8 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
     const VisionTowerSpec& v = *arch.vision;
     const bool mllama = v.kind == VisionKind::kMllama;
     const bool llama4 = v.kind == VisionKind::kLlama4;
-    const bool siglip = v.kind == VisionKind::kSiglip || mllama || llama4;  // their keys agree
+    const bool pixtral = v.kind == VisionKind::kPixtral;
+    const bool siglip = v.kind == VisionKind::kSiglip || mllama || llama4 || pixtral;  // same keys
     const bool qwen2 = v.kind == VisionKind::kQwen2Vl;
     c.positive(qwen2 ? "vision_config.embed_dim" : "vision_config.hidden_size", v.hidden);
     c.positive(qwen2 ? "vision_config.mlp_ratio" : "vision_config.intermediate_size",
@@ -224,6 +225,9 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
         c.positive("vision_config.vision_output_dim", v.output_dim);
         c.positive("vision_config.projector_input_dim", v.adapter_in);
         c.positive("vision_config.projector_output_dim", v.adapter_out);
+      } else if (pixtral) {
+        c.positive("spatial_merge_size", v.spatial_merge, 64);
+        c.positive("vision_feature_layer", v.feature_layers, 1024);
       } else {
         c.positive("mm_tokens_per_image", v.tokens_per_image);
       }

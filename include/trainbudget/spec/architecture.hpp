@@ -131,7 +131,20 @@ struct MoeSpec {
 //   (patches + 1)-row position table, pre and post LayerNorms, biased ViT layers) with its
 //   pixel-shuffle adapter (fc1 intermediate -> adapter_in, fc2 adapter_out -> adapter_out) and the
 //   multi_modal_projector (output_dim -> the language model's width); images are not priced.
-enum class VisionKind : std::uint8_t { kSiglip, kQwen2Vl, kQwen25Vl, kQwen3Vl, kMllama, kLlama4 };
+// - kPixtral: Mistral 3's PixtralVisionModel (a Conv2d patch embedding without bias, ln_pre, and
+//   Mistral-style layers: RMSNorms, q/k/v/o and a gated MLP, none biased, 2-D rotary positions)
+//   and Mistral3MultiModalProjector (an RMSNorm, the patch merger's spatial_merge^2 h -> h linear,
+//   linear_1 and linear_2 into the language model's width, biased when projector_bias); images
+//   are not priced.
+enum class VisionKind : std::uint8_t {
+  kSiglip,
+  kQwen2Vl,
+  kQwen25Vl,
+  kQwen3Vl,
+  kMllama,
+  kLlama4,
+  kPixtral
+};
 
 struct VisionTowerSpec {
   VisionKind kind{VisionKind::kSiglip};
@@ -158,6 +171,8 @@ struct VisionTowerSpec {
   std::int64_t adapter_in{0};           // Llama 4: projector_input_dim (the adapter's fc1 output)
   std::int64_t adapter_out{0};          // Llama 4: projector_output_dim (the adapter's fc2)
   std::int64_t extra_token_rows{0};     // Mllama: embed_tokens rows past vocab_size (8)
+  bool projector_bias{false};           // Pixtral: multimodal_projector_bias
+  std::int64_t feature_layers{1};       // Pixtral: vision_feature_layer's count (concatenated)
   // Mllama: the language model's layers (0-based) that cross-attend to the image.
   std::vector<std::int64_t> cross_attention_layers;
 };
