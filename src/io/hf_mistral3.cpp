@@ -13,8 +13,20 @@ namespace tb::io {
 // without biases, two RMSNorms a layer), its query scaled by position without weights; defaults
 // head_dim 128, 262144 positions, untied, no sliding window. MistralConfig: head_dim hidden /
 // heads, untied.
+// Mistral4Config (configuration_mistral4.py, modeling_mistral4.py): DeepSeek-V3's latent
+// attention (q_lora_rank 1024, kv_lora_rank 256, rope 64 and nope 64 of each query head, v 128)
+// and a mixture in every layer (first_k_dense_replace 0) of 128 routed experts of 2048, top 4,
+// beside one shared expert, routed by softmax with no score bias; hidden 4096, 36 layers, 32
+// heads, vocabulary 131072, untied, no multi-token prediction. With these defaults the language
+// model counts 118,972,826,624 (Mistral Small 4's "119B").
 ModelArchitecture read_text_model(FieldReader<JsonSource>& f, const std::string& kind) {
   if (kind == "ministral3") return read_llama_like(f, "ministral3", {false, 128, 262144});
+  if (kind == "mistral4") {
+    ModelArchitecture a =
+        read_latent_moe(f, {"mistral4", 1024, 256, 64, 64, 128, 128, 4, 2048, 1, 0, "greedy"});
+    if (a.max_positions == 0) a.max_positions = 1048576;
+    return a;
+  }
   return read_llama_like(f, "mistral", {});
 }
 
@@ -48,10 +60,10 @@ ModelArchitecture read_mistral3(const nlohmann::json& root, std::vector<std::str
   const std::string kind = text.contains("model_type") && text["model_type"].is_string()
                                ? text["model_type"]
                                : "mistral";
-  if (kind != "mistral" && kind != "ministral3") {
+  if (kind != "mistral" && kind != "ministral3" && kind != "mistral4") {
     problems.push_back(
         fmt::format("text_config.model_type: \"{}\" is not read inside mistral3 "
-                    "(accepted: mistral, ministral3)",
+                    "(accepted: mistral, ministral3, mistral4)",
                     kind));
     return {};
   }

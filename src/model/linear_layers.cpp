@@ -248,6 +248,16 @@ void moe_block(Builder& b) {
     llama4_moe_block(b);
     return;
   }
+  if (a.model_type == "mistral4") {
+    // Mistral4MoE (modeling_mistral4.py): the router's weight a parameter (mlp.gate), the
+    // experts fused, mlp.shared_experts a gated MLP.
+    b.add("gate", "mlp.gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
+          false);
+    b.out.back().module = false;
+    fused_experts(b, "mlp.");
+    shared_expert(b, "mlp.shared_experts.");
+    return;
+  }
   const bool mixtral = a.model_type == "mixtral";
   const std::string block = mixtral ? "block_sparse_moe" : "mlp";
   const std::string expert = block + ".experts.{e}.";

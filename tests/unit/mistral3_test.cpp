@@ -85,5 +85,34 @@ TEST(Mistral3, MinistralTextAndTheTie) {
                DataError);
 }
 
+// Mistral 4 (Mistral4Config's defaults, Mistral Small 4's language model, its dimensions given):
+// latent attention q_a 4096 x 1024, its norm 1024, q_b 1024 x 32 x 128, kv_a 4096 x (256 + 64), its
+// norm 256, kv_b 256 x 32 x (64 + 128), o 4096 x 4096: 28,050,688 a layer; the router 128 x 4096,
+// 128 experts of 3 x 4096 x 2048 and one shared expert: 3,246,915,584; two norms 8,192; 36 layers
+// 117,899,080,704; embeddings and head 2 x 131072 x 4096, final norm 4,096: 118,972,826,624,
+// the "119B" of Mistral Small 4. The experts and the router are parameters, not nn.Linear.
+TEST(Mistral3, MistralFourCountsByHand) {
+  // The dimensions the published configs state (Mistral4Config's defaults); the rest default.
+  const std::string dims = R"("hidden_size": 4096, "num_hidden_layers": 36, "vocab_size": 131072,
+      "intermediate_size": 12288, "num_attention_heads": 32)";
+  const ModelArchitecture a =
+      io::parse_hf_config(R"({"model_type": "mistral4", )" + dims + "}", "m4");
+  ASSERT_TRUE(a.moe.has_value());
+  EXPECT_FALSE(a.moe->router_score_bias);
+  EXPECT_EQ(a.mtp_layers, 0);
+  EXPECT_EQ(count_params(a).total, 118'972'826'624);
+  const ModelArchitecture wrapped = io::parse_hf_config(
+      R"({"model_type": "mistral3", "text_config": {"model_type": "mistral4", )" + dims + "}}",
+      "wrapped");
+  EXPECT_EQ(count_params(wrapped).total - count_params(wrapped).vision, 118'972'826'624);
+  const std::vector<LinearLayer> all = model_linears(a);
+  for (const char* path : {"mlp.gate", "mlp.experts.gate_up_proj", "mlp.experts.down_proj"}) {
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const LinearLayer& l) { return l.path == path; });
+    ASSERT_NE(it, all.end()) << path;
+    EXPECT_FALSE(it->module) << path;
+  }
+}
+
 }  // namespace
 }  // namespace tb
