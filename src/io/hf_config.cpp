@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "field_reader.hpp"
+#include "hf_dbrx.hpp"
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
 #include "hf_llama4.hpp"
@@ -240,6 +241,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
   // LlamaConfig / MistralConfig: tie_word_embeddings False, head_dim None (= hidden / heads).
   if (type == "llama" || type == "mistral") return read_llama_like(f, type, {});
   if (type == "ministral3" || type == "mistral4") return read_text_model(f, type);
+  if (type == "dbrx") return read_dbrx(f);
   if (type == "mixtral") return read_mixtral(f);
   if (type == "qwen2") {
     // Qwen2Attention: q_proj, k_proj, v_proj biased, o_proj not, whatever the config says.
@@ -328,19 +330,6 @@ ModelArchitecture read_model(Fields& f, const std::string& type) {
 void read_attention_heads(Fields& f, ModelArchitecture& a,
                           std::optional<std::int64_t> head_dim_default) {
   read_heads(f, {false, head_dim_default}, a);
-}
-
-const std::vector<std::string>& supported_model_types() {
-  // clang-format off
-  static const std::vector<std::string> kTypes{
-      "deepseek_v2", "deepseek_v3", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "glm4",
-      "glm4_moe", "glm4_moe_lite", "gpt2", "gpt_neox", "gpt_oss", "llama", "llama4", "llama4_text",
-      "ministral3", "mistral", "mistral3", "mistral4", "mixtral", "mllama", "olmo", "opt", "phi",
-      "phi3", "stablelm", "starcoder2", "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen2_vl", "qwen3",
-      "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe",
-      "qwen3_5_text", "qwen3_5_moe_text"};
-  // clang-format on
-  return kTypes;
 }
 
 namespace {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
+#include <tuple>
 
 #include "linear_builder.hpp"
 
@@ -195,6 +197,31 @@ void fused_experts(Builder& b, const std::string& prefix) {
   b.out.back().module = false;
 }
 
+// DBRX (modeling_dbrx.py, DbrxBlock): norm_attn_norm.attn.Wqkv (fused q/k/v) and out_proj, no
+// biases; ffn.router.layer, an nn.Linear without bias; ffn.experts.mlp's w1 (gate), v1 (up) and
+// w2 (down), each every expert's matrix in one 3-D parameter, not nn.Linear.
+void dbrx_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const AttentionSpec& at = a.attention;
+  const MoeSpec& m = *a.moe;
+  const std::int64_t q = at.num_heads * at.head_dim;
+  const std::int64_t kv = at.num_kv_heads * at.head_dim;
+  b.add("Wqkv", "norm_attn_norm.attn.Wqkv", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
+        q + 2 * kv, false);
+  b.add("out_proj", "norm_attn_norm.attn.out_proj", LinearKind::kOutput, LinearPlace::kAttention, q,
+        a.hidden, false);
+  b.add("layer", "ffn.router.layer", LinearKind::kRouter, LinearPlace::kRouter, a.hidden,
+        m.num_experts, false);
+  const std::int64_t w = m.expert_intermediate;
+  for (const auto& [name, kind, in, out] : {std::tuple{"w1", LinearKind::kGate, a.hidden, w},
+                                            std::tuple{"v1", LinearKind::kUp, a.hidden, w},
+                                            std::tuple{"w2", LinearKind::kDown, w, a.hidden}}) {
+    b.add(name, std::string("ffn.experts.mlp.") + name, kind, LinearPlace::kRoutedExpert, in, out,
+          false, m.num_experts, m.experts_per_token);
+    b.out.back().module = false;
+  }
+}
+
 // One shared expert, a gated MLP of the MoE spec's shared width under `prefix`.
 void shared_expert(Builder& b, const std::string& prefix) {
   const ModelArchitecture& a = b.arch;
@@ -292,6 +319,10 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   Builder b{arch, {}};
   if (arch.model_type == "gpt_neox" || arch.model_type == "falcon") {
     gpt_neox_layer(b, arch.model_type == "falcon" ? "self_attention." : "attention.");
+    return std::move(b.out);
+  }
+  if (arch.model_type == "dbrx") {
+    dbrx_layer(b);
     return std::move(b.out);
   }
   if (arch.model_type == "opt" || arch.model_type == "phi") {
