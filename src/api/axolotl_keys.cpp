@@ -82,6 +82,7 @@ constexpr std::array<std::string_view, 60> kNoEffect{"model_type",
 }  // namespace
 
 bool read_axolotl_keys(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  if (read_axolotl_unfrozen(cfg, key, v, r)) return true;
   if (one_of(key, kNoEffect) || key.starts_with("wandb_")) {
     r.none(key);
     return true;

@@ -75,6 +75,11 @@ void keep_bf16_weights(TrainingConfig& out, const std::string& key);
 // it) onto zero, offload and recompute (accelerate_config.cpp).
 void read_fsdp_config_key(const std::string& key, const json& v, Reader& r);
 
+// axolotl's unfrozen_parameters, when `key` is it (axolotl_unfrozen.cpp): the whole language
+// model (and the vision encoder when the patterns reach it) read as such, anything narrower or
+// under an adapter listed as not understood. Returns whether the key was this one.
+bool read_axolotl_unfrozen(const json& cfg, const std::string& key, const json& v, Reader& r);
+
 // FSDP1's sharding strategy, by name or number, as a ZeRO stage ("3", "2", "0"); "" for none.
 std::string fsdp_stage_of(const std::string& strategy);
 
