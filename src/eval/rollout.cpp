@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "trainbudget/eval/inference.hpp"
+#include "trainbudget/eval/refit.hpp"
 #include "trainbudget/model/completion_lengths.hpp"
 #include "trainbudget/model/kv_cache.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -19,15 +20,6 @@ namespace {
 // Every weight handed to the engine in 16 bits (TRL loads vLLM in the policy's dtype and
 // copies each parameter into it after each update: _move_model_to_vllm / update_named_param).
 constexpr double kEngineWeightBytes = 2.0;
-
-// A colocated engine's refit, per device: the trainer's weights gathered and converted to the
-// engine's layout, handed over by CUDA IPC and loaded with load_weights, each tensor on its own
-// (docs/rl.md, "Refit"). NeMo RL v0.3's published step breakdown (NeMo RL blog, 2025-07-21,
-// "NeMo RL v0.3", Llama 3.1 8B Instruct, Megatron backend, 8 GPUs, vLLM tp 1): 16.06 GB of bf16
-// weights refit in 5 s, 3.2 GB/s. Informed by that row only; the same table's 70B (35.3 GB a
-// device at an assumed vLLM tp 4, 14 s), Qwen3 32B (16.4 GB at tp 4, 7 s) and Qwen3 30B-A3B
-// (30.5 GB at tp 2, 12 s) rows read 2.5, 2.3 and 2.5 GB/s: this rate prices them 21-27 % short.
-constexpr BytesPerSecond kColocatedRefit{3.2e9};
 
 // vLLM's host work between two decode steps: scheduling, preparing the next step's inputs, the
 // sampled tokens' copy to the host and turning them into outputs (detokenized, with their
@@ -320,11 +312,12 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
                    static_cast<double>(spg);
     out.update = (mean_step.time.step + critics->value_step) * out.updates;
   }
-  // The new weights into the engine: a colocated engine takes its tp-split bf16 weights at the
-  // refit rate measured on NeMo RL's colocated runs (kColocatedRefit), a server a broadcast
-  // from the trainer over the network between them.
+  // The new weights into the engine: a colocated engine takes its tp-split bf16 weights after
+  // the trainer's gather (colocated_refit), a server a broadcast from the trainer over the
+  // network between them.
   if (rl.engine == RolloutEngine::kColocate) {
-    out.sync = out.engine_weights / kColocatedRefit;
+    out.sync_gather = refit_gather(job, layout, cluster.fabric);
+    out.sync = colocated_refit(job, layout, cluster.fabric, out.engine_weights);
   } else if (rl.engine == RolloutEngine::kServer) {
     const BytesPerSecond link = cluster.fabric.scale_out.bandwidth.value() > 0.0
                                     ? cluster.fabric.scale_out.bandwidth

@@ -81,6 +81,7 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"logprob_seconds", r.logprobs.count()},
         {"update_seconds", r.update.count()},
         {"sync_seconds", r.sync.count()},
+        {"sync_gather_seconds", r.sync_gather.count()},
         {"idle_offload_seconds", r.idle_offload.count()},
         {"idle_offloaded_bytes", r.idle_offloaded.value()},
         {"decode_tokens_per_second", r.decode_tokens_per_s}}}};

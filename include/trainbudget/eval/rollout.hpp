@@ -90,6 +90,7 @@ struct RolloutCost {
   double updates{1.0};  // optimizer steps a round: num_iterations x generation_steps / grad_accum
   Seconds update{0.0};  // updates x the training step
   Seconds sync{0.0};    // the new weights into the engine
+  Seconds sync_gather{0.0};  // of which the trainer gathers them whole (Megatron-Core's refit)
   // offload_between_phases: the actor's states on this device that go to the host before
   // generation and come back before the update, and the time of both moves over its host link.
   Bytes idle_offloaded{0.0};
