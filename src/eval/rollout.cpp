@@ -230,12 +230,9 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const auto context_at = [&](double t) { return prompt + static_cast<std::int64_t>(t); };
   if (rl.engine == RolloutEngine::kGenerate) {
     // generate() decodes every row, finished or not, until the longest ends, and runs the
-    // policy eagerly: a decode step launches the forward pass's kernels one by one, so it is no
-    // shorter than the host's time to issue them (docs/time.md, "What a kernel costs": eager
-    // PyTorch's per-op dispatch).
-    // The step is a forward pass as the clock prices one (docs/time.md, "pass"): the device's
-    // work plus a launch gap a kernel, or the host's issue time when longer. On a CPU the gap is
-    // the op's own framework cost, added to its work.
+    // policy eagerly: a step is a forward pass as the clock prices one (docs/time.md, "pass"),
+    // the device's work plus a launch gap a kernel (on a CPU the op's own framework cost), or
+    // the host's time to issue the kernels one by one when longer (eager PyTorch's dispatch).
     const double kernels = step.time.kernels_forward;
     out.decode_host =
         Seconds{kernels * cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};

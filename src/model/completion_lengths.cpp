@@ -15,8 +15,8 @@ double mean_fraction(double u) {
   return 1.0 / u - 1.0 / std::expm1(u);
 }
 
-// Integration points over [0, cap] for the longest and the peak: the functions are smooth, so
-// Simpson's rule on this grid is exact to well under a token at the caps used.
+// Grid points over [0, cap] the peak is searched on: the held tokens are smooth in t, so the
+// grid finds the peak to well under a token at the caps used.
 constexpr int kGrid = 1024;
 
 }  // namespace
@@ -59,20 +59,6 @@ double CompletionLengths::survival(double t) const noexcept {
   // would overflow.
   if (u > 0.0) return (std::exp(-u * x) - std::exp(-u)) / -std::expm1(-u);
   return std::expm1(u * (1.0 - x)) / std::expm1(u);
-}
-
-double CompletionLengths::expected_longest(std::int64_t batch) const noexcept {
-  if (at_cap_) return cap_;
-  // E[max] = integral over [0, cap] of 1 - F(t)^batch, F = 1 - survival (Simpson's rule).
-  const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
-  const double h = cap_ / kGrid;
-  double sum = 0.0;
-  for (int i = 0; i <= kGrid; ++i) {
-    const double f = 1.0 - std::pow(1.0 - survival(h * i), b);
-    const double w = (i == 0 || i == kGrid) ? 1.0 : (i % 2 == 1 ? 4.0 : 2.0);
-    sum += w * f;
-  }
-  return sum * h / 3.0;
 }
 
 double CompletionLengths::peak_held(std::int64_t batch, double prompt) const noexcept {

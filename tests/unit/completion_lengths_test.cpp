@@ -25,19 +25,16 @@ TEST(CompletionLengths, HalfTheCapIsUniform) {
   const CompletionLengths d(500.0, 1000.0);
   EXPECT_NEAR(d.rate(), 0.0, 1e-9);
   EXPECT_NEAR(d.survival(250.0), 0.75, 1e-9);
-  EXPECT_NEAR(d.expected_longest(1), 500.0, 0.01);
-  EXPECT_NEAR(d.expected_longest(3), 750.0, 0.01);
   EXPECT_NEAR(d.peak_held(1, 200.0), 1200.0 * 1200.0 / 4000.0, 0.5);
   EXPECT_NEAR(d.peak_held(8, 0.0), 8.0 * 250.0, 0.5);
 }
 
 TEST(CompletionLengths, ShortMeanIsExponential) {
   // Mean 100 of a 10,000 cap: u = 100, the truncation e^-100 is nothing, so the rate is 1/100,
-  // P(L > 100) = 1/e, and the longest of 4 has the exponential's mean x H_4 = 100 x 25/12.
+  // and P(L > 100) = 1/e.
   const CompletionLengths d(100.0, 10000.0);
   EXPECT_NEAR(d.rate(), 0.01, 1e-9);
   EXPECT_NEAR(d.survival(100.0), std::exp(-1.0), 1e-9);
-  EXPECT_NEAR(d.expected_longest(4), 100.0 * 25.0 / 12.0, 0.05);
   // Held tokens e^{-t/100}(p + t) peak at t = 100 - p: 100 e^{-(100 - p)/100} a sequence.
   EXPECT_NEAR(d.peak_held(2, 40.0), 2.0 * 100.0 * std::exp(-0.6), 0.2);
 }
@@ -54,21 +51,10 @@ TEST(CompletionLengths, MeanIsKeptRisingOrFalling) {
   EXPECT_GT(CompletionLengths(795.0, 3840.0).rate(), 0.0);
 }
 
-TEST(CompletionLengths, ManyCompletionsRunNearTheCap) {
-  // 256 completions of mean 795 under a 3,840 cap: the longest ends within a few per cent of
-  // the cap (P(L > 0.95 cap) is about 0.2 %, so 256 draws pass it with probability 0.4).
-  const CompletionLengths d(795.0, 3840.0);
-  EXPECT_GT(d.expected_longest(256), 0.9 * 3840.0);
-  EXPECT_LT(d.expected_longest(256), 3840.0);
-  EXPECT_LT(d.expected_longest(1), d.expected_longest(256));
-  EXPECT_NEAR(d.expected_longest(1), 795.0, 0.5);
-}
-
 TEST(CompletionLengths, MeanAtTheCapPutsEveryCompletionThere) {
   const CompletionLengths d(4096.0, 1024.0);
   EXPECT_DOUBLE_EQ(d.mean(), 1024.0);
   EXPECT_DOUBLE_EQ(d.survival(1000.0), 1.0);
-  EXPECT_DOUBLE_EQ(d.expected_longest(64), 1024.0);
   EXPECT_DOUBLE_EQ(d.peak_held(2, 100.0), 2.0 * 1124.0);
 }
 

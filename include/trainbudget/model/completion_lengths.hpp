@@ -22,8 +22,6 @@ class CompletionLengths {
   [[nodiscard]] double rate() const noexcept { return rate_; }
   // P(length > t), for t in [0, cap].
   [[nodiscard]] double survival(double t) const noexcept;
-  // The mean of the longest of `batch` independent completions: the steps a batch decodes for.
-  [[nodiscard]] double expected_longest(std::int64_t batch) const noexcept;
   // The most tokens a batch of `batch` completions holds at once when each keeps its prompt and
   // what it has generated until it ends: max over t of batch x P(length > t) x (prompt + t).
   [[nodiscard]] double peak_held(std::int64_t batch, double prompt) const noexcept;
