@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Runs every training config in a folder through `trainbudget estimate --config` and tallies
 what happened: read fully, read with notes, or refused, and each refusal by its reason.
+The share that answers is also given over the training configs alone: a DeepSpeed or accelerate
+file that names no model goes beside a training config (refused alone, in one line, by design),
+and inference, merge and export configs train nothing.
 
 Used during development on the frameworks' own example folders (docs/configs.md, "The
 frameworks' example configs"), at a pinned commit, offline by default.
@@ -29,6 +32,11 @@ def reason(stderr):
         return "--model: not in the cache (offline)"
     words = re.sub(r"'[^']*'|\d[\d,.]*", "…", rest).split(";")[0]
     return f"{field}: {' '.join(words.split()[:8])}"
+
+
+# Refusals that are the right answer: the file is no training job by itself.
+NOT_A_JOB = ("names no model (a DeepSpeed or accelerate", "none of the training config formats",
+             "adapter export")
 
 
 def main():
@@ -64,6 +72,11 @@ def main():
     answered = tally["OK"] + tally["NOTES"]
     print(f"{len(files)} configs: {answered} answer ({tally['OK']} read fully, "
           f"{tally['NOTES']} with notes), {len(files) - answered} refused")
+    not_jobs = sum(n for why, n in refusals.items() if any(k in why for k in NOT_A_JOB))
+    jobs = len(files) - not_jobs
+    if jobs > 0:
+        print(f"{jobs} training configs (less {not_jobs} companion, inference, merge or export "
+              f"files): {answered} answer ({100.0 * answered / jobs:.0f} %)")
     for why, n in refusals.most_common():
         print(f"  {n:4d}  {why}")
     return 0
