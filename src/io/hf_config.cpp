@@ -14,6 +14,7 @@
 
 #include "field_reader.hpp"
 #include "hf_dbrx.hpp"
+#include "hf_dense_families.hpp"
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
 #include "hf_llama4.hpp"
@@ -316,6 +317,7 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     a.norm = {NormKind::kNonParametric, false};
     return a;
   }
+  if (is_dense_family(type)) return read_dense_family(f, type);
   return read_deepseek(f, type);
 }
 

@@ -66,6 +66,20 @@ void fc_mlp_layer(Builder& b, const std::string& output, const std::string& mlp_
         a.hidden, a.mlp.bias);
 }
 
+// MptBlock (modeling_mpt.py): attn.Wqkv (fused) and attn.out_proj, ffn.up_proj and
+// ffn.down_proj, none biased.
+void mpt_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const std::int64_t q = a.attention.num_heads * a.attention.head_dim;
+  b.add("Wqkv", "attn.Wqkv", LinearKind::kQkv, LinearPlace::kAttention, a.hidden, 3 * q, false);
+  b.add("out_proj", "attn.out_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        false);
+  b.add("up_proj", "ffn.up_proj", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+        a.mlp.intermediate, false);
+  b.add("down_proj", "ffn.down_proj", LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate,
+        a.hidden, false);
+}
+
 void standard_attention(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
@@ -323,6 +337,10 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   }
   if (arch.model_type == "dbrx") {
     dbrx_layer(b);
+    return std::move(b.out);
+  }
+  if (arch.model_type == "mpt") {
+    mpt_layer(b);
     return std::move(b.out);
   }
   if (arch.model_type == "opt" || arch.model_type == "phi") {

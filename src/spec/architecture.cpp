@@ -302,7 +302,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
@@ -331,6 +331,17 @@ std::string family_name(const std::string& model_type) {
       {"deepseek_v3", "DeepSeek-V3"},
       {"deepseek_v2", "DeepSeek-V2"},
       {"gpt_oss", "gpt-oss"},
+      {"seed_oss", "Seed-OSS"},
+      {"cohere", "Cohere"},
+      {"cohere2", "Cohere 2"},
+      {"nemotron", "Nemotron"},
+      {"mpt", "MPT"},
+      {"arcee", "Arcee"},
+      {"smollm3", "SmolLM3"},
+      {"granite", "Granite"},
+      {"helium", "Helium"},
+      {"exaone4", "EXAONE 4.0"},
+      {"hunyuan_v1_dense", "Hunyuan"},
       {"", "unknown"},
   }};
   for (const auto& [type, name] : kNames) {

@@ -1,0 +1,209 @@
+// config.json readers of the Llama-like dense families (hf_dense_families.hpp). Each comment
+// names the transformers config class whose defaults apply where a key is absent, and the
+// modeling file's weights; parameter counts by hand in tests/unit/dense_families_test.cpp and
+// docs/models.md.
+#include "hf_dense_families.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "hf_moe_families.hpp"
+
+namespace tb::io {
+namespace {
+
+using Fields = FieldReader<JsonSource>;
+
+// The sliding-window layers of a 3-local-to-1-global family (Cohere2, EXAONE 4.0): layer_types
+// ("sliding_attention" / "full_attention") when the config lists them, else
+// sliding_window_pattern (layer i global when (i + 1) % pattern == 0, the classes' rule); no
+// sliding_window means every layer attends fully. A layer_types list off that rule is refused
+// (the model prices one global layer every N).
+void read_local_global(Fields& f, std::int64_t pattern_default, ModelArchitecture& a) {
+  AttentionSpec& at = a.attention;
+  at.sliding_window = f.optional("sliding_window", 0);
+  at.global_every = f.optional("sliding_window_pattern", pattern_default);
+  const auto* types = f.find("layer_types");
+  if (types == nullptr) {
+    if (at.global_every < 1) {
+      f.fail(fmt::format("{}: {} must be at least 1 (one global layer in that many)",
+                         f.name("sliding_window_pattern"), at.global_every));
+    }
+    return;
+  }
+  std::vector<bool> full;
+  const bool list = JsonSource::for_each_item(*types, [&](const nlohmann::json& t) {
+    full.push_back(!(t.is_string() && t.get_ref<const std::string&>() == "sliding_attention"));
+  });
+  if (!list || static_cast<std::int64_t>(full.size()) != a.num_layers) {
+    f.fail(
+        fmt::format("{}: must list \"sliding_attention\" / \"full_attention\" for each of the "
+                    "{} layers",
+                    f.name("layer_types"), a.num_layers));
+    return;
+  }
+  if (std::all_of(full.begin(), full.end(), [](bool b) { return b; })) {
+    at.sliding_window = 0;
+    at.global_every = 0;
+    return;
+  }
+  const auto first = std::find(full.begin(), full.end(), true);
+  const std::int64_t every =
+      first == full.end() ? a.num_layers + 1 : static_cast<std::int64_t>(first - full.begin()) + 1;
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (full[i] != ((static_cast<std::int64_t>(i) + 1) % every == 0)) {
+      f.fail(
+          fmt::format("{}: layer {} breaks the pattern of one full-attention layer every {} "
+                      "(not modelled)",
+                      f.name("layer_types"), i, every));
+      return;
+    }
+  }
+  at.global_every = every;
+}
+
+// SeedOssConfig (configuration_seed_oss.py; Seed-OSS-36B): head_dim 128, untied; q/k/v biased by
+// attention_bias (default True), o_proj by attention_out_bias (default False); a gated MLP biased
+// by mlp_bias (default False); two RMSNorms a layer.
+ModelArchitecture read_seed_oss(Fields& f) {
+  ModelArchitecture a = read_llama_like(f, "seed_oss", {false, 128, 524288});
+  a.attention.qkv_bias = f.flag("attention_bias", true);
+  a.attention.output_bias = f.flag("attention_out_bias", false);
+  return a;
+}
+
+// CohereConfig / Cohere2Config (configuration_cohere.py, configuration_cohere2.py; Command R,
+// Command R7B): tied (default True), heads' width hidden / heads; one CohereLayerNorm (a weight,
+// no bias) a layer, attention and a gated MLP (no biases) in parallel from it; logit_scale a
+// constant. Cohere's use_qk_norm (a weight per head for q and k) is refused by name; Cohere2
+// slides a window in three layers of four.
+ModelArchitecture read_cohere(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_llama_like(f, type, {true, std::nullopt, 8192});
+  a.norm = {NormKind::kLayerNorm, false};
+  a.norms_per_layer = 1;
+  a.mlp.bias = false;
+  if (type == "cohere2") {
+    read_local_global(f, 4, a);
+  } else if (f.flag("use_qk_norm", false)) {
+    f.fail(fmt::format("{}: true (a LayerNorm weight per head on q and k): not modelled",
+                       f.name("use_qk_norm")));
+  }
+  return a;
+}
+
+// NemotronConfig (configuration_nemotron.py; Nemotron-4, Minitron): untied, q/k/v/o biased by
+// attention_bias, a non-gated up/down MLP (relu2) biased by mlp_bias; NemotronLayerNorm1P, a
+// LayerNorm with weight and bias, twice a layer and at the end; partial rotary (no weights).
+ModelArchitecture read_nemotron(Fields& f) {
+  ModelArchitecture a = read_llama_like(f, "nemotron", {false, std::nullopt, 4096});
+  a.norm = {NormKind::kLayerNorm, true};
+  a.mlp.gated = false;
+  a.mlp.activation = f.text("hidden_act", "relu2");
+  return a;
+}
+
+// MptConfig (configuration_mpt.py; MPT-7B): d_model, n_heads, n_layers, max_seq_len, vocab_size;
+// tied (PretrainedConfig's default). MptBlock: norm_1 and norm_2, LayerNorms whose bias is set to
+// None, a fused Wqkv and out_proj without bias, up_proj (4 x d_model) and down_proj without bias,
+// ALiBi (no position table); a final norm_f. transformers hard-codes the MLP's 4x and the
+// missing biases, so a config that asks otherwise (expansion_ratio, no_bias false) is refused.
+ModelArchitecture read_mpt(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "mpt";
+  a.hidden = f.optional("d_model", 2048);
+  a.num_layers = f.optional("n_layers", 24);
+  a.vocab = f.optional("vocab_size", 50368);
+  a.max_positions = f.optional("max_seq_len", 2048);
+  a.tie_embeddings = f.flag("tie_word_embeddings", true);
+  a.norm = {NormKind::kLayerNorm, false};
+  AttentionSpec& at = a.attention;
+  at.num_heads = at.num_kv_heads = f.optional("n_heads", 16);
+  if (at.num_heads > 0 && a.hidden % at.num_heads != 0) {
+    f.fail(fmt::format("{}: {} does not divide d_model {}", f.name("n_heads"), at.num_heads,
+                       a.hidden));
+  }
+  at.head_dim = at.num_heads > 0 ? std::max<std::int64_t>(1, a.hidden / at.num_heads) : 1;
+  at.fused_qkv = true;
+  a.mlp.gated = false;
+  a.mlp.activation = "gelu";
+  const std::int64_t ratio = f.optional("expansion_ratio", 4);
+  if (ratio != 4) {
+    f.fail(fmt::format("{}: {} (transformers' MPT builds a 4x MLP): not modelled",
+                       f.name("expansion_ratio"), ratio));
+  }
+  a.mlp.intermediate = 4 * a.hidden;
+  if (!f.flag("no_bias", true)) {
+    f.fail(fmt::format("{}: false (biased linears; transformers' MPT has none): not modelled",
+                       f.name("no_bias")));
+  }
+  return a;
+}
+
+// EXAONE 4.0 (Exaone4Config, configuration_exaone4.py): untied by default; q/k/v/o without bias,
+// q_norm and k_norm (RMSNorm over head_dim), a gated MLP without bias, the two RMSNorms after
+// attention and after the MLP (post_attention_layernorm, post_feedforward_layernorm: the count
+// of two pre-norms), sliding windows in three layers of four.
+ModelArchitecture read_exaone4(Fields& f) {
+  ModelArchitecture a = read_llama_like(f, "exaone4", {false, std::nullopt, 2048});
+  a.attention.qkv_bias = a.attention.output_bias = false;
+  a.mlp.bias = false;
+  a.attention.qk_norm = true;
+  read_local_global(f, 4, a);
+  return a;
+}
+
+}  // namespace
+
+namespace {
+constexpr std::array<const char*, 11> kDense{"seed_oss", "cohere",  "cohere2",         "nemotron",
+                                             "mpt",      "arcee",   "smollm3",         "granite",
+                                             "helium",   "exaone4", "hunyuan_v1_dense"};
+}  // namespace
+
+bool is_dense_family(const std::string& type) {
+  return std::find(kDense.begin(), kDense.end(), type) != kDense.end();
+}
+
+ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
+  if (type == "seed_oss") return read_seed_oss(f);
+  if (type == "cohere" || type == "cohere2") return read_cohere(f, type);
+  if (type == "nemotron") return read_nemotron(f);
+  if (type == "mpt") return read_mpt(f);
+  if (type == "exaone4") return read_exaone4(f);
+  if (type == "arcee") {
+    // ArceeConfig (configuration_arcee.py; AFM-4.5B): Llama's layers with a non-gated up/down
+    // MLP (ArceeMLP, relu2).
+    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 4096});
+    a.mlp.gated = false;
+    a.mlp.activation = f.text("hidden_act", "relu2");
+    return a;
+  }
+  if (type == "hunyuan_v1_dense") {
+    // HunYuanDenseV1Config (configuration_hunyuan_v1_dense.py): Llama's layers with
+    // query_layernorm / key_layernorm (RMSNorm over head_dim) and an MLP without biases.
+    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
+    a.attention.qk_norm = true;
+    a.mlp.bias = false;
+    return a;
+  }
+  // SmolLM3Config (tied by default; NoPE layers have no weights), GraniteConfig (its multipliers
+  // are constants) and HeliumConfig (head_dim 128): Llama's layers and weights.
+  if (type == "smollm3") return read_llama_like(f, type, {true, std::nullopt, 32768});
+  if (type == "helium") {
+    // HeliumAttention's o_proj is hidden -> hidden: the heads' width must be hidden.
+    ModelArchitecture a = read_llama_like(f, type, {false, 128, 4096});
+    if (a.attention.num_heads * a.attention.head_dim != a.hidden) {
+      f.fail(fmt::format(
+          "{}: {} heads of {} are not hidden_size {} (Helium's o_proj is "
+          "hidden -> hidden): not modelled",
+          f.name("num_attention_heads"), a.attention.num_heads, a.attention.head_dim, a.hidden));
+    }
+    return a;
+  }
+  return read_llama_like(f, type, {false, std::nullopt, 2048});  // granite
+}
+
+}  // namespace tb::io
