@@ -19,12 +19,14 @@ using Fields = FieldReader<JsonSource>;
 
 // The sliding-window layers of a 3-local-to-1-global family (Cohere2, EXAONE 4.0): layer_types
 // ("sliding_attention" / "full_attention") when the config lists them, else
-// sliding_window_pattern (layer i global when (i + 1) % pattern == 0, the classes' rule); no
-// sliding_window means every layer attends fully. A layer_types list off that rule is refused
-// (the model prices one global layer every N).
-void read_local_global(Fields& f, std::int64_t pattern_default, ModelArchitecture& a) {
+// sliding_window_pattern (layer i global when (i + 1) % pattern == 0, the classes' rule);
+// sliding_window null means every layer attends fully, absent the class default. A layer_types
+// list off that rule is refused (the model prices one global layer every N).
+void read_local_global(Fields& f, std::int64_t window_default, std::int64_t pattern_default,
+                       ModelArchitecture& a) {
   AttentionSpec& at = a.attention;
-  at.sliding_window = f.optional("sliding_window", 0);
+  const bool null_window = f.present("sliding_window") && f.find("sliding_window") == nullptr;
+  at.sliding_window = null_window ? 0 : f.optional("sliding_window", window_default);
   at.global_every = f.optional("sliding_window_pattern", pattern_default);
   const auto* types = f.find("layer_types");
   if (types == nullptr) {
@@ -86,7 +88,7 @@ ModelArchitecture read_cohere(Fields& f, const std::string& type) {
   a.norms_per_layer = 1;
   a.mlp.bias = false;
   if (type == "cohere2") {
-    read_local_global(f, 4, a);
+    read_local_global(f, 4096, 4, a);
   } else if (f.flag("use_qk_norm", false)) {
     f.fail(fmt::format("{}: true (a LayerNorm weight per head on q and k): not modelled",
                        f.name("use_qk_norm")));
@@ -151,16 +153,16 @@ ModelArchitecture read_exaone4(Fields& f) {
   a.attention.qkv_bias = a.attention.output_bias = false;
   a.mlp.bias = false;
   a.attention.qk_norm = true;
-  read_local_global(f, 4, a);
+  read_local_global(f, 4096, 4, a);
   return a;
 }
 
 }  // namespace
 
 namespace {
-constexpr std::array<const char*, 11> kDense{"seed_oss", "cohere",  "cohere2",         "nemotron",
-                                             "mpt",      "arcee",   "smollm3",         "granite",
-                                             "helium",   "exaone4", "hunyuan_v1_dense"};
+constexpr std::array<const char*, 13> kDense{
+    "olmo2", "olmo3",   "seed_oss", "cohere", "cohere2", "nemotron",        "mpt",
+    "arcee", "smollm3", "granite",  "helium", "exaone4", "hunyuan_v1_dense"};
 }  // namespace
 
 bool is_dense_family(const std::string& type) {
@@ -173,6 +175,16 @@ ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
   if (type == "nemotron") return read_nemotron(f);
   if (type == "mpt") return read_mpt(f);
   if (type == "exaone4") return read_exaone4(f);
+  if (type == "olmo2" || type == "olmo3") {
+    // Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm)
+    // over the whole q and k projections; the two RMSNorms after attention and after the MLP
+    // (post_attention_layernorm, post_feedforward_layernorm: the count of two pre-norms). Olmo 3
+    // slides a 4,096-token window in three layers of four.
+    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
+    a.attention.qk_norm = a.attention.qk_norm_whole = true;
+    if (type == "olmo3") read_local_global(f, 4096, 4, a);
+    return a;
+  }
   if (type == "arcee") {
     // ArceeConfig (configuration_arcee.py; AFM-4.5B): Llama's layers with a non-gated up/down
     // MLP (ArceeMLP, relu2).

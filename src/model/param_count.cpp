@@ -37,7 +37,9 @@ std::int64_t standard_attention_params(const ModelArchitecture& arch) {
   const std::int64_t n = checked_add(linear(arch.hidden, a.output_gate ? 2 * q : q, a.qkv_bias),
                                      checked_mul(2, linear(arch.hidden, kv, a.qkv_bias)),
                                      linear(q, arch.hidden, a.output_bias));
-  const std::int64_t normed = a.qk_norm ? checked_add(n, checked_mul(2, a.head_dim)) : n;
+  // OLMo 2's q_norm and k_norm are as wide as q and k (Olmo2Attention).
+  const std::int64_t norm_width = a.qk_norm_whole ? checked_add(q, kv) : checked_mul(2, a.head_dim);
+  const std::int64_t normed = a.qk_norm ? checked_add(n, norm_width) : n;
   // gpt-oss (modeling_gpt_oss.py, GptOssAttention.sinks): one learned logit per query head,
   // joined to each row's softmax ("attention sinks", gpt-oss model card sec. 2.1).
   return a.sinks ? checked_add(normed, a.num_heads) : normed;

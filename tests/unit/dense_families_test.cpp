@@ -192,5 +192,26 @@ TEST(DenseFamilies, ArceeHunyuanGraniteOnASmallConfig) {
   EXPECT_EQ(count_params(parse(R"({"model_type": "hunyuan_v1_dense", )" + body)).total, 1'693'184);
 }
 
+// OLMo 2 7B (olmo2, OLMo-2-1124-7B): hidden 4096, 32 layers, 32 heads, MLP 11008, vocabulary
+// 100352, untied; q_norm and k_norm as wide as q and k (4,096 each), two norms after the
+// sublayers.
+// - a layer 4 x 4096^2 + 2 x 4096 + 3 x 4096 x 11008 + 8,192 = 202,391,552;
+// - total 2 x 100352 x 4096 + 32 layers + 4096 = 7,298,617,344 (Ai2's "7B").
+// Olmo 3 (olmo3) slides the class's 4,096-token window in three layers of four; with 8 key/value
+// heads of 128 the k_norm is 1,024 wide.
+TEST(DenseFamilies, Olmo2SevenBCountsByHandAndOlmo3Slides) {
+  const std::string body = R"("hidden_size": 4096, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 100352})";
+  const ModelArchitecture olmo2 = parse(R"({"model_type": "olmo2", )" + body);
+  EXPECT_EQ(attention_params(olmo2), 4 * 4096LL * 4096 + 2 * 4096);
+  EXPECT_EQ(count_params(olmo2).total, 7'298'617'344);
+  EXPECT_EQ(attention_span(olmo2, 0, 8192), 8192);
+  const ModelArchitecture olmo3 =
+      parse(R"({"model_type": "olmo3", "num_key_value_heads": 8, )" + body);
+  EXPECT_EQ(attention_params(olmo3), 2 * 4096LL * 4096 + 2 * 4096LL * 1024 + 4096 + 1024);
+  EXPECT_EQ(attention_span(olmo3, 0, 8192), 4096);
+  EXPECT_EQ(attention_span(olmo3, 3, 8192), 8192);
+}
+
 }  // namespace
 }  // namespace tb

@@ -43,8 +43,11 @@ struct AttentionSpec {
                                  // q_a_proj (or q_proj) and kv_a_proj_with_mqa
   bool output_bias{false};       // bias on the output projection (GPT-2)
   bool qk_norm{false};           // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
-  bool fused_qkv{false};         // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
-  bool sinks{false};             // a learned logit per head in the softmax (gpt-oss `sinks`)
+  // With qk_norm: the norms span the whole projection, heads x head_dim for q and kv_heads x
+  // head_dim for k, one weight per channel (OLMo 2 and 3: Olmo2Attention's q_norm / k_norm).
+  bool qk_norm_whole{false};
+  bool fused_qkv{false};  // one projection for q, k, v (GPT-2 c_attn, Phi-3 qkv_proj)
+  bool sinks{false};      // a learned logit per head in the softmax (gpt-oss `sinks`)
   // Gated attention (Qwen3-Next, Qwen3.5: modeling_qwen3_next.py Qwen3NextAttention): q_proj
   // doubled, its second half a per-channel gate, attention output x sigmoid(gate) before o_proj.
   bool output_gate{false};
