@@ -4,10 +4,62 @@
 // sharding is FULL_SHARD (ZeRO-3) unless the config asks for another.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "config_formats.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api::config_detail {
+namespace {
+
+std::int64_t size_of(const json& cfg, const char* key) {
+  const auto it = cfg.find(key);
+  return it != cfg.end() && it->is_number_integer()
+             ? std::max<std::int64_t>(1, it->get<std::int64_t>())
+             : 1;
+}
+
+}  // namespace
+
+// axolotl's device mesh (setup_parallelism_envs in src/axolotl/utils/trainer.py, and its
+// ParallelismConfig patch in monkeypatch/accelerate/parallelism_config.py, at 067b021c8): each
+// size above 1 goes to accelerate's ParallelismConfig, whose mesh (ep, dp_replicate, dp_shard,
+// cp, tp) must hold every process, so the product is the devices (under DeepSpeed's sequence
+// parallelism the smallest world). FSDP shards over dp_shard and replicates over dp_replicate
+// (HSDP): the shard group. expert_parallel_size (the ExpertParallelPlugin's own axis) splits the
+// experts; context_parallel_size (and the deprecated sequence_parallel_degree) the sequence.
+void read_axolotl_mesh_key(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  TrainingConfig& out = r.out;
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
+    r.unknown(fmt::format("{}={}", key, excerpt(text_of(v))));
+    return;
+  }
+  if (v.get<std::int64_t>() == 1) {
+    r.none(key);
+    return;
+  }
+  if (key == "tensor_parallel_size") r.set("tp", v, key);
+  if (key == "context_parallel_size" || key == "sequence_parallel_degree") r.set("cp", v, key);
+  if (key == "expert_parallel_size") r.set("ep", v, key);
+  const std::int64_t shard = size_of(cfg, "dp_shard_size");
+  const std::int64_t replicate = size_of(cfg, "dp_replicate_size");
+  if (key == "dp_replicate_size") {
+    out.values["shard_group"] = std::to_string(shard);
+    out.mapped.push_back(
+        fmt::format("{} (HSDP: shards over dp_shard_size {}) -> shard_group", key, shard));
+  }
+  const std::int64_t tp = size_of(cfg, "tensor_parallel_size");
+  const std::int64_t cp =
+      std::max(size_of(cfg, "context_parallel_size"), size_of(cfg, "sequence_parallel_degree"));
+  // In floating point: sizes the fields refuse later (over 65536) must not overflow here.
+  const double mesh = static_cast<double>(shard) * static_cast<double>(replicate) *
+                      static_cast<double>(tp) * static_cast<double>(cp) *
+                      static_cast<double>(size_of(cfg, "expert_parallel_size"));
+  if (out.values.try_emplace("devices", fmt::format("{:.0f}", mesh)).second) {
+    out.mapped.push_back(fmt::format("the mesh's sizes (their product, {:.0f}) -> devices", mesh));
+  }
+}
+
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r) {
   TrainingConfig& out = r.out;
   if (key == "fsdp") {
@@ -44,21 +96,10 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
     r.none(key);  // FSDP1 and FSDP2 hold the same bytes per rank
     return true;
   }
-  if (key == "dp_shard_size") {
-    // The FSDP degree: every device when no other parallel size is set (devices = dp_shard x
-    // dp_replicate x tp x cp in axolotl's mesh); with one, not read.
-    bool alone = true;
-    for (const char* other :
-         {"dp_replicate_size", "tensor_parallel_size", "context_parallel_size"}) {
-      const auto it = cfg.find(other);
-      alone =
-          alone && (it == cfg.end() || !it->is_number_integer() || it->get<std::int64_t>() <= 1);
-    }
-    if (alone) {
-      r.set("devices", v, key);
-    } else {
-      r.unknown(fmt::format("{} (with another parallel size: give devices)", key));
-    }
+  if (key == "dp_shard_size" || key == "dp_replicate_size" || key == "tensor_parallel_size" ||
+      key == "context_parallel_size" || key == "sequence_parallel_degree" ||
+      key == "expert_parallel_size") {
+    read_axolotl_mesh_key(cfg, key, v, r);
     return true;
   }
   if (key == "model_quantization_config") {

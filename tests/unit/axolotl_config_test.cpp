@@ -45,11 +45,42 @@ TEST(AxolotlConfig, FsdpKeysSetShardingOffloadAndRecompute) {
                   "fsdp_config.sharding_strategy=ODD"));
 }
 
-TEST(AxolotlConfig, DpShardSizeIsTheDeviceCountAlone) {
+// axolotl's mesh (setup_parallelism_envs and its ParallelismConfig patch): ep x dp_replicate x
+// dp_shard x cp x tp processes, FSDP sharded over dp_shard (HSDP across dp_replicate).
+TEST(AxolotlConfig, TheMeshSizesAreTheDevicesAndTheLayout) {
   EXPECT_EQ(read("dp_shard_size: 16\n").values.at("devices"), "16");
-  const TrainingConfig cp = read("dp_shard_size: 4\ncontext_parallel_size: 2\n");
-  EXPECT_FALSE(cp.values.contains("devices"));
-  EXPECT_FALSE(cp.unknown.empty());
+  // examples/distributed-parallel/qwen3-8b-fsdp-tp-cp.yaml: 2 x 2 x 2 = 8 devices.
+  const TrainingConfig tpcp =
+      read("dp_shard_size: 2\ncontext_parallel_size: 2\ntensor_parallel_size: 2\n");
+  EXPECT_EQ(tpcp.values.at("devices"), "8");
+  EXPECT_EQ(tpcp.values.at("tp"), "2");
+  EXPECT_EQ(tpcp.values.at("cp"), "2");
+  EXPECT_TRUE(tpcp.unknown.empty());
+  // examples/distributed-parallel/llama-3_1-8b-hsdp-tp.yaml: HSDP, shards of 4 replicated twice,
+  // tp 2: 16 devices.
+  const TrainingConfig hsdp =
+      read("dp_shard_size: 4\ndp_replicate_size: 2\ntensor_parallel_size: 2\n");
+  EXPECT_EQ(hsdp.values.at("devices"), "16");
+  EXPECT_EQ(hsdp.values.at("shard_group"), "4");
+  // examples/expert_parallel/qwen3_30ba3b_ep_fft_4gpu.yaml ("world size 4"): ep 4 on 4 devices;
+  // the ALST examples' context_parallel_size 8 alone: 8 devices.
+  const TrainingConfig ep = read("expert_parallel_size: 4\n");
+  EXPECT_EQ(ep.values.at("ep"), "4");
+  EXPECT_EQ(ep.values.at("devices"), "4");
+  EXPECT_EQ(read("context_parallel_size: 8\n").values.at("devices"), "8");
+  // examples/expert_parallel/qwen3_30ba3b_ep_fsdp_fft_4gpu.yaml ("world size 4 minimum:
+  // expert_parallel_size x dp_shard_size").
+  EXPECT_EQ(read("expert_parallel_size: 2\ndp_shard_size: 2\n").values.at("devices"), "4");
+  // Its plugin does what expert_parallel_size says.
+  const TrainingConfig plugin = read(
+      "plugins:\n  - axolotl.integrations.expert_parallel.ExpertParallelPlugin\n"
+      "expert_parallel_size: 2\n");
+  EXPECT_TRUE(plugin.unknown.empty());
+  // Sizes of 1 change nothing; a size that is no positive integer is named.
+  const TrainingConfig one = read("tensor_parallel_size: 1\n");
+  EXPECT_FALSE(one.values.contains("tp"));
+  EXPECT_TRUE(has(one.no_effect, "tensor_parallel_size"));
+  EXPECT_TRUE(has(read("tensor_parallel_size: two\n").unknown, "tensor_parallel_size=two"));
 }
 
 TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
