@@ -281,6 +281,18 @@ const std::array kEstimateFields{
             r.job.lora.dropout = parse_number_in(v, "lora_dropout", 0.0, 1.0, true, false);
           },
           "job"},
+    Field{"lora_modules_to_save", FieldType::kList, "LIST", "", "",
+          "LoRA/QLoRA: modules trained in full beside the adapters (PEFT's modules_to_save, "
+          "each a trained copy beside its frozen original): embed_tokens, lm_head",
+          targets,
+          [](V v, R r) {
+            r.job.lora.modules_to_save.clear();
+            for (const std::string_view m :
+                 split_comma_list(v, "lora_modules_to_save", "embed_tokens, lm_head")) {
+              r.job.lora.modules_to_save.emplace_back(m);
+            }
+          },
+          "job"},
     Field{"dora", FieldType::kFlag, "", "", "",
           "LoRA/QLoRA: DoRA (PEFT's use_dora): a trained magnitude per output row, the base and "
           "adapter outputs kept per adapted module, the dense adapted weight's norm every "

@@ -32,7 +32,7 @@ void read_peft(const json& p, Reader& r, std::string& method) {
     if (p.contains("use_dora") && r.flag(p["use_dora"]))
       r.set("dora", true, "peft_config.use_dora");
     if (p.contains("modules_to_save") && given(p["modules_to_save"])) {
-      r.unknown("peft_config.modules_to_save (fully trained modules beside the adapters)");
+      r.set("lora_modules_to_save", p["modules_to_save"], "peft_config.modules_to_save");
     }
   } else if (name == "freeze") {
     method = "freeze";

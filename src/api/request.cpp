@@ -179,7 +179,8 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
                           "bare {params} counts model states only",
                           ""});
     }
-    for (const std::string_view key : {"lora_rank", "lora_targets", "lora_dropout", "dora"}) {
+    for (const std::string_view key :
+         {"lora_rank", "lora_targets", "lora_dropout", "dora", "lora_modules_to_save"}) {
       if (!r.has(key)) continue;
       problems.push_back({std::string{key},
                           "needs an architecture ({model}) to count adapters; with a bare "
@@ -195,7 +196,8 @@ void check_combinations(const EstimateRequest& r, std::vector<Problem>& problems
     }
   }
   if (!uses_adapters(r.job.method)) {
-    for (const std::string_view key : {"lora_rank", "lora_targets", "lora_dropout", "dora"}) {
+    for (const std::string_view key :
+         {"lora_rank", "lora_targets", "lora_dropout", "dora", "lora_modules_to_save"}) {
       if (!r.has(key)) continue;
       problems.push_back(
           {std::string{key},

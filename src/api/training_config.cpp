@@ -361,6 +361,8 @@ void read_hf(const json& cfg, TrainingConfig& out, const std::filesystem::path& 
       map("lora_rank");
     } else if (key == "lora_target_modules") {
       map("lora_targets");
+    } else if (key == "lora_modules_to_save") {
+      map("lora_modules_to_save");  // TRL's ModelConfig, PEFT's modules_to_save
     } else if (key == "deepspeed" && v.is_string()) {
       follow_deepspeed(v.get<std::string>(), dir, out);
     } else if (key == "fsdp" && v.is_string()) {

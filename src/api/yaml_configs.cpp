@@ -83,11 +83,11 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
         out.mapped.push_back("peft_use_dora -> dora");
       }
     } else if (key == "lora_modules_to_save") {
-      if (v.is_array() && !v.empty()) {
-        r.unknown(
-            fmt::format("lora_modules_to_save={} (trained in full beside the adapters: not "
-                        "modelled)",
-                        text_of(v)));
+      // PEFT's modules_to_save (LoraConfig); an empty list trains none.
+      if (v.is_array() && v.empty()) {
+        r.none(key);
+      } else {
+        r.set("lora_modules_to_save", v, key);
       }
     } else if (key == "micro_batch_size") {
       r.set("micro_batch", v, key);
@@ -295,6 +295,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       out.mapped.push_back("lora_target -> lora_targets");
     } else if (key == "lora_dropout") {
       r.set("lora_dropout", v, key);
+    } else if (key == "additional_target") {
+      r.set("lora_modules_to_save", v, key);  // LoraConfig's modules_to_save (model/adapter.py)
     } else if (key == "use_dora") {
       if (r.flag(v)) {
         out.values["dora"] = "true";

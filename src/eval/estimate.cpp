@@ -131,6 +131,7 @@ ScenarioName scenario_name(const TrainingJob& job) {
   n.lora_rank = job.lora.rank;
   n.by_targets = job.model.architecture.has_value();
   n.lora_targets = job.lora.targets;
+  n.modules_to_save = job.lora.modules_to_save;
   n.dora = job.lora.dora;
   n.qlora_bits = job.qlora.bits;
   n.galore_rank = job.method == Method::kFull ? job.galore_rank : 0;

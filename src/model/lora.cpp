@@ -174,8 +174,42 @@ std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const Lo
   return out;
 }
 
-std::int64_t lora_trainable_params(const ModelArchitecture& arch, const LoraSpec& spec) {
+namespace {
+
+bool names_embedding(std::string_view m) {
+  return m == "embed_tokens" || m == "wte" || m == "embed_in" || m == "word_embeddings";
+}
+bool names_head(std::string_view m) { return m == "lm_head" || m == "embed_out" || m == "score"; }
+
+}  // namespace
+
+bool saves_head(const LoraSpec& spec) {
+  return std::any_of(spec.modules_to_save.begin(), spec.modules_to_save.end(),
+                     [](const std::string& m) { return names_head(m); });
+}
+
+std::int64_t modules_to_save_params(const ModelArchitecture& arch, const LoraSpec& spec) {
   std::int64_t total = 0;
+  for (const std::string& m : spec.modules_to_save) {
+    if (names_embedding(m)) {
+      const std::int64_t rows =
+          checked_add(arch.vocab, arch.vision ? arch.vision->extra_token_rows : 0);
+      total = checked_add(total, checked_mul(rows, arch.hidden));
+    } else if (names_head(m)) {
+      const std::int64_t out = head_width(arch);
+      const std::int64_t bias = arch.head_bias && arch.head_outputs == 0 ? out : 0;
+      total = checked_add(total, checked_add(checked_mul(out, arch.hidden), bias));
+    } else {
+      throw InvalidRequest(
+          "lora_modules_to_save", fmt::format("'{}' is not a module trained in full here", m),
+          "embed_tokens (or wte, embed_in, word_embeddings), lm_head (or embed_out, score)");
+    }
+  }
+  return total;
+}
+
+std::int64_t lora_trainable_params(const ModelArchitecture& arch, const LoraSpec& spec) {
+  std::int64_t total = modules_to_save_params(arch, spec);
   for (const AdaptedLinear& a : lora_adapters(arch, spec)) {
     try {
       total = checked_add(total, a.adapter_params);

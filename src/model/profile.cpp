@@ -269,6 +269,8 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.flops = flop_shape(arch, p.adapters_only, p.adapters);
   p.kernels = kernel_inventory(arch, p.adapters_only || job.method == Method::kFreeze,
                                job.method == Method::kQlora ? &job.qlora : nullptr, p.adapters);
+  // PEFT's modules_to_save: a trained copy of the head computes its weight gradient.
+  if (p.adapters_only && saves_head(job.lora)) p.kernels.head.trained = true;
   const FrameworkProfile& fw = framework_profile(job.setup.framework);
   p.dispatch = job.setup.compile ? Dispatch::kCompiled : fw.dispatch;
   p.attention_kernel = resolved_setup(job.setup, 0).attention_kernel.value_or(fw.attention_kernel);

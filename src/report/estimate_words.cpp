@@ -138,7 +138,12 @@ std::string method_label(const ScenarioName& n) {
                          : n.qlora_bits == 8 ? "QLoRA 8-bit"
                                              : "QLoRA";
       if (n.by_targets) {
-        return fmt::format("{} (rank {}, {})", name, n.lora_rank, fmt::join(n.lora_targets, ","));
+        const std::string saved =
+            n.modules_to_save.empty()
+                ? std::string{}
+                : fmt::format("; {} in full", fmt::join(n.modules_to_save, ","));
+        return fmt::format("{} (rank {}, {}{})", name, n.lora_rank, fmt::join(n.lora_targets, ","),
+                           saved);
       }
       return fmt::format("{} ({:g} % trainable)", name, n.trainable_fraction * 100.0);
     }

@@ -324,6 +324,7 @@ ordered_json estimate_object(const Estimate& e) {
       {"tokens", job.tokens},
       {"method", enum_name(job.method)},
       {"dora", job.lora.dora},
+      {"lora_modules_to_save", job.lora.modules_to_save},
       {"galore_rank", job.galore_rank},
       {"job_kind", enum_name(job_kind(job))},
       {"trainer",

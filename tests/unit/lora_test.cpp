@@ -201,5 +201,27 @@ TEST(Lora, FalconsFusedQkvMatchesPeftsPrintout) {
   EXPECT_EQ(lora_trainable_params(a, spec(16, "q,k,v")), adapters);
 }
 
+// PEFT's modules_to_save (axolotl's lora_modules_to_save: [embed_tokens, lm_head], its Llama 3
+// LoRA example): a trained copy of each module beside the frozen original. On Meta-Llama-3-8B
+// (vocabulary 128256, hidden 4096, untied) each is 525,336,576 parameters, so with rank-16
+// adapters on every projection (41,943,040, above) PEFT's trainable count is 1,092,616,192.
+TEST(Lora, ModulesToSaveTrainACopyOfTheEmbeddingAndTheHead) {
+  const ModelArchitecture a = fixture("meta-llama-3-8b.json");
+  LoraSpec s = spec(16, "q,k,v,o,gate,up,down");
+  s.modules_to_save = {"embed_tokens", "lm_head"};
+  EXPECT_EQ(modules_to_save_params(a, s), 2 * 128256LL * 4096);
+  EXPECT_EQ(lora_trainable_params(a, s), 41943040 + 2 * 128256LL * 4096);
+  EXPECT_TRUE(saves_head(s));
+  s.modules_to_save = {"embed_tokens"};
+  EXPECT_FALSE(saves_head(s));
+  s.modules_to_save = {"norm"};
+  try {
+    (void)lora_trainable_params(a, s);
+    ADD_FAILURE() << "'norm' was accepted";
+  } catch (const InvalidRequest& e) {
+    EXPECT_NE(std::string{e.what()}.find("lora_modules_to_save"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tb

@@ -187,10 +187,11 @@ struct ScenarioName {
   std::int64_t lora_rank{0};
   bool by_targets{false};  // with an architecture: adapters named by rank and targets
   std::vector<std::string> lora_targets;
-  double trainable_fraction{0.0};  // without one: named by the fraction trained
-  bool dora{false};                // the adapters are DoRA's (LoraSpec::dora)
-  int qlora_bits{4};               // QLoRA's base: 4 (NF4) or 8 (LLM.int8)
-  std::int64_t galore_rank{0};     // a full fine-tune's GaLore rank (TrainingJob::galore_rank)
+  std::vector<std::string> modules_to_save{};  // trained in full beside them (LoraSpec)
+  double trainable_fraction{0.0};              // without one: named by the fraction trained
+  bool dora{false};                            // the adapters are DoRA's (LoraSpec::dora)
+  int qlora_bits{4};                           // QLoRA's base: 4 (NF4) or 8 (LLM.int8)
+  std::int64_t galore_rank{0};  // a full fine-tune's GaLore rank (TrainingJob::galore_rank)
 };
 
 struct Scenario {

@@ -34,6 +34,15 @@ struct AdaptedLinear {
 [[nodiscard]] std::int64_t lora_trainable_params(const ModelArchitecture& arch,
                                                  const LoraSpec& spec);
 
+// The parameters of spec.modules_to_save (PEFT's ModulesToSaveWrapper: a trainable copy of each
+// module beside its frozen original), in lora_trainable_params: the input embedding's rows x
+// hidden, the head's outputs x hidden (+ its bias). Throws InvalidRequest naming
+// lora_modules_to_save for a name that is neither.
+[[nodiscard]] std::int64_t modules_to_save_params(const ModelArchitecture& arch,
+                                                  const LoraSpec& spec);
+// Whether spec.modules_to_save trains the LM head (or a score head): its weight gradient runs.
+[[nodiscard]] bool saves_head(const LoraSpec& spec);
+
 struct FrozenBaseBytes {
   double quantized_weights{0.0};   // parameters stored in NF4 (or int8)
   Bytes nf4;                       // their 4-bit (8-bit) codes

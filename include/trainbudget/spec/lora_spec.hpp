@@ -27,6 +27,10 @@ struct LoraSpec {
   // norm taken row by row over a dense copy of the adapted weight every forward
   // (docs/activations.md, "adapters").
   bool dora{false};
+  // PEFT's modules_to_save: modules trained in full beside the adapters, each a trainable copy
+  // (ModulesToSaveWrapper keeps the frozen original and a deep copy that trains): the input
+  // embedding ("embed_tokens") and the LM head ("lm_head"), by those or their families' names.
+  std::vector<std::string> modules_to_save{};
 };
 
 // "q, k,v" -> {"q","k","v"} (split_comma_list); throws InvalidArgument naming lora_targets on
