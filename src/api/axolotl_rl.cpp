@@ -102,4 +102,33 @@ void read_axolotl_online_rl(const json& cfg, const std::string& rl, TrainingConf
   }
 }
 
+// axolotl's reward_model: AxolotlRewardTrainer, TRL's RewardTrainer, on pairs through a score head
+// (core/builders/causal.py; the examples load AutoModelForSequenceClassification with
+// num_labels 1). A process reward model scores every step's token (TRL's PRMTrainer): not
+// modelled.
+bool read_axolotl_reward(const json& cfg, const std::string& key, const json& v, Reader& r) {
+  if (key == "reward_model" || key == "process_reward_model") {
+    if (r.flag(v) && key == "reward_model") {
+      r.out.values["trainer"] = "rm";
+      r.out.mapped.push_back("reward_model -> trainer");
+    } else if (r.flag(v)) {
+      r.unknown(fmt::format("{}=true (a token classifier's training: not modelled)", key));
+    } else {
+      r.none(key);
+    }
+    return true;
+  }
+  if (key == "num_labels") {
+    // The score head's outputs: one for a reward model (trainer rm's head).
+    const auto rm = cfg.find("reward_model");
+    if (rm != cfg.end() && r.flag(*rm) && v.is_number_integer() && v.get<std::int64_t>() == 1) {
+      r.none(key);
+    } else {
+      r.unknown(fmt::format("{}={}", key, excerpt(text_of(v))));
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace tb::api::config_detail

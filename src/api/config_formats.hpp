@@ -87,6 +87,10 @@ std::string fsdp_stage_of(const std::string& strategy);
 // keys (axolotl_parallel.cpp); false for any other key.
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r);
 
+// axolotl's reward_model, process_reward_model and num_labels (axolotl_rl.cpp); false for any
+// other key.
+bool read_axolotl_reward(const json& cfg, const std::string& key, const json& v, Reader& r);
+
 // axolotl's attn_implementation, plugins, cut_cross_entropy and liger_* keys and a few
 // bookkeeping ones (axolotl_kernels.cpp); false for any other key.
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);

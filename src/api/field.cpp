@@ -84,7 +84,8 @@ const std::array kEstimateFields{
     Field{"trainer", FieldType::kChoice, "TRAINER", "", "sft",
           "sft (supervised) | dpo, ipo (a chosen and a rejected sequence per example, against a "
           "reference model) | kto (one sequence, against a reference) | orpo, simpo, cpo (pairs, "
-          "no reference) | grpo, rloo (online RL: completions generated every step, then "
+          "no reference) | rm (a reward model: pairs through a score head, TRL's RewardTrainer) | "
+          "grpo, rloo (online RL: completions generated every step, then "
           "trained on) | ppo (online RL with a value model trained beside the policy and a "
           "reward model), as TRL's trainers run them (docs/rl.md); {micro_batch} counts "
           "examples (completions for grpo, rloo, ppo) and {tokens} every sequence's tokens",

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "trainbudget/eval/estimate.hpp"
@@ -322,6 +323,18 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
     return;
   }
   r.job.model = load(r.model);
+  if (r.job.objective == Objective::kRm) {
+    // A reward model: the causal LM with a score head of one output in place of its LM head
+    // (AutoModelForSequenceClassification, num_labels 1, as TRL's RewardTrainer loads it); PEFT
+    // trains that head in full beside the adapters (PeftModelForSequenceClassification adds
+    // "score" to modules_to_save).
+    r.job.model = with_score_head(std::move(r.job.model));
+    auto& saved = r.job.lora.modules_to_save;
+    if (uses_adapters(r.job.method) &&
+        std::find(saved.begin(), saved.end(), "score") == saved.end()) {
+      saved.emplace_back("score");
+    }
+  }
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
   if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);

@@ -148,15 +148,6 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
       } else {
         r.unknown(fmt::format("rl={} (not modelled)", excerpt(t)));
       }
-    } else if (key == "reward_model" || key == "process_reward_model") {
-      if (r.flag(v)) {
-        r.unknown(
-            fmt::format("{}=true (a reward model's training is not modelled: read as the "
-                        "language-model loss)",
-                        key));
-      } else {
-        r.none(key);
-      }
     } else if (key == "max_steps") {
       // axolotl passes max_steps to the Trainer, which stops there whatever num_epochs says.
       if (v.is_number() && v.get<double>() > 0) {
@@ -183,7 +174,7 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
         }
       }
     } else if (!read_axolotl_parallel(cfg, key, v, r) && !read_axolotl_kernels(cfg, key, v, r) &&
-               !read_axolotl_keys(cfg, key, v, r)) {
+               !read_axolotl_reward(cfg, key, v, r) && !read_axolotl_keys(cfg, key, v, r)) {
       r.unknown(key);
     }
   }
@@ -420,7 +411,8 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   } else {
     out.unknown.push_back(fmt::format("finetuning_type={}", excerpt(finetuning)));
   }
-  // stage: sft and pt train with the LM loss; dpo with pref_loss; kto; rm and ppo not modelled.
+  // stage: sft and pt train with the LM loss; dpo with pref_loss; kto; rm (a value head beside
+  // the LM head, whose logits it still computes: not TRL's RewardTrainer) and ppo not modelled.
   if (stage == "dpo") {
     const std::string t = pref_loss == "sigmoid" ? "dpo" : pref_loss;
     if (t == "dpo" || t == "ipo" || t == "orpo" || t == "simpo")

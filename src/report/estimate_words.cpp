@@ -161,6 +161,7 @@ std::string scenario_label(const ScenarioName& n) {
   std::string name{enum_name(n.objective)};
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (n.objective == Objective::kSimpo) name = "SimPO";
+  if (n.objective == Objective::kRm) name = "reward model";
   return fmt::format("{}, {}", name, method_label(n));
 }
 

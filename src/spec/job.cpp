@@ -35,6 +35,7 @@ int rows_per_example(Objective objective) noexcept {
     case Objective::kOrpo:
     case Objective::kSimpo:
     case Objective::kCpo:
+    case Objective::kRm:
       return 2;
     case Objective::kSft:
     case Objective::kKto:

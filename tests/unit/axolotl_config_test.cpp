@@ -83,6 +83,17 @@ TEST(AxolotlConfig, TheMeshSizesAreTheDevicesAndTheLayout) {
   EXPECT_TRUE(has(read("tensor_parallel_size: two\n").unknown, "tensor_parallel_size=two"));
 }
 
+// axolotl's reward_model (core/builders/causal.py: AxolotlRewardTrainer, TRL's RewardTrainer),
+// as its examples write it (examples/qwen2/reward-model.yaml).
+TEST(AxolotlConfig, RewardModelIsTheRmTrainer) {
+  const TrainingConfig rm =
+      read("reward_model: true\nmodel_type: AutoModelForSequenceClassification\nnum_labels: 1\n");
+  EXPECT_EQ(rm.values.at("trainer"), "rm");
+  EXPECT_TRUE(rm.unknown.empty());
+  EXPECT_TRUE(has(read("num_labels: 3\n").unknown, "num_labels=3"));
+  EXPECT_FALSE(read("process_reward_model: true\n").values.contains("trainer"));
+}
+
 TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
   const TrainingConfig cce =
       read("plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n");

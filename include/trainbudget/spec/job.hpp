@@ -45,11 +45,11 @@ struct EnumNames<JobKind> {
 // The training objective, beside the method (the parameter-efficiency axis): supervised
 // fine-tuning, a preference objective, or online RL with generated completions, as TRL names
 // them (docs/rl.md). PPO (a value and a reward model) is not modelled yet.
-enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo, kGrpo, kRloo, kPpo };
+enum class Objective { kSft, kDpo, kIpo, kKto, kOrpo, kSimpo, kCpo, kRm, kGrpo, kRloo, kPpo };
 
 template <>
 struct EnumNames<Objective> {
-  static constexpr std::array<std::pair<Objective, std::string_view>, 10> kNames{
+  static constexpr std::array<std::pair<Objective, std::string_view>, 11> kNames{
       {{Objective::kSft, "sft"},
        {Objective::kDpo, "dpo"},
        {Objective::kIpo, "ipo"},
@@ -57,6 +57,7 @@ struct EnumNames<Objective> {
        {Objective::kOrpo, "orpo"},
        {Objective::kSimpo, "simpo"},
        {Objective::kCpo, "cpo"},
+       {Objective::kRm, "rm"},
        {Objective::kGrpo, "grpo"},
        {Objective::kRloo, "rloo"},
        {Objective::kPpo, "ppo"}}};
