@@ -31,7 +31,9 @@ void read_plugins(const json& cfg, const json& plugins, Reader& r) {
   TrainingConfig& out = r.out;
   for (const json& p : plugins) {
     const std::string name = text_of(p);
-    if (name.ends_with(".ExpertParallelPlugin")) {
+    if (name.ends_with(".SwanLabPlugin")) {
+      r.none("plugins (SwanLabPlugin: logging)");
+    } else if (name.ends_with(".ExpertParallelPlugin")) {
       // Its effect is expert_parallel_size's (axolotl_parallel.cpp), read there.
       r.none("plugins (ExpertParallelPlugin: its expert_parallel_size)");
     } else if (!name.ends_with(".CutCrossEntropyPlugin") && !name.ends_with(".LigerPlugin")) {

@@ -17,8 +17,9 @@ namespace {
 
 // The run's files, logging, schedule, data preparation, seeds and the tokenizer (axolotl
 // docs/config-reference); gradient_checkpointing_kwargs' use_reentrant changes which autograd
-// path recomputes, not what is kept.
-constexpr std::array<std::string_view, 60> kNoEffect{"model_type",
+// path recomputes, not what is kept; reinit_weights starts from random weights of the same
+// shapes; min_sample_len and dataset_exact_deduplication filter the data.
+constexpr std::array<std::string_view, 68> kNoEffect{"model_type",
                                                      "chat_template",
                                                      "gradient_checkpointing_kwargs",
                                                      "trust_remote_code",
@@ -77,13 +78,21 @@ constexpr std::array<std::string_view, 60> kNoEffect{"model_type",
                                                      "xformers_attention",
                                                      "eval_batch_size",
                                                      "save_only_model",
-                                                     "shuffle_merged_datasets"};
+                                                     "shuffle_merged_datasets",
+                                                     "cosine_min_lr_ratio",
+                                                     "cosine_constant_lr_ratio",
+                                                     "eta_min",
+                                                     "debug",
+                                                     "dataset_exact_deduplication",
+                                                     "min_sample_len",
+                                                     "reinit_weights",
+                                                     "use_swanlab"};
 
 }  // namespace
 
 bool read_axolotl_keys(const json& cfg, const std::string& key, const json& v, Reader& r) {
   if (read_axolotl_unfrozen(cfg, key, v, r)) return true;
-  if (one_of(key, kNoEffect) || key.starts_with("wandb_")) {
+  if (one_of(key, kNoEffect) || key.starts_with("wandb_") || key.starts_with("swanlab_")) {
     r.none(key);
     return true;
   }

@@ -94,6 +94,16 @@ TEST(AxolotlConfig, RewardModelIsTheRmTrainer) {
   EXPECT_FALSE(read("process_reward_model: true\n").values.contains("trainer"));
 }
 
+// The schedule's, logging's and data filters' keys are bookkeeping, counted and not listed.
+TEST(AxolotlConfig, ScheduleLoggingAndDataFiltersAreBookkeeping) {
+  const TrainingConfig c = read(
+      "cosine_min_lr_ratio: 0.1\ncosine_constant_lr_ratio: 0.8\neta_min: 0.0\ndebug: true\n"
+      "use_swanlab: true\nswanlab_project: p\nmin_sample_len: 16\nreinit_weights: false\n"
+      "dataset_exact_deduplication: true\n"
+      "plugins:\n  - axolotl.integrations.swanlab.SwanLabPlugin\n");
+  EXPECT_TRUE(c.unknown.empty());
+}
+
 TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
   const TrainingConfig cce =
       read("plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n");
