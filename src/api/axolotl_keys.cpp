@@ -146,6 +146,21 @@ bool read_axolotl_keys(const json& cfg, const std::string& key, const json& v, R
     }
     return true;
   }
+  if (key == "model_config") {
+    // Overrides of the model's config.json. output_router_logits returns the MoE routers' logits
+    // for the load-balancing loss (tokens x experts a layer, a sliver beside the activations);
+    // any other override could change the architecture and is listed.
+    bool router_only = v.is_object() && !v.empty();
+    if (router_only) {
+      for (const auto& [k, x] : v.items()) router_only = router_only && k == "output_router_logits";
+    }
+    if (router_only) {
+      r.none("model_config (output_router_logits)");
+    } else {
+      r.unknown(fmt::format("model_config={}", excerpt(v.dump())));
+    }
+    return true;
+  }
   if (key == "max_packed_sequence_len") {
     // The packing sample_packing replaced, gone from axolotl's schema; empty, it does nothing.
     if (v.is_null()) {

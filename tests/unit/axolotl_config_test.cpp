@@ -100,8 +100,11 @@ TEST(AxolotlConfig, ScheduleLoggingAndDataFiltersAreBookkeeping) {
       "cosine_min_lr_ratio: 0.1\ncosine_constant_lr_ratio: 0.8\neta_min: 0.0\ndebug: true\n"
       "use_swanlab: true\nswanlab_project: p\nmin_sample_len: 16\nreinit_weights: false\n"
       "dataset_exact_deduplication: true\n"
-      "plugins:\n  - axolotl.integrations.swanlab.SwanLabPlugin\n");
+      "plugins:\n  - axolotl.integrations.swanlab.SwanLabPlugin\n"
+      "model_config:\n  output_router_logits: true\n");
   EXPECT_TRUE(c.unknown.empty());
+  // Another override of the model's config could change the architecture: listed.
+  EXPECT_FALSE(read("model_config:\n  num_hidden_layers: 2\n").unknown.empty());
 }
 
 TEST(AxolotlConfig, PluginsSetTheLossAndLiger) {
