@@ -157,12 +157,40 @@ ModelArchitecture read_exaone4(Fields& f) {
   return a;
 }
 
+// Qwen (1) (model_type "qwen", its remote code modeling_qwen.py; Qwen-7B, 14B, 72B): QWenConfig's
+// defaults (vocabulary 151936, hidden 4096, 32 layers and heads, kv_channels 128, 8192 positions,
+// intermediate_size 22016, no_bias true, untied). QWenAttention: c_attn, the fused q/k/v, always
+// biased; c_proj biased unless no_bias. QWenMLP: w1 and w2 each hidden -> intermediate_size / 2,
+// a1 x SiLU(a2), c_proj back, biased unless no_bias; RMSNorms ln_1, ln_2 and ln_f.
+ModelArchitecture read_qwen1(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "qwen";
+  a.hidden = f.optional("hidden_size", 4096);
+  a.num_layers = f.optional("num_hidden_layers", 32);
+  a.vocab = f.optional("vocab_size", 151936);
+  a.max_positions = f.optional("max_position_embeddings", 8192);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  AttentionSpec& at = a.attention;
+  at.num_heads = at.num_kv_heads = f.optional("num_attention_heads", 32);
+  at.head_dim = f.optional("kv_channels", 128);
+  at.fused_qkv = at.qkv_bias = true;
+  const bool bias = !f.flag("no_bias", true);
+  at.output_bias = a.mlp.bias = bias;
+  const std::int64_t intermediate = f.optional("intermediate_size", 22016);
+  if (intermediate % 2 != 0) {
+    f.fail(fmt::format("{}: {} is odd (w1 and w2 are each half of it)", f.name("intermediate_size"),
+                       intermediate));
+  }
+  a.mlp.intermediate = intermediate / 2;
+  return a;
+}
+
 }  // namespace
 
 namespace {
-constexpr std::array<const char*, 13> kDense{
-    "olmo2", "olmo3",   "seed_oss", "cohere", "cohere2", "nemotron",        "mpt",
-    "arcee", "smollm3", "granite",  "helium", "exaone4", "hunyuan_v1_dense"};
+constexpr std::array<const char*, 14> kDense{
+    "olmo2", "olmo3", "qwen",    "seed_oss", "cohere", "cohere2", "nemotron",
+    "mpt",   "arcee", "smollm3", "granite",  "helium", "exaone4", "hunyuan_v1_dense"};
 }  // namespace
 
 bool is_dense_family(const std::string& type) {
@@ -175,6 +203,7 @@ ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
   if (type == "nemotron") return read_nemotron(f);
   if (type == "mpt") return read_mpt(f);
   if (type == "exaone4") return read_exaone4(f);
+  if (type == "qwen") return read_qwen1(f);
   if (type == "olmo2" || type == "olmo3") {
     // Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm)
     // over the whole q and k projections; the two RMSNorms after attention and after the MLP

@@ -15,7 +15,7 @@ const std::vector<std::string>& supported_model_types() {
       "gpt_neox", "gpt_oss", "granite", "helium", "hunyuan_v1_dense", "llama", "llama4",
       "llama4_text", "ministral3", "mistral", "mistral3", "mistral4", "mixtral", "mllama", "mpt",
       "nemotron", "olmo", "olmo2", "olmo3", "opt", "phi", "phi3", "seed_oss", "smollm3", "stablelm", "starcoder2",
-      "qwen2", "qwen2_5_vl", "qwen2_moe",
+      "qwen", "qwen2", "qwen2_5_vl", "qwen2_moe",
       "qwen2_vl", "qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "qwen3_next", "qwen3_5",
       "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
   // clang-format on

@@ -80,6 +80,20 @@ void mpt_layer(Builder& b) {
         a.hidden, false);
 }
 
+// QWenBlock (Qwen (1)'s modeling_qwen.py): attn.c_attn (fused, biased) and attn.c_proj; mlp.w1
+// (the product's up half), mlp.w2 (its SiLU half) and mlp.c_proj.
+void qwen1_layer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const std::int64_t q = a.attention.num_heads * a.attention.head_dim;
+  const std::int64_t w = a.mlp.intermediate;
+  b.add("c_attn", "attn.c_attn", LinearKind::kQkv, LinearPlace::kAttention, a.hidden, 3 * q, true);
+  b.add("c_proj", "attn.c_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+        a.attention.output_bias);
+  b.add("w1", "mlp.w1", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, w, a.mlp.bias);
+  b.add("w2", "mlp.w2", LinearKind::kGate, LinearPlace::kDenseMlp, a.hidden, w, a.mlp.bias);
+  b.add("c_proj", "mlp.c_proj", LinearKind::kDown, LinearPlace::kDenseMlp, w, a.hidden, a.mlp.bias);
+}
+
 void standard_attention(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
@@ -341,6 +355,10 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   }
   if (arch.model_type == "mpt") {
     mpt_layer(b);
+    return std::move(b.out);
+  }
+  if (arch.model_type == "qwen") {
+    qwen1_layer(b);
     return std::move(b.out);
   }
   if (arch.model_type == "opt" || arch.model_type == "phi") {

@@ -302,7 +302,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
@@ -343,6 +343,7 @@ std::string family_name(const std::string& model_type) {
       {"exaone4", "EXAONE 4.0"},
       {"hunyuan_v1_dense", "Hunyuan"},
       {"olmo2", "OLMo 2"},
+      {"qwen", "Qwen"},
       {"olmo3", "Olmo 3"},
       {"", "unknown"},
   }};

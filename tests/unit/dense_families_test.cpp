@@ -213,5 +213,25 @@ TEST(DenseFamilies, Olmo2SevenBCountsByHandAndOlmo3Slides) {
   EXPECT_EQ(attention_span(olmo3, 3, 8192), 8192);
 }
 
+// Qwen-7B (qwen, the remote-code Qwen (1)): hidden 4096, 32 layers, 32 heads of 128, intermediate
+// 22016 (w1 and w2 of 11008 each), vocabulary 151936, untied, no_bias.
+// - a layer 4096 x 12288 + 12288 (c_attn) + 4096^2 (c_proj) + 3 x 4096 x 11008 + 8,192 =
+//   202,395,648;
+// - total 2 x 151936 x 4096 + 32 layers + 4096 = 7,721,324,544, the count a FLOPs profiler's
+//   table (calflops) and QAnything's start-up line print for the loaded Qwen-7B.
+TEST(DenseFamilies, Qwen7BCountsByHandWithItsModuleNames) {
+  const ModelArchitecture a = parse(R"({"model_type": "qwen", "hidden_size": 4096,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "kv_channels": 128,
+      "intermediate_size": 22016, "vocab_size": 151936, "no_bias": true,
+      "seq_length": 8192, "tie_word_embeddings": false})");
+  EXPECT_EQ(count_params(a).total, 7'721'324'544);
+  const std::vector<LinearLayer> linears = model_linears(a);
+  ASSERT_EQ(linears.size(), 6U);
+  EXPECT_EQ(linears[0].path, "attn.c_attn");
+  EXPECT_TRUE(linears[0].bias);
+  EXPECT_EQ(linears[3].path, "mlp.w2");
+  EXPECT_EQ(linears[4].path, "mlp.c_proj");
+}
+
 }  // namespace
 }  // namespace tb
