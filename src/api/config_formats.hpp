@@ -91,6 +91,11 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
 // other key.
 bool read_axolotl_reward(const json& cfg, const std::string& key, const json& v, Reader& r);
 
+// LLaMA-Factory's Megatron keys (tensor_model_parallel_size and its siblings, the distributed
+// optimizer, recompute, fusions) and the Trainer's max_steps (llamafactory_megatron.cpp); false
+// for any other key.
+bool read_llamafactory_megatron(const json& cfg, const std::string& key, const json& v, Reader& r);
+
 // axolotl's attn_implementation, plugins, cut_cross_entropy and liger_* keys and a few
 // bookkeeping ones (axolotl_kernels.cpp); false for any other key.
 bool read_axolotl_kernels(const json& cfg, const std::string& key, const json& v, Reader& r);

@@ -221,7 +221,10 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   std::string stage = "sft";
   std::string pref_loss = "sigmoid";
   bool pure_bf16 = false;
-  constexpr std::array<std::string_view, 36> kNoEffect{"trust_remote_code",
+  constexpr std::array<std::string_view, 39> kNoEffect{"trust_remote_code",
+                                                       "adam_beta1",
+                                                       "adam_beta2",
+                                                       "max_grad_norm",
                                                        "dataloader_num_workers",
                                                        "seed",
                                                        "run_name",
@@ -389,7 +392,7 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       r.none(key);
     } else if (one_of(key, kNoEffect)) {
       r.none(key);
-    } else {
+    } else if (!read_llamafactory_megatron(cfg, key, v, r)) {
       r.unknown(key);
     }
   }

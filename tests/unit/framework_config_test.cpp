@@ -19,6 +19,36 @@ const char* kAxolotl = "base_model: NousResearch/Meta-Llama-3-8B\nsequence_len: 
 const char* kLlamaFactoryFull =
     "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n";
 
+// LLaMA-Factory's Megatron examples (examples/megatron/qwen3_moe_full.yaml: pp 4, ep 2, the
+// distributed optimizer, full recompute) run Megatron-Core through mcore_adapter: its degrees
+// are the layout, their smallest world the devices (ep divides dp: 4 x 2 = 8).
+TEST(FrameworkConfig, LlamaFactoryMegatronKeysAreTheLayout) {
+  const TrainingConfig moe =
+      parse_training_config(std::string{kLlamaFactoryFull} +
+                                "tensor_model_parallel_size: 1\npipeline_model_parallel_size: 4\n"
+                                "expert_model_parallel_size: 2\nsequence_parallel: false\n"
+                                "use_distributed_optimizer: true\nrecompute_granularity: full\n"
+                                "moe_grouped_gemm: true\nmoe_token_dispatcher_type: alltoall\n"
+                                "bias_activation_fusion: true\nmax_steps: 100\n",
+                            "/nonexistent");
+  EXPECT_EQ(moe.values.at("framework"), "megatron");
+  EXPECT_EQ(moe.values.at("pp"), "4");
+  EXPECT_EQ(moe.values.at("ep"), "2");
+  EXPECT_EQ(moe.values.at("devices"), "8");
+  EXPECT_EQ(moe.values.at("zero"), "1");
+  EXPECT_EQ(moe.values.at("recompute"), "full");
+  EXPECT_EQ(moe.values.at("steps"), "100");
+  EXPECT_TRUE(moe.unknown.empty());
+  // Without recompute_granularity Megatron-Core keeps every activation; a fusion turned off is
+  // listed.
+  const TrainingConfig plain = parse_training_config(
+      std::string{kLlamaFactoryFull} + "tensor_model_parallel_size: 2\napply_rope_fusion: false\n",
+      "/nonexistent");
+  EXPECT_EQ(plain.values.at("recompute"), "none");
+  EXPECT_EQ(plain.values.at("devices"), "2");
+  EXPECT_FALSE(plain.unknown.empty());
+}
+
 TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
   for (const char* t : {"dpo", "ipo", "kto", "orpo", "simpo", "grpo"}) {
     const TrainingConfig c =
