@@ -92,9 +92,9 @@ bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& 
 bool read_axolotl_reward(const json& cfg, const std::string& key, const json& v, Reader& r);
 
 // LLaMA-Factory's Megatron keys (tensor_model_parallel_size and its siblings, the distributed
-// optimizer, recompute, fusions) and the Trainer's max_steps (llamafactory_megatron.cpp); false
-// for any other key.
-bool read_llamafactory_megatron(const json& cfg, const std::string& key, const json& v, Reader& r);
+// optimizer, recompute, fusions), the Trainer's max_steps and bitsandbytes' quantization keys
+// (llamafactory_keys.cpp); false for any other key.
+bool read_llamafactory_keys(const json& cfg, const std::string& key, const json& v, Reader& r);
 
 // axolotl's attn_implementation, plugins, cut_cross_entropy and liger_* keys and a few
 // bookkeeping ones (axolotl_kernels.cpp); false for any other key.

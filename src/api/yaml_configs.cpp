@@ -392,7 +392,7 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
       r.none(key);
     } else if (one_of(key, kNoEffect)) {
       r.none(key);
-    } else if (!read_llamafactory_megatron(cfg, key, v, r)) {
+    } else if (!read_llamafactory_keys(cfg, key, v, r)) {
       r.unknown(key);
     }
   }

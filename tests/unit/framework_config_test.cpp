@@ -47,6 +47,13 @@ TEST(FrameworkConfig, LlamaFactoryMegatronKeysAreTheLayout) {
   EXPECT_EQ(plain.values.at("recompute"), "none");
   EXPECT_EQ(plain.values.at("devices"), "2");
   EXPECT_FALSE(plain.unknown.empty());
+  // QuantizationArguments: bitsandbytes without double quantization (its NPU examples).
+  const TrainingConfig bnb = parse_training_config(
+      "model_name_or_path: m\nstage: sft\nquantization_bit: 4\nquantization_method: bnb\n"
+      "double_quantization: false\n",
+      "/nonexistent");
+  EXPECT_EQ(bnb.values.at("no_double_quant"), "true");
+  EXPECT_TRUE(bnb.unknown.empty());
 }
 
 TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {

@@ -1,6 +1,7 @@
-// LLaMA-Factory's Megatron keys (its examples/megatron and examples/megatron_bridge: the
-// mcore_adapter and Megatron-Bridge trainers, which pass them to Megatron-Core's config) and the
-// Trainer's max_steps, in --config (docs/configs.md).
+// LLaMA-Factory's keys beyond its core ones, in --config (docs/configs.md): the Megatron keys of
+// its examples/megatron and examples/megatron_bridge (the mcore_adapter and Megatron-Bridge
+// trainers pass them to Megatron-Core's config), the Trainer's max_steps, and bitsandbytes'
+// quantization_method and double_quantization (hparams/model_args.py QuantizationArguments).
 #include <fmt/format.h>
 
 #include <array>
@@ -32,8 +33,28 @@ constexpr std::array<std::pair<std::string_view, const char*>, 4> kDegrees{
 
 }  // namespace
 
-bool read_llamafactory_megatron(const json& cfg, const std::string& key, const json& v, Reader& r) {
+bool read_llamafactory_keys(const json& cfg, const std::string& key, const json& v, Reader& r) {
   TrainingConfig& out = r.out;
+  if (key == "quantization_method") {
+    // bnb (the default) is the NF4 / LLM.int8 base QLoRA counts; hqq and eetq are not.
+    if (text_of(v) == "bnb") {
+      r.none(key);
+    } else {
+      r.unknown(fmt::format("{}={} (counted as bitsandbytes')", key, excerpt(text_of(v))));
+    }
+    return true;
+  }
+  if (key == "double_quantization") {
+    // Its default is true, as QLoRA's; 8-bit bases keep row scales, nothing to double-quantize.
+    const auto bits = cfg.find("quantization_bit");
+    const bool eight = bits != cfg.end() && bits->is_number_integer() && bits->get<int>() == 8;
+    if (v.is_boolean() && !v.get<bool>() && !eight) {
+      r.set("no_double_quant", true, key);
+    } else {
+      r.none(key);
+    }
+    return true;
+  }
   if (key == "max_steps") {
     // TrainingArguments' max_steps: the run stops there whatever num_train_epochs says.
     if (v.is_number() && v.get<double>() > 0) {
