@@ -185,12 +185,41 @@ ModelArchitecture read_qwen1(Fields& f) {
   return a;
 }
 
+// GPTJConfig (configuration_gptj.py; GPT-J-6B): n_embd 4096, n_layer 28, n_head 16, n_positions
+// 2048, vocab_size 50400, n_inner None (= 4 x n_embd), rotary_dim 64 (no weights), untied.
+// GPTJBlock: one ln_1 (LayerNorm with bias) feeding attention and the MLP in parallel; q/k/v and
+// out_proj without bias; fc_in and fc_out (gelu_new) with bias; ln_f and a biased lm_head.
+ModelArchitecture read_gptj(Fields& f) {
+  ModelArchitecture a;
+  a.model_type = "gptj";
+  a.hidden = f.optional("n_embd", 4096);
+  a.num_layers = f.optional("n_layer", 28);
+  a.vocab = f.optional("vocab_size", 50400);
+  a.max_positions = f.optional("n_positions", 2048);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  a.head_bias = true;
+  a.norm = {NormKind::kLayerNorm, true};
+  a.norms_per_layer = 1;
+  AttentionSpec& at = a.attention;
+  at.num_heads = at.num_kv_heads = f.optional("n_head", 16);
+  if (at.num_heads > 0 && a.hidden % at.num_heads != 0) {
+    f.fail(
+        fmt::format("{}: {} does not divide n_embd {}", f.name("n_head"), at.num_heads, a.hidden));
+  }
+  at.head_dim = at.num_heads > 0 ? std::max<std::int64_t>(1, a.hidden / at.num_heads) : 1;
+  a.mlp.gated = false;
+  a.mlp.bias = true;
+  a.mlp.intermediate = f.optional("n_inner", 4 * a.hidden);
+  a.mlp.activation = f.text("activation_function", "gelu_new");
+  return a;
+}
+
 }  // namespace
 
 namespace {
-constexpr std::array<const char*, 14> kDense{
-    "olmo2", "olmo3", "qwen",    "seed_oss", "cohere", "cohere2", "nemotron",
-    "mpt",   "arcee", "smollm3", "granite",  "helium", "exaone4", "hunyuan_v1_dense"};
+constexpr std::array<const char*, 15> kDense{
+    "gptj", "olmo2", "olmo3",   "qwen",    "seed_oss", "cohere",  "cohere2",         "nemotron",
+    "mpt",  "arcee", "smollm3", "granite", "helium",   "exaone4", "hunyuan_v1_dense"};
 }  // namespace
 
 bool is_dense_family(const std::string& type) {
@@ -204,6 +233,7 @@ ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
   if (type == "mpt") return read_mpt(f);
   if (type == "exaone4") return read_exaone4(f);
   if (type == "qwen") return read_qwen1(f);
+  if (type == "gptj") return read_gptj(f);
   if (type == "olmo2" || type == "olmo3") {
     // Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm)
     // over the whole q and k projections; the two RMSNorms after attention and after the MLP

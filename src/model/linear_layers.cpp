@@ -45,24 +45,27 @@ void gpt_neox_layer(Builder& b, const std::string& attention) {
 }
 
 // Separate q/k/v projections, an output named `output` and a non-gated fc1/fc2 MLP under
-// `mlp_prefix`: OPT (OPTAttention / OPTDecoderLayer: out_proj; fc1, fc2 at the layer's top) and
+// `mlp_prefix` (GPT-J's under attn. and named fc_in / fc_out): OPT (OPTAttention /
+// OPTDecoderLayer: out_proj; fc1, fc2 at the layer's top) and
 // Phi-1.5 / Phi-2 (PhiAttention / PhiMLP: dense; mlp.fc1, mlp.fc2; all biased).
-void fc_mlp_layer(Builder& b, const std::string& output, const std::string& mlp_prefix) {
+void fc_mlp_layer(Builder& b, const std::string& output, const std::string& mlp_prefix,
+                  const std::string& attention = "self_attn.", const char* fc1 = "fc1",
+                  const char* fc2 = "fc2") {
   const ModelArchitecture& a = b.arch;
   const AttentionSpec& at = a.attention;
   const std::int64_t q = at.num_heads * at.head_dim;
   const std::int64_t kv = at.num_kv_heads * at.head_dim;
-  b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden, q,
+  b.add("q_proj", attention + "q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden, q,
         at.qkv_bias);
-  b.add("k_proj", "self_attn.k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
+  b.add("k_proj", attention + "k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
         at.qkv_bias);
-  b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
+  b.add("v_proj", attention + "v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
         at.qkv_bias);
-  b.add(output, "self_attn." + output, LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
+  b.add(output, attention + output, LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
         at.output_bias);
-  b.add("fc1", mlp_prefix + "fc1", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+  b.add(fc1, mlp_prefix + fc1, LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
         a.mlp.intermediate, a.mlp.bias);
-  b.add("fc2", mlp_prefix + "fc2", LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate,
+  b.add(fc2, mlp_prefix + fc2, LinearKind::kDown, LinearPlace::kDenseMlp, a.mlp.intermediate,
         a.hidden, a.mlp.bias);
 }
 
@@ -359,6 +362,11 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   }
   if (arch.model_type == "qwen") {
     qwen1_layer(b);
+    return std::move(b.out);
+  }
+  if (arch.model_type == "gptj") {
+    // GPTJAttention: attn.q_proj, k_proj, v_proj, out_proj; GPTJMLP: mlp.fc_in, mlp.fc_out.
+    fc_mlp_layer(b, "out_proj", "mlp.", "attn.", "fc_in", "fc_out");
     return std::move(b.out);
   }
   if (arch.model_type == "opt" || arch.model_type == "phi") {

@@ -233,5 +233,27 @@ TEST(DenseFamilies, Qwen7BCountsByHandWithItsModuleNames) {
   EXPECT_EQ(linears[4].path, "mlp.c_proj");
 }
 
+// GPT-J-6B (gptj): n_embd 4096, 28 layers, 16 heads, vocabulary 50400, untied, a biased head.
+// - a layer 4 x 4096^2 + (4096 x 16384 + 16384) + (16384 x 4096 + 4096) + 8,192 (ln_1) =
+//   201,355,264;
+// - total 2 x 50400 x 4096 + 50400 (head bias) + 28 layers + 8,192 (ln_f) = 6,050,882,784.
+// EleutherAI's card gives 6,053,381,344: 2,498,560 more, exactly what mesh-transformer-jax's 8
+// model-parallel shards hold in copies (7 more of each layer's LayerNorm and fc_out bias,
+// 28 x 7 x 3 x 4096; 7 more of the final LayerNorm, 7 x 2 x 4096; one 4096 bias on each of the 8
+// one-hot embedding shards), which transformers' GPTJForCausalLM does not have.
+TEST(DenseFamilies, GptJ6BCountsByHandAndTheCardsShardCopies) {
+  const ModelArchitecture a = parse(R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28,
+      "n_head": 16, "n_positions": 2048, "vocab_size": 50400, "rotary_dim": 64,
+      "n_inner": null, "activation_function": "gelu_new", "tie_word_embeddings": false})");
+  const std::int64_t total = count_params(a).total;
+  EXPECT_EQ(total, 6'050'882'784);
+  EXPECT_EQ(total + 28 * 7 * 3 * 4096 + 7 * 2 * 4096 + 8 * 4096, 6'053'381'344);
+  const std::vector<LinearLayer> linears = model_linears(a);
+  ASSERT_EQ(linears.size(), 7U);
+  EXPECT_EQ(linears[3].path, "attn.out_proj");
+  EXPECT_EQ(linears[4].path, "mlp.fc_in");
+  EXPECT_TRUE(linears[6].bias);  // the head
+}
+
 }  // namespace
 }  // namespace tb
