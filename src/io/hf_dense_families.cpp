@@ -67,6 +67,18 @@ void read_local_global(Fields& f, std::int64_t window_default, std::int64_t patt
   at.global_every = every;
 }
 
+// Multi-head attention whose heads split the width exactly (MPT, GPT-J): `key` heads (its class
+// default `fallback`), each hidden / heads wide.
+void read_full_heads(Fields& f, const char* key, std::int64_t fallback, const char* width,
+                     ModelArchitecture& a) {
+  AttentionSpec& at = a.attention;
+  at.num_heads = at.num_kv_heads = f.optional(key, fallback);
+  if (at.num_heads > 0 && a.hidden % at.num_heads != 0) {
+    f.fail(fmt::format("{}: {} does not divide {} {}", f.name(key), at.num_heads, width, a.hidden));
+  }
+  at.head_dim = at.num_heads > 0 ? std::max<std::int64_t>(1, a.hidden / at.num_heads) : 1;
+}
+
 // SeedOssConfig (configuration_seed_oss.py; Seed-OSS-36B): head_dim 128, untied; q/k/v biased by
 // attention_bias (default True), o_proj by attention_out_bias (default False); a gated MLP biased
 // by mlp_bias (default False); two RMSNorms a layer.
@@ -122,12 +134,7 @@ ModelArchitecture read_mpt(Fields& f) {
   a.tie_embeddings = f.flag("tie_word_embeddings", true);
   a.norm = {NormKind::kLayerNorm, false};
   AttentionSpec& at = a.attention;
-  at.num_heads = at.num_kv_heads = f.optional("n_heads", 16);
-  if (at.num_heads > 0 && a.hidden % at.num_heads != 0) {
-    f.fail(fmt::format("{}: {} does not divide d_model {}", f.name("n_heads"), at.num_heads,
-                       a.hidden));
-  }
-  at.head_dim = at.num_heads > 0 ? std::max<std::int64_t>(1, a.hidden / at.num_heads) : 1;
+  read_full_heads(f, "n_heads", 16, "d_model", a);
   at.fused_qkv = true;
   a.mlp.gated = false;
   a.mlp.activation = "gelu";
@@ -200,13 +207,7 @@ ModelArchitecture read_gptj(Fields& f) {
   a.head_bias = true;
   a.norm = {NormKind::kLayerNorm, true};
   a.norms_per_layer = 1;
-  AttentionSpec& at = a.attention;
-  at.num_heads = at.num_kv_heads = f.optional("n_head", 16);
-  if (at.num_heads > 0 && a.hidden % at.num_heads != 0) {
-    f.fail(
-        fmt::format("{}: {} does not divide n_embd {}", f.name("n_head"), at.num_heads, a.hidden));
-  }
-  at.head_dim = at.num_heads > 0 ? std::max<std::int64_t>(1, a.hidden / at.num_heads) : 1;
+  read_full_heads(f, "n_head", 16, "n_embd", a);
   a.mlp.gated = false;
   a.mlp.bias = true;
   a.mlp.intermediate = f.optional("n_inner", 4 * a.hidden);
