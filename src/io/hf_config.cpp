@@ -318,7 +318,9 @@ ModelArchitecture read_family(Fields& f, const std::string& type) {
     return a;
   }
   if (is_dense_family(type)) return read_dense_family(f, type);
-  return read_deepseek(f, type);
+  if (type == "deepseek_v2" || type == "deepseek_v3") return read_deepseek(f, type);
+  f.fail(fmt::format("model_type: \"{}\" is listed as supported but has no reader", type));
+  return {};
 }
 
 ModelArchitecture read_model(Fields& f, const std::string& type) {

@@ -218,9 +218,9 @@ ModelArchitecture read_gptj(Fields& f) {
 }  // namespace
 
 namespace {
-constexpr std::array<const char*, 15> kDense{
-    "gptj", "olmo2", "olmo3",   "qwen",    "seed_oss", "cohere",  "cohere2",         "nemotron",
-    "mpt",  "arcee", "smollm3", "granite", "helium",   "exaone4", "hunyuan_v1_dense"};
+constexpr std::array<const char*, 16> kDense{
+    "apertus",  "gptj", "olmo2", "olmo3",   "qwen",    "seed_oss", "cohere",  "cohere2",
+    "nemotron", "mpt",  "arcee", "smollm3", "granite", "helium",   "exaone4", "hunyuan_v1_dense"};
 }  // namespace
 
 bool is_dense_family(const std::string& type) {
@@ -235,6 +235,19 @@ ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
   if (type == "exaone4") return read_exaone4(f);
   if (type == "qwen") return read_qwen1(f);
   if (type == "gptj") return read_gptj(f);
+  if (type == "apertus") {
+    // ApertusConfig (configuration_apertus.py; Apertus 8B and 70B): Llama's attention with
+    // q_norm / k_norm over head_dim, a non-gated up/down MLP without biases whose xIELU
+    // activation learns alpha_p and alpha_n (XIELUActivation), attention_layernorm and
+    // feedforward_layernorm (RMSNorm), untied.
+    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 65536});
+    a.attention.qk_norm = true;
+    a.mlp.gated = false;
+    a.mlp.bias = false;
+    a.mlp.activation = f.text("hidden_act", "xielu");
+    if (a.mlp.activation == "xielu") a.mlp.activation_params = 2;
+    return a;
+  }
   if (type == "olmo2" || type == "olmo3") {
     // Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm)
     // over the whole q and k projections; the two RMSNorms after attention and after the MLP

@@ -10,7 +10,7 @@ namespace tb::io {
 const std::vector<std::string>& supported_model_types() {
   // clang-format off
   static const std::vector<std::string> kTypes{
-      "arcee", "cohere", "cohere2", "dbrx", "deepseek_v2", "deepseek_v3", "exaone4", "falcon",
+      "apertus", "arcee", "cohere", "cohere2", "dbrx", "deepseek_v2", "deepseek_v3", "exaone4", "falcon",
       "gemma", "gemma2", "gemma3", "gemma3_text", "glm4", "glm4_moe", "glm4_moe_lite", "gpt2",
       "gpt_neox", "gpt_oss", "gptj", "granite", "helium", "hunyuan_v1_dense", "llama", "llama4",
       "llama4_text", "ministral3", "mistral", "mistral3", "mistral4", "mixtral", "mllama", "mpt",

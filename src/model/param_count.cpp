@@ -132,9 +132,11 @@ std::int64_t attention_params(const ModelArchitecture& arch) {
 // 2019 keep GPT-1's 4*hidden width, config.n_inner).
 std::int64_t dense_mlp_params(const ModelArchitecture& arch) {
   const MlpSpec& m = arch.mlp;
-  if (m.gated) return gated_mlp(arch.hidden, m.intermediate, m.bias);
+  // Apertus' XIELUActivation holds alpha_p and alpha_n as parameters (modeling_apertus.py).
+  if (m.gated)
+    return checked_add(gated_mlp(arch.hidden, m.intermediate, m.bias), m.activation_params);
   return checked_add(linear(arch.hidden, m.intermediate, m.bias),
-                     linear(m.intermediate, arch.hidden, m.bias));
+                     linear(m.intermediate, arch.hidden, m.bias), m.activation_params);
 }
 
 // One routed expert: a gated MLP of width moe_intermediate_size without biases (Mixtral:

@@ -302,7 +302,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 44> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 45> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
@@ -345,6 +345,7 @@ std::string family_name(const std::string& model_type) {
       {"olmo2", "OLMo 2"},
       {"qwen", "Qwen"},
       {"gptj", "GPT-J"},
+      {"apertus", "Apertus"},
       {"olmo3", "Olmo 3"},
       {"", "unknown"},
   }};

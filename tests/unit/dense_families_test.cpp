@@ -255,5 +255,20 @@ TEST(DenseFamilies, GptJ6BCountsByHandAndTheCardsShardCopies) {
   EXPECT_TRUE(linears[6].bias);  // the head
 }
 
+// Apertus 8B (apertus): hidden 4096, 32 layers, 32 heads and 8 key/value heads of 128, a
+// non-gated xIELU MLP of 21504, vocabulary 131072, untied.
+// - a layer 2 x 4096^2 + 2 x 4096 x 1024 + 256 (q/k norms) + 2 x 4096 x 21504 + 2 (xIELU's
+//   alpha_p, alpha_n) + 8,192 = 218,112,258;
+// - total 2 x 131072 x 4096 + 32 layers + 4096 = 8,053,338,176, the count a public project's log
+//   prints for the loaded Apertus 8B.
+TEST(DenseFamilies, Apertus8BCountsByHandWithXieluScalars) {
+  const ModelArchitecture a = parse(R"({"model_type": "apertus", "hidden_size": 4096,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "intermediate_size": 21504, "vocab_size": 131072, "hidden_act": "xielu",
+      "tie_word_embeddings": false})");
+  EXPECT_EQ(dense_mlp_params(a), 2 * 4096LL * 21504 + 2);
+  EXPECT_EQ(count_params(a).total, 8'053'338'176);
+}
+
 }  // namespace
 }  // namespace tb

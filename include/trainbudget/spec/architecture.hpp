@@ -86,6 +86,8 @@ struct MlpSpec {
   bool bias{false};
   bool fused_gate_up{false};  // one gate_up_proj (Phi-3)
   std::string activation{"silu"};
+  // Learned scalars of the activation itself (Apertus' xIELU: alpha_p and alpha_n, one each).
+  std::int64_t activation_params{0};
 };
 
 // Mixture of experts replacing the dense MLP in some layers.
