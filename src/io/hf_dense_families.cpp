@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 #include <vector>
 
 #include "hf_moe_families.hpp"
@@ -82,7 +83,7 @@ void read_full_heads(Fields& f, const char* key, std::int64_t fallback, const ch
 // SeedOssConfig (configuration_seed_oss.py; Seed-OSS-36B): head_dim 128, untied; q/k/v biased by
 // attention_bias (default True), o_proj by attention_out_bias (default False); a gated MLP biased
 // by mlp_bias (default False); two RMSNorms a layer.
-ModelArchitecture read_seed_oss(Fields& f) {
+ModelArchitecture read_seed_oss(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a = read_llama_like(f, "seed_oss", {false, 128, 524288});
   a.attention.qkv_bias = f.flag("attention_bias", true);
   a.attention.output_bias = f.flag("attention_out_bias", false);
@@ -111,7 +112,7 @@ ModelArchitecture read_cohere(Fields& f, const std::string& type) {
 // NemotronConfig (configuration_nemotron.py; Nemotron-4, Minitron): untied, q/k/v/o biased by
 // attention_bias, a non-gated up/down MLP (relu2) biased by mlp_bias; NemotronLayerNorm1P, a
 // LayerNorm with weight and bias, twice a layer and at the end; partial rotary (no weights).
-ModelArchitecture read_nemotron(Fields& f) {
+ModelArchitecture read_nemotron(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a = read_llama_like(f, "nemotron", {false, std::nullopt, 4096});
   a.norm = {NormKind::kLayerNorm, true};
   a.mlp.gated = false;
@@ -124,7 +125,7 @@ ModelArchitecture read_nemotron(Fields& f) {
 // None, a fused Wqkv and out_proj without bias, up_proj (4 x d_model) and down_proj without bias,
 // ALiBi (no position table); a final norm_f. transformers hard-codes the MLP's 4x and the
 // missing biases, so a config that asks otherwise (expansion_ratio, no_bias false) is refused.
-ModelArchitecture read_mpt(Fields& f) {
+ModelArchitecture read_mpt(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a;
   a.model_type = "mpt";
   a.hidden = f.optional("d_model", 2048);
@@ -155,7 +156,7 @@ ModelArchitecture read_mpt(Fields& f) {
 // q_norm and k_norm (RMSNorm over head_dim), a gated MLP without bias, the two RMSNorms after
 // attention and after the MLP (post_attention_layernorm, post_feedforward_layernorm: the count
 // of two pre-norms), sliding windows in three layers of four.
-ModelArchitecture read_exaone4(Fields& f) {
+ModelArchitecture read_exaone4(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a = read_llama_like(f, "exaone4", {false, std::nullopt, 2048});
   a.attention.qkv_bias = a.attention.output_bias = false;
   a.mlp.bias = false;
@@ -169,7 +170,7 @@ ModelArchitecture read_exaone4(Fields& f) {
 // intermediate_size 22016, no_bias true, untied). QWenAttention: c_attn, the fused q/k/v, always
 // biased; c_proj biased unless no_bias. QWenMLP: w1 and w2 each hidden -> intermediate_size / 2,
 // a1 x SiLU(a2), c_proj back, biased unless no_bias; RMSNorms ln_1, ln_2 and ln_f.
-ModelArchitecture read_qwen1(Fields& f) {
+ModelArchitecture read_qwen1(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a;
   a.model_type = "qwen";
   a.hidden = f.optional("hidden_size", 4096);
@@ -196,7 +197,7 @@ ModelArchitecture read_qwen1(Fields& f) {
 // 2048, vocab_size 50400, n_inner None (= 4 x n_embd), rotary_dim 64 (no weights), untied.
 // GPTJBlock: one ln_1 (LayerNorm with bias) feeding attention and the MLP in parallel; q/k/v and
 // out_proj without bias; fc_in and fc_out (gelu_new) with bias; ln_f and a biased lm_head.
-ModelArchitecture read_gptj(Fields& f) {
+ModelArchitecture read_gptj(Fields& f, const std::string& /*type*/) {
   ModelArchitecture a;
   a.model_type = "gptj";
   a.hidden = f.optional("n_embd", 4096);
@@ -215,80 +216,110 @@ ModelArchitecture read_gptj(Fields& f) {
   return a;
 }
 
-}  // namespace
-
-namespace {
-constexpr std::array<const char*, 16> kDense{
-    "apertus",  "gptj", "olmo2", "olmo3",   "qwen",    "seed_oss", "cohere",  "cohere2",
-    "nemotron", "mpt",  "arcee", "smollm3", "granite", "helium",   "exaone4", "hunyuan_v1_dense"};
-}  // namespace
-
-bool is_dense_family(const std::string& type) {
-  return std::find(kDense.begin(), kDense.end(), type) != kDense.end();
+ModelArchitecture read_apertus(Fields& f, const std::string& type) {
+  // ApertusConfig (configuration_apertus.py; Apertus 8B and 70B): Llama's attention with
+  // q_norm / k_norm over head_dim, a non-gated up/down MLP without biases whose xIELU activation
+  // learns alpha_p and alpha_n (XIELUActivation), attention_layernorm and feedforward_layernorm
+  // (RMSNorm), untied.
+  ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 65536});
+  a.attention.qk_norm = true;
+  a.mlp.gated = false;
+  a.mlp.bias = false;
+  a.mlp.activation = f.text("hidden_act", "xielu");
+  if (a.mlp.activation == "xielu") a.mlp.activation_params = 2;
+  return a;
 }
 
+// Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm) over
+// the whole q and k projections; the two RMSNorms after attention and after the MLP
+// (post_attention_layernorm, post_feedforward_layernorm: the count of two pre-norms). Olmo 3
+// slides a 4,096-token window in three layers of four.
+ModelArchitecture read_olmo2(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
+  a.attention.qk_norm = a.attention.qk_norm_whole = true;
+  if (type == "olmo3") read_local_global(f, 4096, 4, a);
+  return a;
+}
+
+// ArceeConfig (configuration_arcee.py; AFM-4.5B): Llama's layers with a non-gated up/down MLP
+// (ArceeMLP, relu2).
+ModelArchitecture read_arcee(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 4096});
+  a.mlp.gated = false;
+  a.mlp.activation = f.text("hidden_act", "relu2");
+  return a;
+}
+
+// HunYuanDenseV1Config (configuration_hunyuan_v1_dense.py): Llama's layers with query_layernorm /
+// key_layernorm (RMSNorm over head_dim) and an MLP without biases.
+ModelArchitecture read_hunyuan(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
+  a.attention.qk_norm = true;
+  a.mlp.bias = false;
+  return a;
+}
+
+// HeliumConfig (head_dim 128): Llama's weights, but HeliumAttention's o_proj is hidden -> hidden,
+// so the heads' width must be hidden.
+ModelArchitecture read_helium(Fields& f, const std::string& type) {
+  ModelArchitecture a = read_llama_like(f, type, {false, 128, 4096});
+  if (a.attention.num_heads * a.attention.head_dim != a.hidden) {
+    f.fail(fmt::format(
+        "{}: {} heads of {} are not hidden_size {} (Helium's o_proj is hidden -> hidden): not "
+        "modelled",
+        f.name("num_attention_heads"), a.attention.num_heads, a.attention.head_dim, a.hidden));
+  }
+  return a;
+}
+
+// SmolLM3Config (tied by default; NoPE layers have no weights) and GraniteConfig (its
+// multipliers are constants): Llama's layers and weights.
+ModelArchitecture read_smollm3(Fields& f, const std::string& type) {
+  return read_llama_like(f, type, {true, std::nullopt, 32768});
+}
+ModelArchitecture read_granite(Fields& f, const std::string& type) {
+  return read_llama_like(f, type, {false, std::nullopt, 2048});
+}
+
+// Each model_type with its reader: the one list is_dense_family and read_dense_family share.
+struct DenseReader {
+  std::string_view type;
+  ModelArchitecture (*read)(Fields&, const std::string&);
+};
+constexpr std::array<DenseReader, 16> kReaders{{{"apertus", read_apertus},
+                                                {"arcee", read_arcee},
+                                                {"cohere", read_cohere},
+                                                {"cohere2", read_cohere},
+                                                {"exaone4", read_exaone4},
+                                                {"gptj", read_gptj},
+                                                {"granite", read_granite},
+                                                {"helium", read_helium},
+                                                {"hunyuan_v1_dense", read_hunyuan},
+                                                {"mpt", read_mpt},
+                                                {"nemotron", read_nemotron},
+                                                {"olmo2", read_olmo2},
+                                                {"olmo3", read_olmo2},
+                                                {"qwen", read_qwen1},
+                                                {"seed_oss", read_seed_oss},
+                                                {"smollm3", read_smollm3}}};
+
+const DenseReader* find_reader(const std::string& type) {
+  const auto it = std::find_if(kReaders.begin(), kReaders.end(),
+                               [&](const DenseReader& r) { return r.type == type; });
+  return it == kReaders.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+bool is_dense_family(const std::string& type) { return find_reader(type) != nullptr; }
+
 ModelArchitecture read_dense_family(Fields& f, const std::string& type) {
-  if (type == "seed_oss") return read_seed_oss(f);
-  if (type == "cohere" || type == "cohere2") return read_cohere(f, type);
-  if (type == "nemotron") return read_nemotron(f);
-  if (type == "mpt") return read_mpt(f);
-  if (type == "exaone4") return read_exaone4(f);
-  if (type == "qwen") return read_qwen1(f);
-  if (type == "gptj") return read_gptj(f);
-  if (type == "apertus") {
-    // ApertusConfig (configuration_apertus.py; Apertus 8B and 70B): Llama's attention with
-    // q_norm / k_norm over head_dim, a non-gated up/down MLP without biases whose xIELU
-    // activation learns alpha_p and alpha_n (XIELUActivation), attention_layernorm and
-    // feedforward_layernorm (RMSNorm), untied.
-    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 65536});
-    a.attention.qk_norm = true;
-    a.mlp.gated = false;
-    a.mlp.bias = false;
-    a.mlp.activation = f.text("hidden_act", "xielu");
-    if (a.mlp.activation == "xielu") a.mlp.activation_params = 2;
-    return a;
+  const DenseReader* reader = find_reader(type);
+  if (reader == nullptr) {
+    f.fail(fmt::format("model_type: \"{}\" is not one of the dense families", type));
+    return {};
   }
-  if (type == "olmo2" || type == "olmo3") {
-    // Olmo2Config / Olmo3Config (OLMo 2, Olmo 3): untied, no biases; q_norm and k_norm (RMSNorm)
-    // over the whole q and k projections; the two RMSNorms after attention and after the MLP
-    // (post_attention_layernorm, post_feedforward_layernorm: the count of two pre-norms). Olmo 3
-    // slides a 4,096-token window in three layers of four.
-    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
-    a.attention.qk_norm = a.attention.qk_norm_whole = true;
-    if (type == "olmo3") read_local_global(f, 4096, 4, a);
-    return a;
-  }
-  if (type == "arcee") {
-    // ArceeConfig (configuration_arcee.py; AFM-4.5B): Llama's layers with a non-gated up/down
-    // MLP (ArceeMLP, relu2).
-    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 4096});
-    a.mlp.gated = false;
-    a.mlp.activation = f.text("hidden_act", "relu2");
-    return a;
-  }
-  if (type == "hunyuan_v1_dense") {
-    // HunYuanDenseV1Config (configuration_hunyuan_v1_dense.py): Llama's layers with
-    // query_layernorm / key_layernorm (RMSNorm over head_dim) and an MLP without biases.
-    ModelArchitecture a = read_llama_like(f, type, {false, std::nullopt, 2048});
-    a.attention.qk_norm = true;
-    a.mlp.bias = false;
-    return a;
-  }
-  // SmolLM3Config (tied by default; NoPE layers have no weights), GraniteConfig (its multipliers
-  // are constants) and HeliumConfig (head_dim 128): Llama's layers and weights.
-  if (type == "smollm3") return read_llama_like(f, type, {true, std::nullopt, 32768});
-  if (type == "helium") {
-    // HeliumAttention's o_proj is hidden -> hidden: the heads' width must be hidden.
-    ModelArchitecture a = read_llama_like(f, type, {false, 128, 4096});
-    if (a.attention.num_heads * a.attention.head_dim != a.hidden) {
-      f.fail(fmt::format(
-          "{}: {} heads of {} are not hidden_size {} (Helium's o_proj is "
-          "hidden -> hidden): not modelled",
-          f.name("num_attention_heads"), a.attention.num_heads, a.attention.head_dim, a.hidden));
-    }
-    return a;
-  }
-  return read_llama_like(f, type, {false, std::nullopt, 2048});  // granite
+  return reader->read(f, type);
 }
 
 }  // namespace tb::io
