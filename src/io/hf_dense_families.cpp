@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hf_moe_families.hpp"
+#include "layer_pattern.hpp"
 
 namespace tb::io {
 namespace {
@@ -53,19 +54,14 @@ void read_local_global(Fields& f, std::int64_t window_default, std::int64_t patt
     at.global_every = 0;
     return;
   }
-  const auto first = std::find(full.begin(), full.end(), true);
-  const std::int64_t every =
-      first == full.end() ? a.num_layers + 1 : static_cast<std::int64_t>(first - full.begin()) + 1;
-  for (std::size_t i = 0; i < full.size(); ++i) {
-    if (full[i] != ((static_cast<std::int64_t>(i) + 1) % every == 0)) {
-      f.fail(
-          fmt::format("{}: layer {} breaks the pattern of one full-attention layer every {} "
-                      "(not modelled)",
-                      f.name("layer_types"), i, every));
-      return;
-    }
+  const FullEvery p = one_full_in_every(full);
+  if (p.breaks_at >= 0) {
+    f.fail(fmt::format(
+        "{}: layer {} breaks the pattern of one full-attention layer every {} (not modelled)",
+        f.name("layer_types"), p.breaks_at, p.every));
+    return;
   }
-  at.global_every = every;
+  at.global_every = p.every;
 }
 
 // Multi-head attention whose heads split the width exactly (MPT, GPT-J): `key` heads (its class

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "hf_moe_families.hpp"
+#include "layer_pattern.hpp"
 
 namespace tb::io {
 namespace {
@@ -36,18 +37,14 @@ std::int64_t interval_from_layer_types(const nlohmann::json& types, std::int64_t
     f.fail(fmt::format("{}: {} entries for {} layers", f.name("layer_types"), full.size(), layers));
     return fallback;
   }
-  const auto first = std::find(full.begin(), full.end(), true);
-  const std::int64_t every =
-      first == full.end() ? layers + 1 : static_cast<std::int64_t>(first - full.begin()) + 1;
-  for (std::size_t i = 0; i < full.size(); ++i) {
-    if (full[i] != ((static_cast<std::int64_t>(i) + 1) % every == 0)) {
-      f.fail(fmt::format(
-          "{}: layer {} breaks the pattern of one full-attention layer every {} (not modelled)",
-          f.name("layer_types"), i, every));
-      return fallback;
-    }
+  const FullEvery p = one_full_in_every(full);
+  if (p.breaks_at >= 0) {
+    f.fail(fmt::format(
+        "{}: layer {} breaks the pattern of one full-attention layer every {} (not modelled)",
+        f.name("layer_types"), p.breaks_at, p.every));
+    return fallback;
   }
-  return every;
+  return p.every;
 }
 
 }  // namespace
