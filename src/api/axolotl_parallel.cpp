@@ -10,16 +10,6 @@
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api::config_detail {
-namespace {
-
-std::int64_t size_of(const json& cfg, const char* key) {
-  const auto it = cfg.find(key);
-  return it != cfg.end() && it->is_number_integer()
-             ? std::max<std::int64_t>(1, it->get<std::int64_t>())
-             : 1;
-}
-
-}  // namespace
 
 // axolotl's device mesh (setup_parallelism_envs in src/axolotl/utils/trainer.py, and its
 // ParallelismConfig patch in monkeypatch/accelerate/parallelism_config.py, at 067b021c8): each

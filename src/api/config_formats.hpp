@@ -87,6 +87,16 @@ std::string fsdp_stage_of(const std::string& strategy);
 // keys (axolotl_parallel.cpp); false for any other key.
 bool read_axolotl_parallel(const json& cfg, const std::string& key, const json& v, Reader& r);
 
+// A parallel degree cfg[key]: the integer when it is one above 0, else 1 (absent, or not a
+// degree; the field's own check names a bad value). axolotl's mesh and LLaMA-Factory's Megatron
+// keys read their sizes with it.
+[[nodiscard]] inline std::int64_t size_of(const json& cfg, const char* key) {
+  const auto it = cfg.find(key);
+  return it != cfg.end() && it->is_number_integer() && it->get<std::int64_t>() > 0
+             ? it->get<std::int64_t>()
+             : 1;
+}
+
 // axolotl's reward_model, process_reward_model and num_labels (axolotl_rl.cpp); false for any
 // other key.
 bool read_axolotl_reward(const json& cfg, const std::string& key, const json& v, Reader& r);

@@ -17,13 +17,6 @@
 namespace tb::api::config_detail {
 namespace {
 
-std::int64_t size_of(const json& cfg, const char* key) {
-  const auto it = cfg.find(key);
-  return it != cfg.end() && it->is_number_integer() && it->get<std::int64_t>() > 0
-             ? it->get<std::int64_t>()
-             : 1;
-}
-
 // Megatron-Core's degrees and switches as the estimate's fields name them.
 constexpr std::array<std::pair<std::string_view, const char*>, 4> kDegrees{
     {{"tensor_model_parallel_size", "tp"},
