@@ -7,6 +7,7 @@
 #include <cmath>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "trainbudget/model/param_count.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -190,7 +191,13 @@ bool saves_head(const LoraSpec& spec) {
 
 std::int64_t modules_to_save_params(const ModelArchitecture& arch, const LoraSpec& spec) {
   std::int64_t total = 0;
+  bool embedding = false;  // each module trains once, whichever of its names lists it
+  bool head = false;
   for (const std::string& m : spec.modules_to_save) {
+    if ((names_embedding(m) && std::exchange(embedding, true)) ||
+        (names_head(m) && std::exchange(head, true))) {
+      continue;
+    }
     if (names_embedding(m)) {
       const std::int64_t rows =
           checked_add(arch.vocab, arch.vision ? arch.vision->extra_token_rows : 0);

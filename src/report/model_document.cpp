@@ -37,7 +37,9 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
   out.push_back(fmt::format(
       "          embedding {} (input {}{}); non-embedding {}", billions(c.embedding),
       billions(c.input_embedding),
-      c.lm_head > 0 ? fmt::format(" + LM head {}", billions(c.lm_head)) : ", LM head tied",
+      c.lm_head > 0 ? fmt::format(" + {} {}", a.head_outputs > 0 ? "score head" : "LM head",
+                                  billions(c.lm_head))
+                    : ", LM head tied",
       billions(c.non_embedding)));
   if (!a.moe && c.active != c.total) {
     out.push_back(
@@ -71,7 +73,13 @@ std::vector<std::string> model_lines(const TrainingJob& job) {
                               k.files.size(), k.files.size() == 1 ? "" : "s", k.tensors,
                               grouped(k.elements), extra));
   }
-  if (!m.source.empty()) out.push_back(fmt::format("          source: {}", m.source));
+  // A reward or value model swaps the LM head for a score head: the published count is the
+  // causal LM's.
+  if (!m.source.empty()) {
+    out.push_back(fmt::format(
+        "          source{}: {}",
+        a.head_outputs > 0 ? " (of the causal LM, before its score head)" : "", m.source));
+  }
   for (const std::string& w : m.warnings) out.push_back(fmt::format("          warning: {}", w));
   return out;
 }

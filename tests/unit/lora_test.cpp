@@ -212,6 +212,9 @@ TEST(Lora, ModulesToSaveTrainACopyOfTheEmbeddingAndTheHead) {
   EXPECT_EQ(modules_to_save_params(a, s), 2 * 128256LL * 4096);
   EXPECT_EQ(lora_trainable_params(a, s), 41943040 + 2 * 128256LL * 4096);
   EXPECT_TRUE(saves_head(s));
+  // One module named twice (a reward model's score added beside lm_head) trains once.
+  s.modules_to_save = {"lm_head", "score"};
+  EXPECT_EQ(modules_to_save_params(a, s), 128256LL * 4096);
   s.modules_to_save = {"embed_tokens"};
   EXPECT_FALSE(saves_head(s));
   s.modules_to_save = {"norm"};
