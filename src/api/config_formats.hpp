@@ -19,6 +19,13 @@ namespace tb::api::config_detail {
 using nlohmann::json;
 
 inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
+// A config holds at most this many values (keys' values, list items and scalars together; the
+// frameworks' largest example files hold a few hundred). Past it the document is refused before
+// any reader walks it: a fuzzer-grown JSON of 100,000 keys took seconds under every format's
+// reader, and a YAML document's aliases can expand exponentially when copied out.
+inline constexpr std::size_t kMaxConfigValues = 20000;
+// Throws InvalidRequest("config") when `cfg` holds more than kMaxConfigValues values.
+void check_value_count(const json& cfg, std::string_view what);
 
 // A value as a field's text: strings as they are, numbers and booleans printed, lists joined by
 // commas.

@@ -134,6 +134,7 @@ void follow_deepspeed(const std::string& path, const std::filesystem::path& dir,
   if (!parsed.is_object()) {
     throw InvalidRequest("config", fmt::format("{} is not a JSON object", io::shown(ds)));
   }
+  check_value_count(parsed, fmt::format("the DeepSpeed config it names, {}, ", io::shown(ds)));
   read_deepspeed(parsed, out, "deepspeed.");
 }
 
@@ -448,6 +449,7 @@ TrainingConfig parse_any_config(std::string_view text, const std::filesystem::pa
                          "a TrainingArguments, DeepSpeed, axolotl, LLaMA-Factory, torchtune, "
                          "accelerate or verl config");
   }
+  check_value_count(cfg, "");
   TrainingConfig out;
   const bool automatic = format == "auto";
   if (read_yaml_format(cfg, out, dir, format)) return out;

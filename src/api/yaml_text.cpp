@@ -54,13 +54,9 @@ json plain_scalar(const std::string& s) {
   return s;
 }
 
-// Nodes past this many are refused: an alias-heavy document ("billion laughs") expands
-// exponentially when copied out.
-constexpr std::size_t kMaxNodes = 100000;
-
 json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
-  if (++nodes > kMaxNodes) {
-    throw InvalidRequest("config", fmt::format("holds more than {} values", kMaxNodes));
+  if (++nodes > kMaxConfigValues) {
+    throw InvalidRequest("config", fmt::format("holds more than {} values", kMaxConfigValues));
   }
   if (depth > kMaxJsonDepth) {
     throw InvalidRequest("config", fmt::format("nests more than {} levels", kMaxJsonDepth));
@@ -99,7 +95,25 @@ json convert(const YAML::Node& node, std::size_t depth, std::size_t& nodes) {
   return nullptr;
 }
 
+std::size_t values_in(const json& v, std::size_t so_far) {
+  if (so_far > kMaxConfigValues || !v.is_structured()) return so_far + 1;
+  std::size_t n = so_far + 1;
+  for (const json& item : v) {
+    n = values_in(item, n);
+    if (n > kMaxConfigValues) break;
+  }
+  return n;
+}
+
 }  // namespace
+
+void check_value_count(const json& cfg, std::string_view what) {
+  // Depth is bounded before parsing (kMaxJsonDepth), so the walk's recursion is too.
+  if (values_in(cfg, 0) > kMaxConfigValues) {
+    throw InvalidRequest("config",
+                         fmt::format("{}holds more than {} values", what, kMaxConfigValues));
+  }
+}
 
 json yaml_as_json(std::string_view text) {
   // yaml-cpp walks nesting recursively: flow brackets and indentation are bounded first.
