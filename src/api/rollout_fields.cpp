@@ -5,11 +5,15 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <regex>
+#include <string>
 
 #include "field_accepted.hpp"
 #include "field_checks.hpp"
 #include "trainbudget/api/field.hpp"
 #include "trainbudget/api/request.hpp"
+#include "trainbudget/spec/error.hpp"
+#include "trainbudget/spec/excerpt.hpp"
 #include "trainbudget/spec/parse_named.hpp"
 #include "trainbudget/spec/quantity_parse.hpp"
 #include "trainbudget/spec/rollout.hpp"
@@ -33,6 +37,19 @@ std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
 std::string models() { return "a config.json, a folder or a preset id"; }
+std::string versions() { return "a vLLM release, MAJOR.MINOR[.PATCH] (0.7.0, 0.11.2)"; }
+
+// A release as pip prints it (0.7.0, 0.6.3.post1, v0.11.2): its major and minor numbers.
+std::array<int, 2> vllm_release(V v) {
+  const std::string t = text(v, "vllm_version", "a vLLM release");
+  static const std::regex kRelease(R"(^v?([0-9]{1,3})\.([0-9]{1,3})(\.[0-9A-Za-z.+-]*)?$)");
+  std::smatch m;
+  if (!std::regex_match(t, m, kRelease)) {
+    throw InvalidRequest("vllm_version", fmt::format("'{}' is not a release number", excerpt(t)),
+                         versions());
+  }
+  return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
 
 const std::array kRolloutFields{
     Field{"num_generations", FieldType::kInteger, "G", "completions per prompt", "8",
@@ -155,6 +172,13 @@ const std::array kRolloutFields{
                 parse_named<Offload>("offload_between_phases", v);
           },
           "job"},
+    Field{"vllm_version", FieldType::kText, "X.Y.Z", "", "",
+          "colocate, server: the vLLM release the engine runs. 0.6 and 0.7 (the V0 engine's "
+          "async output processing) process a step's outputs while the device runs the next, so "
+          "a decode step waits for 64 % of the engine's host work; before 0.6, and from 0.8 (V1 "
+          "in the trainer's process, as TRL and NeMo RL run it), for all of it; default: as "
+          "from 0.8",
+          versions, [](V v, R r) { r.job.rollout.vllm_version = vllm_release(v); }, "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
           "server: devices the vLLM server runs on, of the training machine's type (replicas of "
           "{vllm_tensor_parallel_size} devices each); they are not counted in {devices}",

@@ -33,6 +33,40 @@ constexpr Seconds kVllmHostStep{5e-3};
 // async scheduling, vllm-project/vllm PR #19970), and the high end of RFC #6854's range.
 constexpr Seconds kVllmHostStepHigh{13e-3};
 
+// That host work by stage, in ms a decode step, from WukLab's breakdown of the V0 engine
+// (Srivatsa, Li, Zhang & Zhang 2024, "Can Scheduling Overhead Dominate LLM Inference
+// Performance? A Study of CPU Scheduling Overhead on Two Popular LLM Inference Systems",
+// figure 4: vLLM 0.5.4, Llama 3 8B on an A6000, 1,024-token prompts and outputs; read off the
+// figure's bars): scheduling (the blocks' metadata, deciding the batch, marking blocks),
+// preparing the next step's inputs (input tensors, sampling metadata, block swapping) and
+// processing the outputs (detokenizing, building them for the user, freeing finished groups).
+// Its 1.5 ms of statistics logging is left out: vLLM's LLM() turns the statistics off
+// (`disable_log_stats`), and the RL frameworks run the engine through it.
+constexpr double kHostScheduleMs = 3.9;
+constexpr double kHostInputsMs = 9.3;
+constexpr double kHostOutputsMs = 7.6;
+
+// The shares of the host work between decode steps that the device waits for and that run
+// beside its next step.
+struct HostSplit {
+  double waits{1.0};
+  double beside{0.0};
+};
+
+// By the vLLM release: V0 from 0.6.0 processes a step's outputs while the device runs the next
+// (async output processing, vllm-project/vllm PR #7049; on by default on CUDA unless
+// enforce_eager, which neither TRL nor NeMo RL sets), so only scheduling and the inputs wait,
+// until V1 became the default engine in 0.8.0. Before 0.6 every stage waits, and so it does
+// under V1 in the trainer's process: TRL's colocated engine (external_launcher turns V1's
+// multiprocessing off, vllm/config/parallel.py) and NeMo RL's (VLLM_ENABLE_V1_MULTIPROCESSING=0).
+HostSplit host_split(const std::optional<std::array<int, 2>>& version) {
+  const bool async_output =
+      version && (*version)[0] == 0 && (*version)[1] >= 6 && (*version)[1] < 8;
+  if (!async_output) return {};
+  const double all = kHostScheduleMs + kHostInputsMs + kHostOutputsMs;
+  return {(kHostScheduleMs + kHostInputsMs) / all, kHostOutputsMs / all};
+}
+
 // vLLM's decode priced in this many equal spans of its steps, each at the width and context of
 // its middle step (the integral of the step time over a shrinking batch, by the midpoint rule).
 constexpr int kDecodeSegments = 16;
@@ -228,6 +262,25 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
   const auto context_at = [&](double t) { return prompt + static_cast<std::int64_t>(t); };
+  // vLLM's step: the device's work, the host work it waits for, and the host work beside it
+  // (the longer of that and the device's). The band prices none of it and RFC #6854's high end.
+  struct Host {
+    Seconds waits;
+    Seconds beside;
+  };
+  const HostSplit split = host_split(rl.vllm_version);
+  const Host engine_host{kVllmHostStep * split.waits, kVllmHostStep * split.beside};
+  const Host host_high{kVllmHostStepHigh * split.waits, kVllmHostStepHigh * split.beside};
+  const auto engine_step = [](Seconds device, const Host& h) {
+    return std::max(device, h.beside) + h.waits;
+  };
+  Seconds decode_low{0.0};
+  Seconds decode_high{0.0};
+  if (rl.engine != RolloutEngine::kGenerate) {
+    out.decode_host = engine_host.waits;
+    out.decode_host_beside = engine_host.beside;
+    out.decode_host_high = host_high.waits;
+  }
   if (rl.engine == RolloutEngine::kGenerate) {
     // generate() decodes every row, finished or not, until the longest ends, and runs the
     // policy eagerly: a step is a forward pass as the clock prices one (docs/time.md, "pass"),
@@ -245,18 +298,22 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     // vLLM replays CUDA graphs and drops a sequence when it ends: the width of step t is the
     // batch's completions still running, batch x P(length > t), each holding prompt + t tokens.
     // Priced in kDecodeSegments equal spans of the steps, each at its middle.
-    // Each step also waits for the engine's host work (kVllmHostStep).
-    out.decode_host = kVllmHostStep;
+    // Each step also waits for the engine's host work (kVllmHostStep), or for its waiting
+    // share, the rest running beside the device's step (host_split).
     Seconds decode{0.0};
     const double span = longest / kDecodeSegments;
     for (int j = 0; j < kDecodeSegments; ++j) {
       const double t = span * (j + 0.5);
       const auto width = std::clamp<std::int64_t>(
           std::llround(static_cast<double>(batch) * lengths.survival(t)), 1, batch);
-      decode +=
-          (serve_one(job, machine, width, prompt, context_at(t), tp).step + out.decode_host) * span;
+      const Seconds device = serve_one(job, machine, width, prompt, context_at(t), tp).step;
+      decode += engine_step(device, engine_host) * span;
+      decode_low += device * span;
+      decode_high += engine_step(device, host_high) * span;
     }
     out.decode = decode * static_cast<double>(out.chunks);
+    decode_low *= static_cast<double>(out.chunks);
+    decode_high *= static_cast<double>(out.chunks);
     out.decode_steps_run = completion * out.chunks;
   }
   // A cache that holds only part of the batch: vLLM's scheduler runs as many sequences as
@@ -275,9 +332,11 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
         static_cast<std::int64_t>(std::ceil(tokens / static_cast<double>(running))));
     const Seconds narrower =
         serve_one(job, machine, running, prompt, context_at(static_cast<double>(mean) / 2.0), tp)
-            .step +
-        out.decode_host;
-    out.decode = narrower * static_cast<double>(steps * out.chunks);
+            .step;
+    const double run = static_cast<double>(steps * out.chunks);
+    out.decode = engine_step(narrower, engine_host) * run;
+    decode_low = narrower * run;
+    decode_high = engine_step(narrower, host_high) * run;
     out.decode_steps_run = steps * out.chunks;
     out.assumptions.push_back(Note::of(NoteCode::kKvQueued, {}, {out.completions, running, steps},
                                        {out.kv_capacity.value(), out.kv_needed.value()}));
@@ -286,9 +345,8 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   out.generation_low = out.generation;
   out.generation_high = out.generation;
   if (rl.engine != RolloutEngine::kGenerate) {
-    const double host_steps = static_cast<double>(out.decode_steps_run);
-    out.generation_low = out.generation - out.decode_host * host_steps;
-    out.generation_high = out.generation + (kVllmHostStepHigh - out.decode_host) * host_steps;
+    out.generation_low = out.prefill + decode_low;
+    out.generation_high = out.prefill + decode_high;
   }
   out.decode_tokens_per_s = out.decode.count() > 0.0
                                 ? static_cast<double>(out.completions * mean) / out.decode.count()

@@ -74,6 +74,7 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"prefill_seconds", r.prefill.count()},
         {"decode_seconds", r.decode.count()},
         {"decode_host_seconds_per_step", r.decode_host.count()},
+        {"decode_host_beside_seconds_per_step", r.decode_host_beside.count()},
         {"decode_steps", r.decode_steps_run},
         {"logprob_passes", r.logprob_passes},
         {"generation_steps", r.generation_steps},

@@ -9,6 +9,7 @@ namespace tb::report {
 namespace {
 
 std::string secs(Seconds s) { return fmt::format("{:.3g} s", s.count()); }
+std::string millis(Seconds s) { return fmt::format("{:.3g} ms", s.count() * 1e3); }
 
 std::string engine_words(const RolloutCost& r) {
   switch (r.engine) {
@@ -48,12 +49,17 @@ std::optional<Section> rollout_section(const Estimate& e) {
         r.logprob_passes == 1 ? "" : "es", secs(r.update), r.updates, secs(r.sync)));
     if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
       // The engine's host work between decode steps: its part of the decode and the band's reach.
+      const std::string beside =
+          r.decode_host_beside.count() > 0.0
+              ? fmt::format(", its outputs' {} a step running beside the device's next step",
+                            millis(r.decode_host_beside))
+              : std::string{};
       out.text(fmt::format(
-          "{}: decode runs {} steps, each also waiting {} of the engine's host work ({} in all; "
-          "generation {} to {} from none to 13 ms a step)",
-          m.device.id, r.decode_steps_run, secs(r.decode_host),
-          secs(r.decode_host * static_cast<double>(r.decode_steps_run)), secs(r.generation_low),
-          secs(r.generation_high)));
+          "{}: decode runs {} steps, each also waiting {} of the engine's host work ({} in "
+          "all{}; generation {} to {} from none to {} a step)",
+          m.device.id, r.decode_steps_run, millis(r.decode_host),
+          secs(r.decode_host * static_cast<double>(r.decode_steps_run)), beside,
+          secs(r.generation_low), secs(r.generation_high), millis(r.decode_host_high)));
     }
     if (r.idle_offload.count() > 0.0) {
       out.text(fmt::format(

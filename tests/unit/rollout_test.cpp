@@ -4,6 +4,7 @@
 // checks.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "rollout_jobs.hpp"
@@ -141,6 +142,36 @@ TEST(Rollout, TheBandTakesTheEnginesHostWork) {
   const Estimate g = run(job);
   EXPECT_DOUBLE_EQ(on(g).rollout->generation_low.count(), on(g).rollout->generation.count());
   EXPECT_DOUBLE_EQ(on(g).rollout->generation_high.count(), on(g).rollout->generation.count());
+}
+
+// vLLM 0.6 and 0.7 (V0's async output processing): a decode step waits for scheduling and the
+// inputs, 13.2 of WukLab's 20.8 ms, and takes the longer of the device's work and the outputs'
+// 7.6; before 0.6 and from 0.8 (V1 in the trainer's process), every stage waits, as unset.
+TEST(Rollout, V0sAsyncOutputProcessingRunsBesideTheDevice) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kColocate);
+  const RolloutCost serial = *on(run(job)).rollout;
+  EXPECT_DOUBLE_EQ(serial.decode_host.count(), 5e-3);
+  EXPECT_DOUBLE_EQ(serial.decode_host_beside.count(), 0.0);
+  EXPECT_DOUBLE_EQ(serial.decode_host_high.count(), 13e-3);
+  for (const std::array<int, 2> version :
+       {std::array{0, 5}, std::array{0, 8}, std::array{0, 11}, std::array{1, 0}}) {
+    job.rollout.vllm_version = version;
+    EXPECT_DOUBLE_EQ(on(run(job)).rollout->decode.count(), serial.decode.count());
+  }
+  job.rollout.vllm_version = std::array{0, 7};
+  const RolloutCost v0 = *on(run(job)).rollout;
+  const double waits = 5e-3 * 13.2 / 20.8;
+  const double beside = 5e-3 * 7.6 / 20.8;
+  EXPECT_NEAR(v0.decode_host.count(), waits, 1e-15);
+  EXPECT_NEAR(v0.decode_host_beside.count(), beside, 1e-15);
+  EXPECT_NEAR(v0.decode_host_high.count(), 13e-3 * 13.2 / 20.8, 1e-15);
+  // The device's step (the band's low end has no host work) is longer than the outputs'
+  // processing here, so the step is the device's plus the waiting share: 256 steps of it.
+  const double device = (v0.generation_low - v0.prefill).count();
+  ASSERT_GT(device / 256.0, beside);
+  EXPECT_DOUBLE_EQ(v0.generation_low.count(), serial.generation_low.count());
+  EXPECT_NEAR(v0.decode.count(), device + 256.0 * waits, 1e-9);
+  EXPECT_NEAR(serial.decode.count() - v0.decode.count(), 256.0 * (5e-3 - waits), 1e-9);
 }
 
 // The generation batch is per data-parallel rank (NeMo RL's vllm_generation.py shards it by the

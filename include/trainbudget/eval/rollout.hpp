@@ -79,6 +79,11 @@ struct RolloutCost {
   // The host's time a decode step waits for: generate() issuing its kernels one by one (the
   // step takes the longer of it and the device's), vLLM's engine work between steps (added).
   Seconds decode_host{0.0};
+  // vLLM's host work that runs while the device runs the next step (V0's async output
+  // processing, 0.6 and 0.7): the step takes the longer of it and the device's.
+  Seconds decode_host_beside{0.0};
+  // The band's high end of the host work a step waits for (RFC #6854's 13 ms, its waiting share).
+  Seconds decode_host_high{0.0};
   Seconds generation{0.0};
   // The generation's band: vLLM's host work between decode steps from none (overlapped, as
   // async scheduling does) to the high end of its measured range; generate() as priced.

@@ -47,6 +47,10 @@ struct RolloutSpec {
   int vllm_tensor_parallel_size{1};
   bool vllm_enable_sleep_mode{false};  // the colocated engine releases its pool while training
   int vllm_server_devices{1};          // devices the server runs on (server mode)
+  // The vLLM release the engine runs, {major, minor}; unset: a V1 release in the trainer's own
+  // process (TRL >= 0.23, NeMo RL). Decides which of the engine's host work between decode
+  // steps the device waits for (eval/rollout.cpp, host_split).
+  std::optional<std::array<int, 2>> vllm_version;
   // Whether the LM head computes logits for the completion's positions alone in every pass over
   // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
   // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
