@@ -58,7 +58,10 @@ api::FieldMap request_values(const std::string& request_file, const FieldSlots& 
     const std::string& config_file = config_files[i];
     const api::TrainingConfig& config = configs[i];
     for (const std::string& u : config.unknown) {
-      if (u.starts_with("model._component_=")) unread_models.push_back(u);
+      // torchtune's model or policy_model (its PPO recipe) builder.
+      if (u.starts_with("model._component_=") || u.starts_with("policy_model._component_=")) {
+        unread_models.push_back(u);
+      }
     }
     std::vector<std::string> replaced;
     for (const auto& [key, value] : config.values) {

@@ -142,6 +142,14 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
 [[nodiscard]] bool is_llamafactory_v1(const json& cfg);
 void read_llamafactory_v1(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
+// A torchtune model builder's name (torchtune.models.*, without lora_/qlora_) as a preset id;
+// empty when none is known.
+[[nodiscard]] std::string_view torchtune_preset(std::string_view builder);
+// The PPO recipe's keys (torchtune_ppo.cpp), which read_torchtune leaves to read_torchtune_ppo.
+[[nodiscard]] bool torchtune_ppo_key(const std::string& key);
+// A PPO recipe config (it names policy_model) as --trainer ppo; `policy_preset` is the preset the
+// policy's builder gave, empty when none.
+void read_torchtune_ppo(const json& cfg, const std::string& policy_preset, Reader& r);
 void read_accelerate(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir);
 void read_verl(const json& cfg, TrainingConfig& out);
 // A shell script that runs verl.trainer.main_ppo (verl_script.cpp), and its key=value overrides

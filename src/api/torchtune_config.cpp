@@ -10,14 +10,9 @@
 
 namespace tb::api::config_detail {
 
-// torchtune's recipe configs (recipes/configs/*): the model builder's name gives the preset and
-// the method; torchtune's profile (--framework torchtune) gives its kernels.
-void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
-  Reader r{out};
-  out.values["framework"] = "torchtune";
-  out.mapped.push_back("(a torchtune recipe) -> framework");
+std::string_view torchtune_preset(std::string_view builder) {
   // Builder names (torchtune.models.*) onto presets.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 47> kModels{
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 49> kModels{
       {{"llama3_1_8b", "llama-3.1-8b"},
        {"llama3_1_70b", "llama-3.1-70b"},
        {"llama3_1_405b", "llama-3.1-405b"},
@@ -64,7 +59,22 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
        {"qwen2_7b", "qwen2-7b"},
        {"gemma2_2b", "gemma-2-2b"},
        {"gemma2_9b", "gemma-2-9b"},
-       {"gemma2_27b", "gemma-2-27b"}}};
+       {"gemma2_27b", "gemma-2-27b"},
+       // Llama 4's builders (torchtune/models/llama4/_model_builders.py) build the language
+       // model and its vision encoder, as the Hub's checkpoints hold them.
+       {"llama4_scout_17b_16e", "llama-4-scout"},
+       {"llama4_maverick_17b_128e", "llama-4-maverick"}}};
+  const auto* preset = std::find_if(kModels.begin(), kModels.end(),
+                                    [&](const auto& m) { return m.first == builder; });
+  return preset == kModels.end() ? std::string_view{} : preset->second;
+}
+
+// torchtune's recipe configs (recipes/configs/*): the model builder's name gives the preset and
+// the method; torchtune's profile (--framework torchtune) gives its kernels.
+void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem::path& dir) {
+  Reader r{out};
+  out.values["framework"] = "torchtune";
+  out.mapped.push_back("(a torchtune recipe) -> framework");
   constexpr std::array<std::string_view, 19> kNoEffect{"output_dir",
                                                        "checkpointer",
                                                        "resume_from_checkpoint",
@@ -84,6 +94,8 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
                                                        "device",
                                                        "dtype",
                                                        "profiler"};
+  // The PPO recipe names its policy policy_model, beside a value and reward model.
+  const bool ppo = cfg.contains("policy_model");
   for (const auto& [key, v] : cfg.items()) {
     if (key == "dataset") {
       // torchtune's builders read a local file through source "json" and data_files.
@@ -100,7 +112,8 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
       if (!out.values.contains("epochs")) r.none(key);  // mapped with a local dataset
       continue;
     }
-    if (key == "model" && v.is_object()) {
+    if (ppo && key != "policy_model" && torchtune_ppo_key(key)) continue;
+    if ((key == "model" || key == "policy_model") && v.is_object()) {
       const std::string component = text_at(v, "_component_", "");
       std::string name = component.substr(component.rfind('.') + 1);
       std::string method = "full";
@@ -111,16 +124,14 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
         method = "lora";
         name = name.substr(5);
       }
-      const auto* preset = std::find_if(kModels.begin(), kModels.end(),
-                                        [&](const auto& m) { return m.first == name; });
-      if (preset != kModels.end()) {
-        out.values["model"] = std::string{preset->second};
-        out.mapped.push_back("model._component_ -> model");
+      if (const std::string_view preset = torchtune_preset(name); !preset.empty()) {
+        out.values["model"] = std::string{preset};
+        out.mapped.push_back(fmt::format("{}._component_ -> model", key));
       } else {
-        r.unknown(fmt::format("model._component_={}", excerpt(component)));
+        r.unknown(fmt::format("{}._component_={}", key, excerpt(component)));
       }
       out.values["method"] = method;
-      out.mapped.push_back("model._component_ -> method");
+      out.mapped.push_back(fmt::format("{}._component_ -> method", key));
       std::vector<std::string> targets;
       std::vector<std::string> mlp;  // after the attention modules, as torchtune lists them
       for (const auto& [mk, mv] : v.items()) {
@@ -251,6 +262,10 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
     } else {
       r.unknown(key);
     }
+  }
+  if (ppo) {
+    const auto model = out.values.find("model");
+    read_torchtune_ppo(cfg, model == out.values.end() ? std::string{} : model->second, r);
   }
 }
 

@@ -442,8 +442,10 @@ bool read_yaml_format(const json& cfg, TrainingConfig& out, const std::filesyste
     read_verl(cfg, out);
     return true;
   }
-  if (format == "torchtune" || (automatic && cfg.contains("model") && cfg["model"].is_object() &&
-                                cfg["model"].contains("_component_"))) {
+  const auto builds = [&](const char* key) {
+    return cfg.contains(key) && cfg[key].is_object() && cfg[key].contains("_component_");
+  };
+  if (format == "torchtune" || (automatic && (builds("model") || builds("policy_model")))) {
     out.format = "torchtune";
     read_torchtune(cfg, out, dir);
     return true;
