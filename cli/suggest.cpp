@@ -149,6 +149,8 @@ constexpr auto kVocabulary = std::to_array<Vocabulary>({
     {"--expert-tensor-parallel-size", "--etp", ""},
     {"--num-layers-per-virtual-pipeline-stage", "--virtual-stages",
      "--virtual-stages (a stage's layers over this value)"},
+    {"--num-layers-in-first-pipeline-stage", "--first-stage-layers", ""},
+    {"--num-layers-in-last-pipeline-stage", "--last-stage-layers", ""},
     {"--recompute-granularity", "--recompute", "--recompute (full or selective)"},
     {"--global-batch-size", "--global-batch", ""},
     {"--global-batch-size", "--micro-batch",

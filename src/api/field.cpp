@@ -461,7 +461,8 @@ std::vector<Field> estimate_table() {
     std::string_view after;
     std::span<const Field> (*rows)();
   };
-  constexpr std::array<Rows, 4> kInserted{{{"model", run_length_fields},
+  constexpr std::array<Rows, 5> kInserted{{{"model", run_length_fields},
+                                           {"virtual_stages", pipeline_fields},
                                            {"galore_rank", quantization_fields},
                                            {"seq_len", vision_fields},
                                            {"precompute_ref_log_probs", rollout_fields}}};

@@ -118,7 +118,7 @@ void read_torchtune_ppo(const json& cfg, const std::string& policy_preset, Reade
       r.unknown(
           fmt::format("reward_and_value_model={} (a value and reward model other than a "
                       "one-output classifier on the policy's builder: give "
-                      "--value-model and --reward-model)",
+                      "value_model and reward_model)",
                       excerpt(base.empty() ? text_of(m) : base)));
     }
   }

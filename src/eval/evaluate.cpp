@@ -332,7 +332,8 @@ StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool las
 
 StageSpan stage_span(const ModelProfile& profile, const Layout& layout, bool last,
                      EvalMemo* memo) noexcept {
-  if (memo == nullptr) return stage_span(profile, layout, last);
+  // The memo keys a span by pp and index: an uneven split is computed afresh.
+  if (memo == nullptr || uneven_stages(layout.parallel)) return stage_span(profile, layout, last);
   const int pp = std::max(1, layout.parallel.pp);
   const int index = last ? pp - 1 : 0;
   if (const StageSpan* cached = memo->span(profile, pp, index)) return *cached;
@@ -345,14 +346,13 @@ StageSpan stage_at(const ModelProfile& profile, const Layout& layout, int index)
   StageSpan out;
   const auto layers = static_cast<std::int64_t>(profile.layer_is_moe.size());
   const int pp = std::max(1, layout.parallel.pp);
-  // Layers that do not divide evenly go to the first stages (one more each), so the first
-  // stage is the most loaded and the last the least (Llama 3 trains 126 layers on 16 stages
-  // with one layer fewer on the edge stages instead: docs/scale.md, "Pipeline stages").
-  const std::int64_t small = layers / pp;
-  const std::int64_t extra = layers % pp;
+  // The even split gives layers that do not divide to the first stages (one more each), so the
+  // first stage is the most loaded; Megatron-Core's first/last stage layers set the edges
+  // (stage_bounds; docs/scale.md, "Pipeline stages").
+  const StageBounds bounds = stage_bounds(layers, layout.parallel, index);
   out.index = index;
-  out.begin = small * index + std::min<std::int64_t>(index, extra);
-  out.end = out.begin + small + (index < extra ? 1 : 0);
+  out.begin = bounds.begin;
+  out.end = bounds.end;
   out.embedding = out.index == 0;
   out.head = out.index == pp - 1;
   const Share base = stage_share(profile, layout, out, false);
@@ -426,9 +426,9 @@ StepCost untimed(const ModelProfile& profile, const Layout& layout, const Cluste
       out = last;
       out.stage = end.index;
     }
-    // Layers of different sizes (DeepSeek's dense first layers, MoE every other layer): the
-    // stage with the most parameters may be a middle one.
-    if (!profile.uniform_layers && layout.parallel.pp > 2) {
+    // Layers of different sizes (DeepSeek's dense first layers, MoE every other layer) or an
+    // uneven split: the stage with the most parameters may be a middle one.
+    if ((!profile.uniform_layers || uneven_stages(layout.parallel)) && layout.parallel.pp > 2) {
       int heaviest = 1;
       double most = -1.0;
       for (int i = 1; i + 1 < layout.parallel.pp; ++i) {

@@ -53,6 +53,17 @@ bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
       return x.shard_group > 0 && (l.zero_stage == 0 || !divides(x.shard_group, l.dense_shards()));
     case LayoutRule::kPpScatterGather:
       return x.pp_scatter_gather && (x.tp == 1 || x.pp == 1);
+    case LayoutRule::kStageLayers: {
+      // Megatron-Core's get_num_layers_to_build: the layers left after the given edge stages
+      // split evenly over the other stages (none left when those are all the stages).
+      if (x.first_stage_layers <= 0 && x.last_stage_layers <= 0) return false;
+      if (x.pp < 2 || x.virtual_stages > 1 || !p.has_architecture) return true;
+      const std::int64_t middle =
+          x.pp - (x.first_stage_layers > 0 ? 1 : 0) - (x.last_stage_layers > 0 ? 1 : 0);
+      const std::int64_t rest = layers - x.first_stage_layers - x.last_stage_layers;
+      if (middle == 0) return rest != 0;
+      return rest < middle || rest % middle != 0;
+    }
   }
   return false;
 }
@@ -73,6 +84,7 @@ constexpr std::array kRules{
     LayoutRule::kOffloadParams,
     LayoutRule::kShardGroup,
     LayoutRule::kPpScatterGather,
+    LayoutRule::kStageLayers,
 };
 
 Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
@@ -167,6 +179,25 @@ Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
               "splits the pipeline's sends over the tensor-parallel ranks: it needs {tp} > 1 and "
               "{pp} > 1",
               "tp > 1 and pp > 1"};
+    case LayoutRule::kStageLayers: {
+      const char* key = x.first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers";
+      if (x.pp < 2) return {key, "sets a pipeline stage's layers; {pp} is 1", "pp > 1"};
+      if (x.virtual_stages > 1) {
+        return {key, "an uneven split with interleaving ({virtual_stages} > 1) is not modelled",
+                "virtual_stages 1"};
+      }
+      if (!p.has_architecture) return {key, "needs an architecture ({model})", "a model"};
+      const std::int64_t middle =
+          x.pp - (x.first_stage_layers > 0 ? 1 : 0) - (x.last_stage_layers > 0 ? 1 : 0);
+      const std::int64_t rest = layers - x.first_stage_layers - x.last_stage_layers;
+      return {key,
+              fmt::format("leaves {} of the model's {} decoder layers to {} other stage{}, "
+                          "which do not split them evenly (Megatron-Core requires it)",
+                          rest, layers, middle, middle == 1 ? "" : "s"),
+              middle == 0
+                  ? fmt::format("first + last = {}", layers)
+                  : fmt::format("the layers left a multiple of {}, at least {}", middle, middle)};
+    }
   }
   return {"", "", ""};
 }

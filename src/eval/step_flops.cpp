@@ -55,12 +55,13 @@ void step_flops(const ModelProfile& p, const Layout& l, StepCost& out, EvalMemo*
   // Block recomputation: the recomputed share of the layers adds its rerun, the rest none.
   const auto layers = static_cast<std::int64_t>(p.layer_is_moe.size());
   if (l.recompute == Recompute::kFull && l.recompute_layers >= 0 && layers > 0) {
-    // The stages as stage_at() splits them: layers / pp each, one more on the first layers % pp.
-    const std::int64_t pp = std::max(1, l.parallel.pp);
-    const std::int64_t small = layers / pp;
-    const std::int64_t extra = layers % pp;
-    const std::int64_t rerun =
-        extra * l.recomputed_layers(small + 1) + (pp - extra) * l.recomputed_layers(small);
+    // Each stage recomputes its own first recompute_layers layers (stage_bounds).
+    const int pp = std::max(1, l.parallel.pp);
+    std::int64_t rerun = 0;
+    for (int i = 0; i < pp; ++i) {
+      const StageBounds st = stage_bounds(layers, l.parallel, i);
+      rerun += l.recomputed_layers(st.end - st.begin);
+    }
     Layout kept = l;
     kept.recompute = Recompute::kNone;
     const double none = counts(kept).hardware_per_token;

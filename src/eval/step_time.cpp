@@ -150,7 +150,9 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
   // rate.
   const Flops per_micro = out.hardware_per_token * Tokens{b * s};
   double stage = 1.0 / x.pp;
-  const StageSpan first = stage_span(p, l, false, memo);
+  // The stage whose layers set the pipeline's pace: the first under the even split (it takes
+  // the layers that do not divide), the slowest of all under an uneven one (below).
+  StageSpan first = stage_span(p, l, false, memo);
   if (p.has_architecture && x.pp > 1) {
     stage =
         static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
@@ -172,6 +174,24 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
     if (x.pp > 1) {
       const StageCompute end = stage_compute(p, l, c, k, last, false, true);
       if (end.total > sc.total) sc = end;
+    }
+    // Megatron-Core's uneven split (first/last stage layers): a middle stage may be the
+    // slowest; its layers then set the per-layer terms below too.
+    if (uneven_stages(x)) {
+      StageSpan slowest = first;
+      double most = stage_compute(p, l, c, k, first, true, false).total.count();
+      for (int i = 1; i < x.pp; ++i) {
+        const StageSpan st = stage_at(p, l, i);
+        const StageCompute mid = stage_compute(p, l, c, k, st, false, i == x.pp - 1);
+        if (mid.total > sc.total) sc = mid;
+        if (mid.total.count() > most) {
+          most = mid.total.count();
+          slowest = st;
+        }
+      }
+      first = slowest;
+      stage =
+          static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
     }
     t.gemm = sc.all.gemm;
     t.attention = sc.all.attention;

@@ -51,6 +51,9 @@ struct Field {
 [[nodiscard]] std::span<const Field> run_length_fields();
 // QLoRA's quantized-base rows (qlora_bits, no_double_quant), part of the estimate's table.
 [[nodiscard]] std::span<const Field> quantization_fields();
+// Megatron-Core's uneven pipeline split (first_stage_layers, last_stage_layers), part of the
+// estimate's table.
+[[nodiscard]] std::span<const Field> pipeline_fields();
 // The vision-language rows (images, image_size, ...), part of the estimate's table.
 [[nodiscard]] std::span<const Field> vision_fields();
 // A plan request's: the estimate's (less fit and explain) and the plan's own.

@@ -29,6 +29,7 @@ enum class LayoutRule : std::uint8_t {
   kOffloadParams,       // offloading the weights needs ZeRO-3
   kShardGroup,          // hybrid sharding needs ZeRO and a group dividing dp x cp
   kPpScatterGather,     // scatter-gather of pipeline sends needs tp > 1 and pp > 1
+  kStageLayers,         // the first/last stage's layers leave the other stages an uneven split
 };
 
 // The first rule the layout breaks, or kOk. No allocation.

@@ -47,6 +47,12 @@ struct Parallelism {
   // Model chunks per pipeline device: 1 is 1F1B, > 1 the interleaved schedule (Narayanan et
   // al. 2021, sec. 2.2.2) with that many virtual stages.
   int virtual_stages{1};
+  // Megatron-Core's uneven pipeline split (num_layers_in_first_pipeline_stage and
+  // num_layers_in_last_pipeline_stage, megatron/core/transformer/transformer_block.py
+  // get_num_layers_to_build): the first and the last stage's decoder layers, the rest split
+  // evenly over the other stages (stage_bounds). 0: that stage takes the even split's share.
+  int first_stage_layers{0};
+  int last_stage_layers{0};
   bool sequence_parallel{false};  // Korthikanti et al. 2022 sec. 4.2.2; needs tp > 1 to matter
   // The 2021 Megatron-LM's scatter-gather of pipeline sends (Narayanan et al. 2021, sec. 4.1;
   // NVIDIA/Megatron-LM de7dc40 megatron/p2p_communication.py, scatter_gather_tensors_in_pipeline):
@@ -59,5 +65,44 @@ struct Parallelism {
   int shard_group{0};
   Offload offload{Offload::kNone};
 };
+
+// Whether the first or the last stage's layers are given (Megatron-Core's uneven split).
+[[nodiscard]] constexpr bool uneven_stages(const Parallelism& x) noexcept {
+  return x.pp > 1 && (x.first_stage_layers > 0 || x.last_stage_layers > 0);
+}
+
+// The decoder layers [begin, end) that pipeline stage `index` of x.pp runs.
+// Uneven (uneven_stages): the given edge stages take their layers and the other stages split
+// the rest evenly (layout_rules checks that it divides). Even: floor(layers / pp) each, one
+// more on the first layers % pp stages, so the first stage is the most loaded (docs/scale.md,
+// "Pipeline stages").
+struct StageBounds {
+  std::int64_t begin{0};
+  std::int64_t end{0};
+};
+[[nodiscard]] constexpr StageBounds stage_bounds(std::int64_t layers, const Parallelism& x,
+                                                 int index) noexcept {
+  const std::int64_t pp = x.pp > 1 ? x.pp : 1;
+  const std::int64_t i = index;
+  if (uneven_stages(x)) {
+    const std::int64_t first = x.first_stage_layers;
+    const std::int64_t last = x.last_stage_layers;
+    const std::int64_t middle_stages = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+    const std::int64_t rest = layers - first - last;
+    const std::int64_t each = middle_stages > 0 && rest > 0 ? rest / middle_stages : 0;
+    const auto size = [&](std::int64_t j) {
+      if (j == 0 && first > 0) return first;
+      if (j == pp - 1 && last > 0) return last;
+      return each;
+    };
+    std::int64_t begin = 0;
+    for (std::int64_t j = 0; j < i; ++j) begin += size(j);
+    return {begin, begin + size(i)};
+  }
+  const std::int64_t small = layers / pp;
+  const std::int64_t extra = layers % pp;
+  const std::int64_t begin = small * i + (i < extra ? i : extra);
+  return {begin, begin + small + (i < extra ? 1 : 0)};
+}
 
 }  // namespace tb
