@@ -126,6 +126,8 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   engine_only("vllm_server_devices", {RolloutEngine::kServer}, "server");
   engine_only("vllm_version", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
+  engine_only("vllm_async_engine", {RolloutEngine::kColocate, RolloutEngine::kServer},
+              "colocate|server");
   engine_only("vllm_importance_sampling_correction",
               {RolloutEngine::kColocate, RolloutEngine::kServer}, "colocate|server");
   // TRL: the generation batch (per-device batch x processes x steps per generation) must be

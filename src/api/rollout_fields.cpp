@@ -179,6 +179,13 @@ const std::array kRolloutFields{
           "in the trainer's process, as TRL and NeMo RL run it), for all of it; default: as "
           "from 0.8",
           versions, [](V v, R r) { r.job.rollout.vllm_version = vllm_release(v); }, "job"},
+    Field{"vllm_async_engine", FieldType::kFlag, "", "", "",
+          "colocate, server: the engine runs vLLM's AsyncLLM (NeMo RL's vllm_cfg.async_engine), "
+          "its V1 core in a process of its own: a decode step waits for scheduling and the "
+          "inputs, and the outputs are processed beside the device's next step, as under "
+          "{vllm_version} 0.6 and 0.7",
+          accepted::flags,
+          [](V v, R r) { r.job.rollout.vllm_async_engine = flag(v, "vllm_async_engine"); }, "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
           "server: devices the vLLM server runs on, of the training machine's type (replicas of "
           "{vllm_tensor_parallel_size} devices each); they are not counted in {devices}",

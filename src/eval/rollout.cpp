@@ -59,9 +59,14 @@ struct HostSplit {
 // until V1 became the default engine in 0.8.0. Before 0.6 every stage waits, and so it does
 // under V1 in the trainer's process: TRL's colocated engine (external_launcher turns V1's
 // multiprocessing off, vllm/config/parallel.py) and NeMo RL's (VLLM_ENABLE_V1_MULTIPROCESSING=0).
-HostSplit host_split(const std::optional<std::array<int, 2>>& version) {
-  const bool async_output =
-      version && (*version)[0] == 0 && (*version)[1] >= 6 && (*version)[1] < 8;
+// NeMo RL's async_engine runs V1's AsyncLLM instead (nemo_rl/models/generation/vllm/
+// vllm_worker_async.py at v0.5.0, AsyncLLM.from_engine_args), whose engine core always loops in a
+// process of its own (vllm/v1/engine/async_llm.py: EngineCoreClient.make_async_mp_client) while
+// the outputs are processed in the caller's: the same split.
+HostSplit host_split(const RolloutSpec& rl) {
+  const std::optional<std::array<int, 2>>& version = rl.vllm_version;
+  const bool async_output = rl.vllm_async_engine || (version && (*version)[0] == 0 &&
+                                                     (*version)[1] >= 6 && (*version)[1] < 8);
   if (!async_output) return {};
   const double all = kHostScheduleMs + kHostInputsMs + kHostOutputsMs;
   return {(kHostScheduleMs + kHostInputsMs) / all, kHostOutputsMs / all};
@@ -268,7 +273,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     Seconds waits;
     Seconds beside;
   };
-  const HostSplit split = host_split(rl.vllm_version);
+  const HostSplit split = host_split(rl);
   const Host engine_host{kVllmHostStep * split.waits, kVllmHostStep * split.beside};
   const Host host_high{kVllmHostStepHigh * split.waits, kVllmHostStepHigh * split.beside};
   const auto engine_step = [](Seconds device, const Host& h) {

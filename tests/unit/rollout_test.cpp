@@ -172,6 +172,13 @@ TEST(Rollout, V0sAsyncOutputProcessingRunsBesideTheDevice) {
   EXPECT_DOUBLE_EQ(v0.generation_low.count(), serial.generation_low.count());
   EXPECT_NEAR(v0.decode.count(), device + 256.0 * waits, 1e-9);
   EXPECT_NEAR(serial.decode.count() - v0.decode.count(), 256.0 * (5e-3 - waits), 1e-9);
+  // NeMo RL's async_engine (vLLM's AsyncLLM, its engine core in a process of its own): the same
+  // split whatever the release.
+  job.rollout.vllm_version = std::nullopt;
+  job.rollout.vllm_async_engine = true;
+  const RolloutCost async = *on(run(job)).rollout;
+  EXPECT_DOUBLE_EQ(async.decode.count(), v0.decode.count());
+  EXPECT_DOUBLE_EQ(async.decode_host_beside.count(), v0.decode_host_beside.count());
 }
 
 // The generation batch is per data-parallel rank (NeMo RL's vllm_generation.py shards it by the

@@ -51,6 +51,10 @@ struct RolloutSpec {
   // process (TRL >= 0.23, NeMo RL). Decides which of the engine's host work between decode
   // steps the device waits for (eval/rollout.cpp, host_split).
   std::optional<std::array<int, 2>> vllm_version;
+  // The engine's V1 core runs in its own process beside the trainer's (NeMo RL's
+  // vllm_cfg.async_engine: vLLM's AsyncLLM), so the outputs are processed in the trainer's
+  // process while the core runs the next step (eval/rollout.cpp, host_split).
+  bool vllm_async_engine{false};
   // Whether the LM head computes logits for the completion's positions alone in every pass over
   // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
   // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
