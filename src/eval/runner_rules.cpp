@@ -14,7 +14,7 @@ struct Refusal {
   const char* words;
 };
 
-constexpr std::size_t kMostRefusals = 9;
+constexpr std::size_t kMostRefusals = 10;
 using Refusals = std::array<Refusal, kMostRefusals>;
 
 Refusals megatron(const Layout& l) noexcept {
@@ -50,6 +50,7 @@ Refusals megatron(const Layout& l) noexcept {
       {x.shard_group > 0 && l.zero_stage < 1,
        "Megatron-Core's partial sharding (num_distributed_optimizer_instances) needs the "
        "distributed optimizer"},
+      {false, ""},
       {false, ""},
       {false, ""},
       {false, ""},
@@ -96,6 +97,12 @@ Refusals deepspeed(const Layout& l) noexcept {
       {x.ep > 1 && l.expert_tp() != x.tp,
        "DeepSpeed's MoE splits experts over data-parallel ranks only (deepspeed/utils/groups.py): "
        "no folding over the tensor-parallel ranks"},
+      // deepspeed/runtime/pipe/module.py, _partition_layers: partition_method "parameters",
+      // "uniform" or "type:REGEX".
+      {uneven_stages(x),
+       "DeepSpeed's PipelineModule splits the layers by its partition_method (parameters, "
+       "uniform, type:REGEX), not by the first and last stages' counts "
+       "(deepspeed/runtime/pipe/module.py)"},
   }};
 }
 
@@ -118,6 +125,7 @@ Refusals fsdp(const Layout& l) noexcept {
       // (selective), not the first N of a stage (Megatron's recompute_method block).
       {l.partial_recompute(1 << 30),
        "torchtitan recomputes every layer, or every N-th (selective_ac_option), not the first N"},
+      {false, ""},
       {false, ""},
       {false, ""},
       {false, ""},
@@ -148,6 +156,7 @@ Refusals accelerate(const Layout& l) noexcept {
       {false, ""},
       {false, ""},
       {false, ""},
+      {false, ""},
   }};
 }
 
@@ -168,6 +177,7 @@ Refusals unsloth(const Layout& l) noexcept {
       {l.offload_activations && l.recompute != Recompute::kFull,
        "unsloth offloads activations only as its checkpointing's layer inputs "
        "(use_gradient_checkpointing=\"unsloth\"), which needs full recomputation"},
+      {false, ""},
       {false, ""},
       {false, ""},
       {false, ""},

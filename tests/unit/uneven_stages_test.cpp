@@ -7,6 +7,7 @@
 #include "test_models.hpp"
 #include "trainbudget/eval/evaluate.hpp"
 #include "trainbudget/eval/layout_rules.hpp"
+#include "trainbudget/eval/runner_rules.hpp"
 
 namespace tb {
 namespace {
@@ -73,6 +74,12 @@ TEST(UnevenStages, TheLayersLeftMustSplitEvenlyOverTheOtherStages) {
   Layout interleaved = m.on(4, 6, 6);
   interleaved.parallel.virtual_stages = 2;
   EXPECT_EQ(first_violation(m.profile, interleaved), LayoutRule::kStageLayers);
+  // Who runs it: Megatron-Core and torchtitan (module_fqns_per_model_part) take the counts;
+  // DeepSpeed's PipelineModule splits by its partition_method instead.
+  EXPECT_TRUE(runs(Runner::kMegatron, m.profile, m.on(4, 6, 6)));
+  EXPECT_TRUE(runs(Runner::kFsdp, m.profile, m.on(4, 6, 6)));
+  EXPECT_FALSE(runs(Runner::kDeepspeed, m.profile, m.on(4, 6, 6)));
+  EXPECT_TRUE(runs(Runner::kDeepspeed, m.profile, m.on(4, 0, 0)));
   const std::vector<Problem> p = layout_problems(m.profile, m.on(4, 5, 6));
   ASSERT_EQ(p.size(), 1U);
   EXPECT_EQ(p[0].field, "first_stage_layers");
