@@ -372,6 +372,12 @@ ordered_json parallel_json(const Layout& l) {
           {"ep", l.parallel.ep},
           {"etp", l.expert_tp()},
           {"virtual_stages", l.parallel.virtual_stages},
+          {"first_stage_layers", l.parallel.first_stage_layers > 0
+                                     ? ordered_json(l.parallel.first_stage_layers)
+                                     : ordered_json(nullptr)},
+          {"last_stage_layers", l.parallel.last_stage_layers > 0
+                                    ? ordered_json(l.parallel.last_stage_layers)
+                                    : ordered_json(nullptr)},
           {"sequence_parallel", l.parallel.sequence_parallel},
           {"pp_scatter_gather", l.parallel.pp_scatter_gather},
           {"zero", l.zero_stage},

@@ -24,22 +24,23 @@ ordered_json layout_json(const Layout& l) {
 
 std::string plan_json(const plan::PlanReport& p) {
   ordered_json rules = ordered_json::object();
-  static constexpr std::array<std::string_view, 16> kRuleKeys{"ok",
-                                                              "needs_model",
-                                                              "devices",
-                                                              "heads",
-                                                              "kv_heads",
-                                                              "layers",
-                                                              "virtual_stages",
-                                                              "interleaved_batches",
-                                                              "experts",
-                                                              "expert_ranks",
-                                                              "sequence",
-                                                              "cp_attention",
-                                                              "sequence_parallel",
-                                                              "offload_params",
-                                                              "shard_group",
-                                                              "pp_scatter_gather"};
+  static constexpr std::array<std::string_view, kLayoutRules> kRuleKeys{"ok",
+                                                                        "needs_model",
+                                                                        "devices",
+                                                                        "heads",
+                                                                        "kv_heads",
+                                                                        "layers",
+                                                                        "virtual_stages",
+                                                                        "interleaved_batches",
+                                                                        "experts",
+                                                                        "expert_ranks",
+                                                                        "sequence",
+                                                                        "cp_attention",
+                                                                        "sequence_parallel",
+                                                                        "offload_params",
+                                                                        "shard_group",
+                                                                        "pp_scatter_gather",
+                                                                        "stage_layers"};
   for (std::size_t i = 1; i < kRuleKeys.size(); ++i) {
     if (p.stats.grid.rules[i] > 0) rules[std::string{kRuleKeys[i]}] = p.stats.grid.rules[i];
   }

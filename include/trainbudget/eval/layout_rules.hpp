@@ -3,6 +3,7 @@
 // request with words (layout_problems) and in the planner's loop without (first_violation).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,8 @@ enum class LayoutRule : std::uint8_t {
   kPpScatterGather,     // scatter-gather of pipeline sends needs tp > 1 and pp > 1
   kStageLayers,         // the first/last stage's layers leave the other stages an uneven split
 };
+// How many LayoutRule values there are, kOk included (tables indexed by the rule).
+inline constexpr std::size_t kLayoutRules = static_cast<std::size_t>(LayoutRule::kStageLayers) + 1;
 
 // The first rule the layout breaks, or kOk. No allocation.
 [[nodiscard]] LayoutRule first_violation(const ModelProfile& profile,

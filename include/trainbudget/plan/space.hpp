@@ -66,8 +66,8 @@ inline constexpr double kDefaultBatchTolerance = 0.05;
 struct GridStats {
   std::uint64_t considered{0};
   std::uint64_t batch{0};  // no whole number of micro-batches per replica gives the batch
-  std::array<std::uint64_t, 16> rules{};  // by LayoutRule
-  std::uint64_t runners{0};               // no framework of the space's runs it
+  std::array<std::uint64_t, kLayoutRules> rules{};  // by LayoutRule
+  std::uint64_t runners{0};                         // no framework of the space's runs it
 };
 
 // One layout of the grid: the index of each knob's value in the space's lists, and the
