@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every training config in a folder through `trainbudget estimate --config` and tallies
+"""Runs every training config in a folder (YAML, JSON and verl's run scripts) through `trainbudget estimate --config` and tallies
 what happened: read fully, read with notes, or refused, and each refusal by its reason.
 The share that answers is also given over the training configs alone: a DeepSpeed or accelerate
 file that names no model goes beside a training config (refused alone, in one line, by design),
@@ -21,6 +21,16 @@ import subprocess
 import sys
 
 SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_config(path):
+    """A YAML or JSON file, or a shell script that launches verl's trainer (a verl run script)."""
+    if path.endswith(SUFFIXES):
+        return True
+    if not path.endswith(".sh"):
+        return False
+    with open(path, errors="replace") as f:
+        return "verl.trainer.main_ppo" in f.read()
 
 
 def reason(stderr):
@@ -51,7 +61,7 @@ def main():
     env.setdefault("HF_HUB_OFFLINE", "1")
     trainbudget = os.path.abspath(a.trainbudget)
     files = sorted(os.path.abspath(os.path.join(d, f)) for d, _, names in os.walk(a.folder) for f in names
-                   if f.endswith(SUFFIXES))
+                   if is_config(os.path.join(d, f)))
     tally = collections.Counter()
     refusals = collections.Counter()
     for path in files:

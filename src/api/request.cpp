@@ -44,11 +44,6 @@ void check_ppo(const EstimateRequest& r, std::vector<Problem>& problems) {
     }
     return;
   }
-  if (r.has("rollout_engine") && r.job.rollout.engine != RolloutEngine::kGenerate) {
-    problems.push_back({"rollout_engine",
-                        "TRL's PPOTrainer generates with the policy's own generate() (no vLLM)",
-                        "generate"});
-  }
   if (r.has("num_generations") && r.job.rollout.num_generations != 1) {
     problems.push_back({"num_generations", "ppo samples one completion per prompt", "1"});
   }

@@ -37,6 +37,7 @@ std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
 std::string models() { return "a config.json, a folder or a preset id"; }
+std::string reward_models() { return "a config.json, a folder, a preset id, or function"; }
 std::string versions() { return "a vLLM release, MAJOR.MINOR[.PATCH] (0.7.0, 0.11.2)"; }
 
 // A release as pip prints it (0.7.0, 0.6.3.post1, v0.11.2): its major and minor numbers.
@@ -204,11 +205,15 @@ const std::array kRolloutFields{
           },
           "job"},
     Field{"reward_model", FieldType::kText, "MODEL", "", "",
-          "ppo: the reward model run over every completion (as {value_model}); default the "
-          "policy's model",
-          models,
+          "ppo: the reward model run over every completion (as {value_model}), or function: "
+          "the reward is a function of the completion (verl's rule-based reward), no model; "
+          "default the policy's model",
+          reward_models,
           [](V v, R r) {
-            r.reward_model = text(v, "reward_model", "a config.json, a folder or a preset id");
+            const std::string m =
+                text(v, "reward_model", "a config.json, a folder, a preset id or function");
+            r.job.rollout.reward_function = m == "function";
+            r.reward_model = m == "function" ? std::string{} : m;
           },
           "job"},
 };

@@ -4,7 +4,8 @@
 // PolicyAndValueWrapper under one optimizer, so its states sit beside the policy's and its
 // forward runs in every micro-batch's forward and backward; the reward model is frozen and
 // prepared like the reference (ZeRO-3 when the job shards weights, a whole copy otherwise:
-// models/utils.py prepare_deepspeed).
+// models/utils.py prepare_deepspeed). verl and OpenRLHF run the same four roles with a vLLM
+// engine generating; verl's reward is often a function (rollout.reward_function), no model.
 #include "trainbudget/eval/rollout.hpp"
 #include "trainbudget/model/profile.hpp"
 #include "trainbudget/model/score_head.hpp"
@@ -42,6 +43,8 @@ CriticCost ppo_critics(const TrainingJob& job, const Recipe& recipe, const Layou
   out.value_forward = v.time.forward;
   out.value_step = v.time.step;
 
+  // A reward function (verl's rule-based reward) loads and runs no model.
+  if (job.rollout.reward_function) return out;
   const TrainingJob reward = critic_job(job, job.reward_model);
   const StepCost r = evaluate(make_profile(reward, recipe), layout, cluster);
   out.reward_params = reward.params;

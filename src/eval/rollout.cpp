@@ -168,10 +168,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t mean = mean_completion(rl);
   out.mean_length = mean;
   out.prompts = std::max<std::int64_t>(1, out.completions / rl.num_generations);
-  // PPO generates its batch in chunks (local_rollout_forward_batch_size): one chunk's cache at a
-  // time, the chunks decoded one after another.
+  // TRL's PPO generates its batch in chunks (local_rollout_forward_batch_size): one chunk's cache
+  // at a time, the chunks decoded one after another. A vLLM engine takes the batch whole.
   std::int64_t batch = out.completions;
-  if (critics) {
+  if (critics && rl.engine == RolloutEngine::kGenerate) {
     out.chunks = (out.completions + kPpoRolloutChunk - 1) / kPpoRolloutChunk;
     batch = std::min(out.completions, kPpoRolloutChunk);
   }
@@ -364,11 +364,15 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       mean_step.time.forward * static_cast<double>(spg) * static_cast<double>(out.logprob_passes);
   out.update = mean_step.time.step * out.updates;
   if (critics) {
-    // PPO: the old policy's log-probs come from generate()'s scores; the reference, the value
-    // model and the reward model each run a forward over every row, and each update trains the
-    // value model beside the policy.
-    out.logprob_passes = 3;
-    out.logprobs = (mean_step.time.forward + critics->value_forward + critics->reward_forward) *
+    // PPO: under generate() the old policy's log-probs come from its scores; a vLLM engine's
+    // are recomputed by the policy (verl's compute_log_prob, OpenRLHF's actor forward). The
+    // reference, the value model and the reward model (not a reward function) each run a
+    // forward over every row, and each update trains the value model beside the policy.
+    const bool recomputed = rl.engine != RolloutEngine::kGenerate;
+    const bool reward_model = !rl.reward_function;
+    out.logprob_passes = 2 + (recomputed ? 1 : 0) + (reward_model ? 1 : 0);
+    out.logprobs = (mean_step.time.forward * (recomputed ? 2.0 : 1.0) + critics->value_forward +
+                    critics->reward_forward) *
                    static_cast<double>(spg);
     out.update = (mean_step.time.step + critics->value_step) * out.updates;
   }

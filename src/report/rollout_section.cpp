@@ -112,13 +112,21 @@ std::optional<Section> rollout_section(const Estimate& e) {
     }
     if (r.critics) {
       const CriticCost& c = *r.critics;
+      const std::string reward =
+          rl.reward_function
+              ? std::string{"the reward is a function (no model)"}
+              : fmt::format("the reward model's frozen weights {}", gb(c.reward_weights));
+      const std::string forwards =
+          rl.reward_function
+              ? fmt::format("the reference and the value model ({})", secs(c.value_forward))
+              : fmt::format("the reference, the value model ({}) and the reward model ({})",
+                            secs(c.value_forward), secs(c.reward_forward));
       out.text(fmt::format(
           "{}: PPO's value model ({} parameters, a score head) trained beside the policy holds "
-          "{} of states and saves {} of activations a micro-batch; the reward model's frozen "
-          "weights {}. Each batch's forwards: the reference, the value model ({}) and the "
-          "reward model ({}) a micro-batch{}",
-          m.device.id, count(c.value_params), gb(c.value_states), gb(c.value_activations),
-          gb(c.reward_weights), secs(c.value_forward), secs(c.reward_forward),
+          "{} of states and saves {} of activations a micro-batch; {}. Each batch's forwards: "
+          "{} a micro-batch{}{}",
+          m.device.id, count(c.value_params), gb(c.value_states), gb(c.value_activations), reward,
+          forwards, rl.engine != RolloutEngine::kGenerate ? ", the policy's old log-probs" : "",
           r.chunks > 1 ? fmt::format("; generation in {} chunks of {}", r.chunks, kPpoRolloutChunk)
                        : std::string{}));
     }

@@ -98,6 +98,34 @@ TEST(Ppo, GenerationRunsInChunksOf64) {
   EXPECT_DOUBLE_EQ(r.kv_needed.value(), 64.0 * 768.0 * 131072.0);
 }
 
+// PPO with a vLLM engine (verl, OpenRLHF): the batch decodes whole (no chunks of 64), the
+// policy recomputes the old log-probs (a fourth forward), and a reward function (verl's
+// rule-based reward) loads and runs no reward model.
+TEST(Ppo, AVllmEngineTakesTheBatchWholeAndTheOldLogProbsAreRecomputed) {
+  TrainingJob job = ppo(Method::kLora);
+  job.setup.micro_batch = 25;
+  job.setup.grad_accumulation = 4;  // 100 completions
+  job.rollout.engine = RolloutEngine::kColocate;
+  const Estimate e = run(job);
+  const MachineEstimate& m = e.primary.machines.front();
+  const RolloutCost& r = *m.rollout;
+  const CriticCost& c = *r.critics;
+  EXPECT_EQ(r.chunks, 1);
+  EXPECT_DOUBLE_EQ(r.kv_needed.value(), 100.0 * 768.0 * 131072.0);
+  EXPECT_EQ(r.logprob_passes, 4);
+  EXPECT_NEAR(r.logprobs.count(),
+              4.0 * (2.0 * m.time.forward + c.value_forward + c.reward_forward).count(), 1e-12);
+  job.rollout.reward_function = true;
+  const Estimate f = run(job);
+  const MachineEstimate& fm = f.primary.machines.front();
+  const RolloutCost& fr = *fm.rollout;
+  EXPECT_EQ(fr.logprob_passes, 3);
+  EXPECT_DOUBLE_EQ(fr.critics->reward_weights.value(), 0.0);
+  EXPECT_DOUBLE_EQ(fr.critics->reward_params, 0.0);
+  EXPECT_NEAR(fr.logprobs.count(),
+              4.0 * (2.0 * fm.time.forward + fr.critics->value_forward).count(), 1e-12);
+}
+
 TEST(Ppo, ZeroThreeShardsTheCriticsAndGathersPolicyAndValueToGenerate) {
   TrainingJob job = ppo(Method::kFull);
   job.devices = 4;
@@ -129,7 +157,8 @@ TEST(Ppo, TheRequestTakesPpoConfigDefaultsAndRefusesWhatPpoDoesNotRun) {
     }
     return false;
   };
-  EXPECT_TRUE(refused({{"trainer", "ppo"}, {"rollout_engine", "colocate"}}, "rollout_engine"));
+  // verl and OpenRLHF run PPO with a vLLM engine: taken.
+  EXPECT_FALSE(refused({{"trainer", "ppo"}, {"rollout_engine", "colocate"}}, "rollout_engine"));
   EXPECT_TRUE(refused({{"trainer", "ppo"}, {"num_generations", "4"}}, "num_generations"));
   EXPECT_TRUE(refused({{"trainer", "ppo"}, {"beta", "0.05"}}, "beta"));
   EXPECT_TRUE(refused({{"trainer", "grpo"}, {"value_model", "llama-3.1-8b"}}, "value_model"));

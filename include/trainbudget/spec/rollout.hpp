@@ -55,6 +55,9 @@ struct RolloutSpec {
   // vllm_cfg.async_engine: vLLM's AsyncLLM), so the outputs are processed in the trainer's
   // process while the core runs the next step (eval/rollout.cpp, host_split).
   bool vllm_async_engine{false};
+  // PPO's reward scored by a function, not a model (verl's reward_model.enable false, its
+  // rule-based reward): no reward model is loaded or run.
+  bool reward_function{false};
   // Whether the LM head computes logits for the completion's positions alone in every pass over
   // the batch (TRL's GRPO and RLOO pass logits_to_keep = completion + 1: grpo_trainer.py) or over
   // prompt and completion (TRL's PPO, verl's actor, NeMo RL); unset: by the trainer.
