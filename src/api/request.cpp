@@ -63,7 +63,7 @@ void check_ppo(const EstimateRequest& r, std::vector<Problem>& problems) {
                      spg, accum),
          fmt::format("a multiple of {}", accum)});
   }
-  if (r.has("beta")) {
+  if (r.has("beta") && r.job.rollout.engine == RolloutEngine::kGenerate) {
     problems.push_back({"beta",
                         "changes nothing with ppo: TRL's PPOTrainer loads and runs its reference "
                         "whatever kl_coef, which only scales the penalty",

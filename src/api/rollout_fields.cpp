@@ -86,8 +86,9 @@ const std::array kRolloutFields{
           },
           "job"},
     Field{"beta", FieldType::kNumber, "BETA", "", "0",
-          "grpo, rloo: KL coefficient; above 0 a reference model is loaded (full fine-tunes: "
-          "weights of its own) and its log-probs computed every generation batch",
+          "grpo, rloo, and ppo with a vLLM engine (verl, OpenRLHF): KL coefficient; above 0 a "
+          "reference model is loaded (full fine-tunes: weights of its own) and its log-probs "
+          "computed every generation batch (ppo under generate(), TRL's, always loads it)",
           betas, [](V v, R r) { r.job.rollout.beta = parse_number_in(v, "beta", 0.0, 1e6, true); },
           "job"},
     Field{"num_iterations", FieldType::kInteger, "MU", "updates per batch", "1",

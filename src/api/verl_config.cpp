@@ -149,13 +149,16 @@ class VerlReader {
   std::set<std::string> unresolved_;
 };
 
-// The advantage estimators whose step costs GRPO's: G completions a prompt, no critic.
+// The advantage estimators onto trainers: GRPO's step (G completions a prompt, no critic), RLOO's,
+// and GAE's critic as PPO's value model.
 std::string trainer_of(const std::string& estimator) {
   if (estimator == "grpo" || estimator == "reinforce_plus_plus" ||
       estimator == "reinforce_plus_plus_baseline") {
     return "grpo";
   }
   if (estimator == "rloo") return "rloo";
+  // GAE: a critic (the value model) trained beside the actor, PPO's four roles.
+  if (estimator == "gae") return "ppo";
   return "";
 }
 
@@ -172,10 +175,8 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   const std::string trainer = trainer_of(estimator);
   if (trainer.empty()) {
     throw VerlReader::bad("algorithm.adv_estimator",
-                          fmt::format("'{}' is not modelled (gae runs a critic on workers of its "
-                                      "own; TRL's PPOTrainer is {{trainer}} ppo)",
-                                      excerpt(estimator)),
-                          "grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline");
+                          fmt::format("'{}' is not modelled", excerpt(estimator)),
+                          "gae|grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline");
   }
   r.set("trainer", trainer, "algorithm.adv_estimator");
   const std::string strategy = r.text("actor_rollout_ref.actor.strategy", "fsdp");
@@ -346,7 +347,21 @@ void read_verl(const json& cfg, TrainingConfig& out) {
         "actor_rollout_ref.actor.ulysses_sequence_parallel_size (Ulysses sequence parallelism "
         "is not modelled: counted as 1)");
   }
-  if (r.flag("reward_model.enable", false)) {
+  if (trainer == "ppo") {
+    // PPO (gae): the critic, a value model of its own (critic.model.path; the actor's
+    // architecture with a score head by default), and the reward: a model's forward
+    // (reward_model.enable, reward_model.model.path) or a function of the response (verl's
+    // rule-based reward, no model).
+    const std::string actor = r.text("actor_rollout_ref.model.path", "");
+    const std::string critic = r.text("critic.model.path", actor);
+    if (!critic.empty() && critic != actor) r.set("value_model", critic, "critic.model.path");
+    if (r.flag("reward_model.enable", false)) {
+      const std::string reward = r.text("reward_model.model.path", "");
+      if (!reward.empty()) r.set("reward_model", reward, "reward_model.model.path");
+    } else {
+      r.set("reward_model", "function", "reward_model.enable (off: verl's rule-based reward)");
+    }
+  } else if (r.flag("reward_model.enable", false)) {
     out.unknown.push_back(
         "reward_model.enable (a reward model's forward is not priced for grpo or rloo)");
   }

@@ -370,9 +370,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     // forward over every row, and each update trains the value model beside the policy.
     const bool recomputed = rl.engine != RolloutEngine::kGenerate;
     const bool reward_model = !rl.reward_function;
-    out.logprob_passes = 2 + (recomputed ? 1 : 0) + (reward_model ? 1 : 0);
-    out.logprobs = (mean_step.time.forward * (recomputed ? 2.0 : 1.0) + critics->value_forward +
-                    critics->reward_forward) *
+    const int policy_passes = (reference_forward(job) ? 1 : 0) + (recomputed ? 1 : 0);
+    out.logprob_passes = policy_passes + 1 + (reward_model ? 1 : 0);
+    out.logprobs = (mean_step.time.forward * static_cast<double>(policy_passes) +
+                    critics->value_forward + critics->reward_forward) *
                    static_cast<double>(spg);
     out.update = (mean_step.time.step + critics->value_step) * out.updates;
   }

@@ -50,10 +50,13 @@ int rows_per_example(Objective objective) noexcept {
 bool reference_forward(const TrainingJob& job) noexcept {
   // GRPO and RLOO load a reference only for a KL term (TRL: "If 0.0, the reference model is not
   // loaded").
-  // PPO always does: TRL's PPOTrainer computes the reference's log-probs every batch, whatever
-  // kl_coef (trl/experimental/ppo/ppo_trainer.py at f2cd577: ref_model, or the policy with its
-  // adapters disabled under PEFT).
-  if (job.objective == Objective::kPpo) return true;
+  // TRL's PPOTrainer (generate()) always does: it computes the reference's log-probs every
+  // batch, whatever kl_coef (trl/experimental/ppo/ppo_trainer.py at f2cd577: ref_model, or the
+  // policy with its adapters disabled under PEFT). PPO with a vLLM engine (verl, OpenRLHF) loads
+  // it for a KL term only (verl: use_kl_loss or use_kl_in_reward; OpenRLHF: init_kl_coef > 0).
+  if (job.objective == Objective::kPpo) {
+    return job.rollout.engine == RolloutEngine::kGenerate || job.rollout.beta > 0.0;
+  }
   if (online_rl(job.objective)) return job.rollout.beta > 0.0;
   return job.objective == Objective::kDpo || job.objective == Objective::kIpo ||
          job.objective == Objective::kKto;

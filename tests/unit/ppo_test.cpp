@@ -99,13 +99,14 @@ TEST(Ppo, GenerationRunsInChunksOf64) {
 }
 
 // PPO with a vLLM engine (verl, OpenRLHF): the batch decodes whole (no chunks of 64), the
-// policy recomputes the old log-probs (a fourth forward), and a reward function (verl's
-// rule-based reward) loads and runs no reward model.
+// policy recomputes the old log-probs (a fourth forward), the reference runs for a KL term only,
+// and a reward function (verl's rule-based reward) loads and runs no reward model.
 TEST(Ppo, AVllmEngineTakesTheBatchWholeAndTheOldLogProbsAreRecomputed) {
   TrainingJob job = ppo(Method::kLora);
   job.setup.micro_batch = 25;
   job.setup.grad_accumulation = 4;  // 100 completions
   job.rollout.engine = RolloutEngine::kColocate;
+  job.rollout.beta = 0.05;  // a KL term: the reference is loaded and run
   const Estimate e = run(job);
   const MachineEstimate& m = e.primary.machines.front();
   const RolloutCost& r = *m.rollout;
@@ -124,6 +125,13 @@ TEST(Ppo, AVllmEngineTakesTheBatchWholeAndTheOldLogProbsAreRecomputed) {
   EXPECT_DOUBLE_EQ(fr.critics->reward_params, 0.0);
   EXPECT_NEAR(fr.logprobs.count(),
               4.0 * (2.0 * fm.time.forward + fr.critics->value_forward).count(), 1e-12);
+  // Without a KL term verl loads no reference: the old log-probs and the value model alone.
+  job.rollout.beta = 0.0;
+  const Estimate g = run(job);
+  const MachineEstimate& gm = g.primary.machines.front();
+  EXPECT_EQ(gm.rollout->logprob_passes, 2);
+  EXPECT_NEAR(gm.rollout->logprobs.count(),
+              4.0 * (gm.time.forward + gm.rollout->critics->value_forward).count(), 1e-12);
 }
 
 TEST(Ppo, ZeroThreeShardsTheCriticsAndGathersPolicyAndValueToGenerate) {
