@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "config_formats.hpp"
 #include "trainbudget/spec/excerpt.hpp"
@@ -17,10 +19,28 @@ std::int64_t count_of(const json& v) {
   return v.is_number_integer() && v.get<std::int64_t>() > 0 ? v.get<std::int64_t>() : 0;
 }
 
+// The loss (torchtune.rlhf.loss.PPOLoss), the KL penalty's coefficient (the reference runs
+// whatever it is), sampling, reward shaping and GAE change no memory or time; the three extra
+// checkpointers load the reference, value and reward weights.
+constexpr std::array<std::string_view, 14> kPpoBookkeeping{"loss",
+                                                           "kl_coeff",
+                                                           "temperature",
+                                                           "top_k",
+                                                           "min_response_length",
+                                                           "penalise_no_eos",
+                                                           "reward_penalty",
+                                                           "stop_token_ids",
+                                                           "whiten_rewards",
+                                                           "gamma",
+                                                           "lmbda",
+                                                           "ref_policy_checkpointer",
+                                                           "value_checkpointer",
+                                                           "reward_checkpointer"};
+
 }  // namespace
 
 bool torchtune_ppo_key(const std::string& key) {
-  constexpr std::array<std::string_view, 25> kKeys{"policy_model",
+  constexpr std::array<std::string_view, 11> kRead{"policy_model",
                                                    "reward_and_value_model",
                                                    "batch_size",
                                                    "ppo_batch_size",
@@ -30,22 +50,8 @@ bool torchtune_ppo_key(const std::string& key) {
                                                    "num_steps",
                                                    "tokenizer",
                                                    "forward_batch_size",
-                                                   "enable_kv_cache",
-                                                   "loss",
-                                                   "temperature",
-                                                   "top_k",
-                                                   "min_response_length",
-                                                   "penalise_no_eos",
-                                                   "reward_penalty",
-                                                   "stop_token_ids",
-                                                   "whiten_rewards",
-                                                   "gamma",
-                                                   "lmbda",
-                                                   "ref_policy_checkpointer",
-                                                   "value_checkpointer",
-                                                   "reward_checkpointer",
-                                                   "kl_coeff"};
-  return one_of(key, kKeys);
+                                                   "enable_kv_cache"};
+  return one_of(key, kRead) || one_of(key, kPpoBookkeeping);
 }
 
 void read_torchtune_ppo(const json& cfg, const std::string& policy_preset, Reader& r) {
@@ -140,14 +146,8 @@ void read_torchtune_ppo(const json& cfg, const std::string& policy_preset, Reade
       r.unknown("enable_kv_cache=False (generation recomputing every position: not modelled)");
     }
   }
-  // The loss (torchtune.rlhf.loss.PPOLoss), the KL penalty's coefficient (the reference runs
-  // whatever it is), sampling, reward shaping and GAE change no memory or time; the three extra
-  // checkpointers load the reference, value and reward weights.
-  for (const char* key :
-       {"loss", "kl_coeff", "temperature", "top_k", "min_response_length", "penalise_no_eos",
-        "reward_penalty", "stop_token_ids", "whiten_rewards", "gamma", "lmbda",
-        "ref_policy_checkpointer", "value_checkpointer", "reward_checkpointer"}) {
-    if (cfg.contains(key)) r.none(key);
+  for (const std::string_view key : kPpoBookkeeping) {
+    if (cfg.contains(key)) r.none(std::string{key});
   }
 }
 

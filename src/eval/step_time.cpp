@@ -169,29 +169,29 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
       if (memo != nullptr) memo->put(p, l, c, *fresh);
     }
     const MicroBatchKernels& k = cached != nullptr ? *cached : *fresh;
-    const StageSpan last = stage_span(p, l, true, memo);
-    StageCompute sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
-    if (x.pp > 1) {
-      const StageCompute end = stage_compute(p, l, c, k, last, false, true);
-      if (end.total > sc.total) sc = end;
-    }
-    // Megatron-Core's uneven split (first/last stage layers): a middle stage may be the
-    // slowest; its layers then set the per-layer terms below too.
+    StageCompute sc;
     if (uneven_stages(x)) {
+      // Megatron-Core's uneven split (first/last stage layers): the slowest stage, a middle one
+      // maybe, sets the pace, and its layers the per-layer terms below.
       StageSpan slowest = first;
-      double most = stage_compute(p, l, c, k, first, true, false).total.count();
-      for (int i = 1; i < x.pp; ++i) {
-        const StageSpan st = stage_at(p, l, i);
-        const StageCompute mid = stage_compute(p, l, c, k, st, false, i == x.pp - 1);
-        if (mid.total > sc.total) sc = mid;
-        if (mid.total.count() > most) {
-          most = mid.total.count();
+      for (int i = 0; i < x.pp; ++i) {
+        const StageSpan st = i == 0 ? first : stage_at(p, l, i);
+        const StageCompute one = stage_compute(p, l, c, k, st, i == 0, i == x.pp - 1);
+        if (i == 0 || one.total > sc.total) {
+          sc = one;
           slowest = st;
         }
       }
       first = slowest;
       stage =
           static_cast<double>(first.end - first.begin) / static_cast<double>(p.layer_is_moe.size());
+    } else {
+      sc = stage_compute(p, l, c, k, first, true, x.pp == 1);
+      if (x.pp > 1) {
+        const StageCompute end =
+            stage_compute(p, l, c, k, stage_span(p, l, true, memo), false, true);
+        if (end.total > sc.total) sc = end;
+      }
     }
     t.gemm = sc.all.gemm;
     t.attention = sc.all.attention;
