@@ -163,11 +163,12 @@ const std::array kRolloutFields{
           "else false",
           accepted::booleans,
           [](V v, R r) { r.job.rollout.pack_sequences = flag(v, "pack_sequences"); }, "job"},
-    Field{"offload_between_phases", FieldType::kChoice, "WHAT", "", "none",
+    Field{"offload_between_phases", FieldType::kChoice, "WHAT", "", "",
           "grpo, rloo, ppo: the actor's states wait in host memory while the engine generates "
           "and come back for the update, which runs with them on the device (verl's "
-          "param_offload and optimizer_offload): optimizer (its states and master weights) or "
-          "params (the weights too); priced as two moves over the host link a round",
+          "param_offload and optimizer_offload): none, optimizer (its states and master "
+          "weights) or params (the weights too); priced as two moves over the host link a "
+          "round; default: params for a colocated engine under megatron (NeMo RL), else none",
           accepted::offloads,
           [](V v, R r) {
             r.job.rollout.offload_between_phases =

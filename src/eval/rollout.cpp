@@ -411,6 +411,34 @@ bool pack_sequences(const RolloutSpec& rl, Framework framework) noexcept {
                                     framework == Framework::kGeneric);
 }
 
+// NeMo RL under pipeline parallelism pads every packed micro-batch to the batch's longest pack,
+// the pipeline needing one static shape (nemo_rl/models/megatron/data.py at v0.6.0,
+// _get_pack_sequence_parameters_for_megatron: `if pp_size > 1: pad_packed_seq_to =
+// max_seq_len_in_batch`; megatron_policy_worker.py at v0.3.0, `pad_full_seq_to`). A pack holds
+// train_mb_tokens = micro_batch x (prompt + max completion) tokens; where two sequences of the mean
+// overflow it, each pack holds one sequence, and the longest pack is the longest sequence, the
+// completion that decode runs to max_completion_length. Shorter means fill their packs: those run
+// at the mean.
+// NeMo RL's colocated Megatron policy moves its grad buffers and optimizer to the host before
+// the refit and its weights after it, and back before training
+// (nemo_rl/models/policy/workers/megatron_policy_worker.py at v0.5.0: offload_before_refit,
+// offload_after_refit, `move_model(self.model, "cpu")`).
+Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexcept {
+  if (rl.offload_between_phases) return *rl.offload_between_phases;
+  const bool nemo_rl = framework == Framework::kMegatron && rl.engine == RolloutEngine::kColocate;
+  return nemo_rl ? Offload::kParams : Offload::kNone;
+}
+
+namespace {
+bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
+                             Framework framework) noexcept {
+  if (framework != Framework::kMegatron || layout.parallel.pp <= 1) return false;
+  const std::int64_t mean = rl.max_prompt_length + mean_completion(rl);
+  const std::int64_t pack = layout.micro_batch * (rl.max_prompt_length + rl.max_completion_length);
+  return 2 * mean > pack;
+}
+}  // namespace
+
 RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const ModelProfile& profile,
                           const Layout& layout, const ClusterProfile& cluster,
                           const MachineChoice& machine, StepCost& step) {
@@ -420,8 +448,10 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   // framework packs them; padded, they run at the longest.
   std::optional<StepCost> at_mean;
   const std::int64_t mean = mean_completion(job.rollout);
-  if (mean < job.rollout.max_completion_length &&
-      pack_sequences(job.rollout, job.setup.framework)) {
+  const bool packed = pack_sequences(job.rollout, job.setup.framework);
+  const bool pipeline_padded =
+      packed && packs_padded_to_longest(job.rollout, layout, job.setup.framework);
+  if (mean < job.rollout.max_completion_length && packed && !pipeline_padded) {
     Layout shorter = layout;
     shorter.seq_len = job.rollout.max_prompt_length + mean;
     if (shorter.logits_positions > 0) shorter.logits_positions = mean + 1;
@@ -430,11 +460,12 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   // What offload_between_phases takes off the device while the engine generates: the first
   // stage's states of the kinds it names (never the gradients, which zero_grad frees).
   Bytes idle{0.0};
-  if (job.rollout.offload_between_phases != Offload::kNone) {
+  const Offload between = offload_between_phases(job.rollout, job.setup.framework);
+  if (between != Offload::kNone) {
     const StageSpan first = stage_span(profile, layout, false);
     for (const StateTerm& t : profile.states) {
       if (t.key == StateKey::kGradients) continue;
-      if (!offloaded(job.rollout.offload_between_phases, t.key)) continue;
+      if (!offloaded(between, t.key)) continue;
       idle += state_on_device(profile, layout, t, first).device;
     }
   }
@@ -442,8 +473,9 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
                                at_mean ? &*at_mean : nullptr, idle);
   r.passes_length = at_mean ? mean : job.rollout.max_completion_length;
   if (!at_mean && mean < job.rollout.max_completion_length) {
-    r.assumptions.push_back(
-        Note::of(NoteCode::kPaddedPasses, {}, {mean, job.rollout.max_completion_length}));
+    r.assumptions.push_back(Note::of(NoteCode::kPaddedPasses, {},
+                                     {mean, job.rollout.max_completion_length,
+                                      pipeline_padded ? layout.parallel.pp : std::int64_t{0}}));
   }
   if (step.status == Status::kFits && (r.peak > cluster.capacity || !r.engine_fits)) {
     step.status = Status::kOutOfMemory;

@@ -69,6 +69,14 @@ std::string note_text(const Note& n) {
           "offload needs {:.0f} GB of host memory per node; {} has {:.0f} GB: it does not fit",
           n.x[0] / kGiga, n.id, n.x[1] / kGiga);
     case NoteCode::kPaddedPasses:
+      if (n.n[2] > 0) {
+        return fmt::format(
+            "the log-prob passes and the update run on packs padded to the batch's longest "
+            "(NeMo RL pads every pack to it under pipeline parallelism, pp {}), and two "
+            "sequences of the mean overflow a pack of micro_batch sequences: priced at {} "
+            "tokens where the mean is {}",
+            n.n[2], n.n[1], n.n[0]);
+      }
       return fmt::format(
           "the log-prob passes and the update run on the batch padded to its longest completion "
           "(TRL pads completion_ids to it), priced at {} tokens where the mean is {}; "

@@ -52,6 +52,52 @@ TEST(Rollout, PaddedPassesRunAtTheLongestPackedAtTheMean) {
   EXPECT_TRUE(pack_sequences(RolloutSpec{}, Framework::kGeneric));
 }
 
+// NeMo RL under pipeline parallelism pads every pack to the batch's longest. Prompt 512 and at most
+// 256 completion tokens: a micro-batch of 1 packs 768 tokens, and two sequences of the mean (512 +
+// 200) overflow it, so each pack holds one and is padded to the longest (256); a micro-batch of 2
+// packs 1,536 and holds both (the mean, 200); without the pipeline the packs are never padded.
+TEST(Rollout, PipelinePacksRunAtTheLongest) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kColocate);
+  job.setup.framework = Framework::kMegatron;
+  job.devices = 2;
+  job.parallel.pp = 2;
+  job.setup.micro_batch = 1;
+  job.rollout.mean_completion_length = 200;
+  const Estimate one = run(job);
+  const RolloutCost& padded = *on(one).rollout;
+  EXPECT_EQ(padded.passes_length, 256);
+  bool said = false;
+  for (const Note& n : padded.assumptions) {
+    said = said ||
+           (n.code == NoteCode::kPaddedPasses && n.n[0] == 200 && n.n[1] == 256 && n.n[2] == 2);
+  }
+  EXPECT_TRUE(said);
+
+  job.setup.micro_batch = 2;
+  const Estimate two = run(job);
+  EXPECT_EQ(on(two).rollout->passes_length, 200);
+
+  job.setup.micro_batch = 1;
+  job.parallel.pp = 1;
+  const Estimate flat = run(job);
+  EXPECT_EQ(on(flat).rollout->passes_length, 200);
+}
+
+// NeMo RL's colocated Megatron policy waits in host memory while its engine generates
+// (offload_before_refit, offload_after_refit): params unless the field says otherwise; a server
+// engine, or another framework, keeps the states on the device.
+TEST(Rollout, NemoRlsColocatedPolicyWaitsOnTheHost) {
+  RolloutSpec rl;
+  rl.engine = RolloutEngine::kColocate;
+  EXPECT_EQ(offload_between_phases(rl, Framework::kMegatron), Offload::kParams);
+  EXPECT_EQ(offload_between_phases(rl, Framework::kHf), Offload::kNone);
+  rl.offload_between_phases = Offload::kNone;
+  EXPECT_EQ(offload_between_phases(rl, Framework::kMegatron), Offload::kNone);
+  rl.offload_between_phases.reset();
+  rl.engine = RolloutEngine::kServer;
+  EXPECT_EQ(offload_between_phases(rl, Framework::kMegatron), Offload::kNone);
+}
+
 // TRL's in-place temperature division (logits.div_ on a slice) makes the loss's backward hold
 // four logit-sized tensors, the saved log-probs gone: a logits gradient of three where a plain
 // loop's is two. Llama 3 8B, 8 completions of 512 + 256 tokens, 257 positions with logits, fp32.

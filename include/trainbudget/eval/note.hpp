@@ -31,7 +31,8 @@ enum class NoteCode : std::uint8_t {
   kPrefillNotTimed,
   kQloraDequantRange,  // QLoRA's NF4 dequantisation: priced as traffic, published 20-24 % slower
   kQuantizedDecodeOptimistic,  // weight-only quantized decode: an upper bound, 30-70 % optimistic
-  kPaddedPasses,  // n: mean completion, the longest it is padded to (log-probs, update)
+  kPaddedPasses,  // n: mean completion, the longest it is padded to (log-probs, update), and
+                  // the pipeline stages whose packs NeMo RL pads to the longest (0: padded batch)
 };
 
 template <>

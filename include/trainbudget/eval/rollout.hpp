@@ -131,6 +131,11 @@ struct RolloutCost {
 // the longest under the rest (TRL's trainers; docs/rl.md, "Which length prices what").
 [[nodiscard]] bool pack_sequences(const RolloutSpec& rl, Framework framework) noexcept;
 
+// What waits in host memory while the engine generates: the given offload_between_phases, else
+// params (the weights, master weights and optimizer states) for a colocated engine under the
+// Megatron-Core (NeMo RL) profile, nothing otherwise (docs/rl.md, "Colocated engine").
+[[nodiscard]] Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexcept;
+
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak
 // passes the device or the engine cannot hold a sequence. What the estimate and the advice both

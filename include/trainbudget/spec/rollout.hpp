@@ -73,8 +73,9 @@ struct RolloutSpec {
   // The actor's states that wait in host memory while the engine generates and return for the
   // update (verl's FSDP actor under param_offload / optimizer_offload: fsdp_workers.py moves
   // them between phases, not layer by layer): optimizer, the optimizer states and master
-  // weights; params, the weights too. The update runs with everything on the device.
-  Offload offload_between_phases{Offload::kNone};
+  // weights; params, the weights too. The update runs with everything on the device. Unset: by
+  // the framework (offload_between_phases() in eval/rollout.hpp).
+  std::optional<Offload> offload_between_phases;
 };
 
 // PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
