@@ -64,6 +64,7 @@ def main():
                    if is_config(os.path.join(d, f)))
     tally = collections.Counter()
     refusals = collections.Counter()
+    not_jobs = 0  # refused as no training job by itself; a verl run script always is one
     for path in files:
         run = subprocess.run([trainbudget, "estimate", "--config", path, "--machine", a.machine,
                               "--brief"], capture_output=True, text=True, env=env,
@@ -76,13 +77,14 @@ def main():
             kind = "NO"
             why = reason(run.stderr)
             refusals[why] += 1
+            if any(k in why for k in NOT_A_JOB) and not path.endswith(".sh"):
+                not_jobs += 1
             line = why
         if a.list:
             print(f"{kind} {os.path.relpath(path, os.path.abspath(a.folder))} {line}".rstrip())
     answered = tally["OK"] + tally["NOTES"]
     print(f"{len(files)} configs: {answered} answer ({tally['OK']} read fully, "
           f"{tally['NOTES']} with notes), {len(files) - answered} refused")
-    not_jobs = sum(n for why, n in refusals.items() if any(k in why for k in NOT_A_JOB))
     jobs = len(files) - not_jobs
     if jobs > 0:
         print(f"{jobs} training configs (less {not_jobs} companion, inference, merge or export "

@@ -91,7 +91,17 @@ ModelSource Session::load(const std::string& spec) const {
 ModelSource Session::critic_model(const std::string& given, std::string_view field,
                                   EstimateResult& out) const {
   if (given.empty()) return {};
-  ModelSource m = load(given);
+  ModelSource m;
+  try {
+    m = load(given);
+  } catch (const InvalidRequest& e) {
+    // The loader names {model}; this is the critic's or the reward's own field.
+    std::vector<Problem> problems = e.problems();
+    for (Problem& p : problems) {
+      if (p.field == "model") p.field = std::string{field};
+    }
+    throw InvalidRequest(std::move(problems));
+  }
   for (const std::string& w : m.warnings) out.warnings.push_back({std::string{field}, w, ""});
   return with_score_head(std::move(m));
 }

@@ -113,9 +113,24 @@ class Arithmetic {
   std::size_t pos_{0};
 };
 
+// The '}' that closes a ${ whose name starts at `from`: a default may hold ${...} of its own
+// (${MODEL_PATH:-"${ROOT}/models/Qwen3-8B"}).
+std::size_t closing_brace(std::string_view word, std::size_t from) {
+  int depth = 1;
+  for (std::size_t i = from; i < word.size(); ++i) {
+    if (word[i] == '$' && i + 1 < word.size() && word[i + 1] == '{') {
+      ++depth;
+      ++i;
+    } else if (word[i] == '}' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
-std::optional<std::string> expand(std::string_view word, const Variables& vars) {
+std::optional<std::string> expand(std::string_view word, const Variables& vars, bool keep_unknown) {
   std::string out;
   for (std::size_t i = 0; i < word.size();) {
     if (word[i] != '$') {
@@ -134,7 +149,7 @@ std::optional<std::string> expand(std::string_view word, const Variables& vars) 
     std::string_view name;
     std::optional<std::string_view> fallback;
     if (i + 1 < word.size() && word[i + 1] == '{') {
-      const std::size_t close = word.find('}', i + 2);
+      const std::size_t close = closing_brace(word, i + 2);
       if (close == std::string_view::npos) return std::nullopt;
       std::string_view inner = word.substr(i + 2, close - i - 2);
       if (const std::size_t dash = inner.find(":-"); dash != std::string_view::npos) {
@@ -154,6 +169,19 @@ std::optional<std::string> expand(std::string_view word, const Variables& vars) 
       out += it->second;
     } else if (fallback && fallback->find('$') == std::string_view::npos) {
       out += *fallback;
+    } else if (keep_unknown && fallback) {
+      // The default as bash reads it, its quotes removed (${X:-"${ROOT}/models/Qwen3-8B"}).
+      std::string_view inner = *fallback;
+      if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') &&
+          inner.back() == inner.front()) {
+        inner = inner.substr(1, inner.size() - 2);
+      }
+      const auto v = expand(inner, vars, true);
+      if (!v) return std::nullopt;
+      out += *v;
+    } else if (keep_unknown) {
+      out += '$';
+      out += name;
     } else {
       return std::nullopt;
     }
@@ -162,7 +190,7 @@ std::optional<std::string> expand(std::string_view word, const Variables& vars) 
   return out;
 }
 
-Variables shell_variables(std::string_view text) {
+Variables shell_variables(std::string_view text, bool keep_unknown) {
   Variables vars;
   std::size_t pos = 0;
   while (pos < text.size() && vars.size() < kMaxVariables) {
@@ -194,7 +222,7 @@ Variables shell_variables(std::string_view text) {
     } else {
       raw = value.substr(0, value.find_first_of(" \t;#"));
     }
-    if (auto v = expand(raw, vars)) {
+    if (auto v = expand(raw, vars, keep_unknown)) {
       vars[name] = *v;
     } else {
       vars.erase(name);  // set to something unknown: no longer what an earlier line said

@@ -14,9 +14,14 @@ using Variables = std::map<std::string, std::string, std::less<>>;
 // replacing an earlier: `$NAME`, `${NAME}`, `${NAME:-default}` and integer `$(( ... ))`
 // arithmetic (+ - * / % and parentheses) expanded as bash would. A value that needs anything
 // else (a command substitution, a variable the script does not set, an overflow) is not set.
-[[nodiscard]] Variables shell_variables(std::string_view text);
+// With `keep_unknown`, a variable the script does not set stays in the value as `$NAME` (a
+// `${NAME:-default}` takes its default), so a path under a root left to the user
+// (`$HOME/models/Qwen3-8B`) keeps its known part.
+[[nodiscard]] Variables shell_variables(std::string_view text, bool keep_unknown = false);
 
-// `word` with its variables expanded, or nullopt when one is not known (or needs a command).
-[[nodiscard]] std::optional<std::string> expand(std::string_view word, const Variables& vars);
+// `word` with its variables expanded, or nullopt when one is not known (or needs a command);
+// with `keep_unknown`, an unknown one stays as `$NAME`.
+[[nodiscard]] std::optional<std::string> expand(std::string_view word, const Variables& vars,
+                                                bool keep_unknown = false);
 
 }  // namespace tb::api::config_detail

@@ -76,7 +76,9 @@ bool is_verl_script(std::string_view text) { return text.find(kEntry) != std::st
 
 json verl_script_overrides(std::string_view text) {
   json out = json::object();
-  const Variables vars = shell_variables(text.substr(0, text.find(kEntry)));
+  const std::string_view head = text.substr(0, text.find(kEntry));
+  const Variables vars = shell_variables(head);
+  const Variables kept = shell_variables(head, true);
   for (const std::string& word : words_after_entry(text)) {
     const std::string w = expand(word, vars).value_or(word);
     const std::size_t eq = w.find('=');
@@ -87,6 +89,18 @@ json verl_script_overrides(std::string_view text) {
     if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                              "0123456789_.") != std::string::npos) {
       continue;
+    }
+    // A model's path under a root the script leaves to the user ($HOME/models/Qwen2-7B-Instruct,
+    // verl's examples' layout): the root kept as $NAME, so the folder's name still names the
+    // model (the model loader reads a folder that is not here by its name, and says so).
+    if (key.ends_with("model.path") && value.find('$') != std::string::npos) {
+      const auto path = expand(word, kept, true);
+      const std::size_t at = path ? path->find('=') : std::string::npos;
+      const std::string leaf = at == std::string::npos ? "" : path->substr(path->rfind('/') + 1);
+      if (!leaf.empty() && leaf.find('$') == std::string::npos && path->rfind('/') > at) {
+        out[key] = path->substr(at + 1);
+        continue;
+      }
     }
     // A variable the script does not set: verl's default stands (the reader says so).
     if (value.empty() || value.find('$') != std::string::npos) {

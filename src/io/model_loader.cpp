@@ -355,7 +355,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       // Llama-3.1-8B), which mirrors such as NousResearch's keep.
       if (name.starts_with("meta-llama-")) name = name.substr(5);
       // Qwen's dated re-releases (Qwen3-4B-Instruct-2507, Qwen3-30B-A3B-Thinking-2507) keep the
-      // architecture and count of the first release: a trailing -MMYY goes too.
+      // architecture and count of the first release: a trailing -MMYY goes too, as does a
+      // dtype re-upload's -bf16 (unsloth/gpt-oss-20b-BF16, the same weights unpacked).
       const auto dated = [](std::string_view n) {
         return n.size() > 5 && n[n.size() - 5] == '-' &&
                std::all_of(n.end() - 4, n.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -367,7 +368,7 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
           cut = true;
         }
         for (const std::string_view suffix :
-             {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking"}) {
+             {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking", "-bf16"}) {
           if (name.size() > suffix.size() && name.ends_with(suffix)) {
             name.resize(name.size() - suffix.size());
             cut = true;
@@ -390,6 +391,28 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
             : offline   ? " (HF_HUB_OFFLINE is set)"
                         : "",
             id, repo));
+        return m;
+      }
+    }
+    // A folder that is not here, named as its Hub repo (verl's and LLaMA-Factory's examples
+    // download to $HOME/models/Qwen2-7B-Instruct): read by that name as above, said so.
+    if (!parse_repo_id(spec) && paths != ModelPaths::kRefused) {
+      std::string_view leaf = spec;
+      while (!leaf.empty() && leaf.back() == '/') leaf.remove_suffix(1);
+      leaf = leaf.substr(leaf.rfind('/') + 1);
+      const std::string folder = base_name(fmt::format("/{}", leaf));
+      for (const std::string& id : ids) {
+        if (leaf.empty() || leaf.find('$') != std::string_view::npos) break;
+        ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+        const bool named = id == lower(leaf) || (p.hf_repo.find('/') != std::string::npos &&
+                                                 base_name(p.hf_repo) == folder);
+        if (!named) continue;
+        const std::string repo = p.hf_repo;
+        ModelSource m = from_preset(std::move(p), id);
+        m.warnings.push_back(fmt::format(
+            "'{}' is not a folder here; read by its name as the preset {} ({}): the same "
+            "architecture",
+            excerpt(spec), id, repo));
         return m;
       }
     }
