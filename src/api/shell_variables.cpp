@@ -10,6 +10,7 @@ namespace {
 
 constexpr int kMaxDepth = 32;
 constexpr std::size_t kMaxVariables = 4096;
+constexpr int kMaxDefaultDepth = 16;  // ${A:-${B:-...}} nested deeper: not expanded
 
 bool name_char(char c, bool first) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -130,7 +131,12 @@ std::size_t closing_brace(std::string_view word, std::size_t from) {
 
 }  // namespace
 
-std::optional<std::string> expand(std::string_view word, const Variables& vars, bool keep_unknown) {
+namespace {
+
+// expand() at a default's nesting depth: bash nests them without end, a script a few deep.
+std::optional<std::string> expand_at(std::string_view word, const Variables& vars,
+                                     bool keep_unknown, int depth) {
+  if (depth > kMaxDefaultDepth) return std::nullopt;
   std::string out;
   for (std::size_t i = 0; i < word.size();) {
     if (word[i] != '$') {
@@ -167,16 +173,15 @@ std::optional<std::string> expand(std::string_view word, const Variables& vars, 
     if (name.empty() || !name_char(name[0], true)) return std::nullopt;
     if (const auto it = vars.find(name); it != vars.end()) {
       out += it->second;
-    } else if (fallback && fallback->find('$') == std::string_view::npos) {
-      out += *fallback;
-    } else if (keep_unknown && fallback) {
-      // The default as bash reads it, its quotes removed (${X:-"${ROOT}/models/Qwen3-8B"}).
+    } else if (fallback) {
+      // The default as bash reads it, its quotes removed (${X:-"${ROOT}/models/Qwen3-8B"}),
+      // its own variables expanded (${ACTOR_EP:-$COMMON_EP}).
       std::string_view inner = *fallback;
       if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') &&
           inner.back() == inner.front()) {
         inner = inner.substr(1, inner.size() - 2);
       }
-      const auto v = expand(inner, vars, true);
+      const auto v = expand_at(inner, vars, keep_unknown, depth + 1);
       if (!v) return std::nullopt;
       out += *v;
     } else if (keep_unknown) {
@@ -188,6 +193,12 @@ std::optional<std::string> expand(std::string_view word, const Variables& vars, 
     if (out.size() > 4096) return std::nullopt;
   }
   return out;
+}
+
+}  // namespace
+
+std::optional<std::string> expand(std::string_view word, const Variables& vars, bool keep_unknown) {
+  return expand_at(word, vars, keep_unknown, 0);
 }
 
 Variables shell_variables(std::string_view text, bool keep_unknown) {

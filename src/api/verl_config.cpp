@@ -13,141 +13,10 @@
 #include "config_formats.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
+#include "verl_reader.hpp"
 
 namespace tb::api::config_detail {
 namespace {
-
-// A dotted top-level key (an override) placed into the nested tree beside the others.
-json nested(const json& cfg) {
-  json out = json::object();
-  for (const auto& item : cfg.items()) {
-    json* node = &out;
-    const std::string& key = item.key();
-    std::size_t at = 0;
-    for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', at)) {
-      json& next = (*node)[key.substr(at, dot - at)];
-      if (!next.is_object()) next = json::object();
-      node = &next;
-      at = dot + 1;
-    }
-    json& leaf = (*node)[key.substr(at)];
-    if (leaf.is_object() && item.value().is_object()) {
-      leaf.update(item.value(), true);
-    } else {
-      leaf = item.value();
-    }
-  }
-  return out;
-}
-
-// A leaf's path and value, for every leaf of the tree.
-void leaves(const json& node, const std::string& prefix,
-            std::vector<std::pair<std::string, const json*>>& out) {
-  if (node.is_object() && !node.empty()) {
-    for (const auto& item : node.items()) {
-      leaves(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
-    }
-    return;
-  }
-  out.emplace_back(prefix, &node);
-}
-
-class VerlReader {
- public:
-  VerlReader(const json& cfg, TrainingConfig& out) : cfg_(nested(cfg)), out_(out) {}
-
-  // The value at `path`, or nullptr where the file leaves it out (null, or an unresolved
-  // ${...} interpolation: verl's default stands).
-  const json* at(const std::string& path) {
-    used_.insert(path);
-    const json* node = &cfg_;
-    std::size_t from = 0;
-    while (true) {
-      const std::size_t dot = path.find('.', from);
-      const std::string part = path.substr(from, dot == std::string::npos ? dot : dot - from);
-      if (!node->is_object() || !node->contains(part)) return nullptr;
-      node = &(*node)[part];
-      if (dot == std::string::npos) break;
-      from = dot + 1;
-    }
-    if (node->is_null()) return nullptr;
-    if (node->is_string() && node->get<std::string>().rfind("${", 0) == 0) {
-      unresolved_.insert(path);
-      return nullptr;
-    }
-    return node;
-  }
-
-  double number(const std::string& path, double fallback) {
-    const json* v = at(path);
-    if (v == nullptr) return fallback;
-    if (!v->is_number()) throw bad(path, "is not a number", "a number");
-    return v->get<double>();
-  }
-
-  std::int64_t count(const std::string& path, std::int64_t fallback) {
-    const double v = number(path, static_cast<double>(fallback));
-    if (v < 1.0 || v != std::floor(v) || v > 1e9) {
-      throw bad(path, "is not a whole count up to 1e9", "1..1000000000");
-    }
-    return static_cast<std::int64_t>(v);
-  }
-
-  bool flag(const std::string& path, bool fallback) {
-    const json* v = at(path);
-    if (v == nullptr) return fallback;
-    if (!v->is_boolean()) throw bad(path, "is not true or false", "true|false");
-    return v->get<bool>();
-  }
-
-  std::string text(const std::string& path, const std::string& fallback) {
-    const json* v = at(path);
-    if (v == nullptr) return fallback;
-    return v->is_string() ? v->get<std::string>() : text_of(*v);
-  }
-
-  // A field set from a key (or verl's default for it, said so).
-  void set(const char* field, const std::string& value, const std::string& from) {
-    out_.values[field] = value;
-    out_.mapped.push_back(fmt::format("{} -> {}", from, field));
-  }
-
-  static InvalidRequest bad(const std::string& path, std::string_view why,
-                            std::string_view accepted) {
-    return InvalidRequest("config", fmt::format("verl key {} {}", path, why),
-                          std::string{accepted});
-  }
-
-  // Every leaf not read: grouped by its section (the first two parts of its path), counted.
-  void list_the_rest() {
-    std::vector<std::pair<std::string, const json*>> all;
-    leaves(cfg_, "", all);
-    std::map<std::string, std::pair<int, std::string>> sections;  // count, a path of it
-    for (const auto& [path, value] : all) {
-      if (used_.contains(path)) continue;
-      const std::size_t first = path.find('.');
-      const std::size_t second =
-          first == std::string::npos ? std::string::npos : path.find('.', first + 1);
-      auto& [n, one] = sections[path.substr(0, second)];
-      n += 1;
-      one = path;
-    }
-    for (const auto& [section, seen] : sections) {
-      out_.no_effect.push_back(seen.first == 1 ? seen.second
-                                               : fmt::format("{} ({} keys)", section, seen.first));
-    }
-    for (const std::string& path : unresolved_) {
-      out_.unknown.push_back(
-          fmt::format("{} (an unresolved ${{...}} value: verl's default used)", path));
-    }
-  }
-
- private:
-  json cfg_;
-  TrainingConfig& out_;
-  std::set<std::string> used_;
-  std::set<std::string> unresolved_;
-};
 
 // The advantage estimators onto trainers: GRPO's step (G completions a prompt, no critic), RLOO's,
 // and GAE's critic as PPO's value model.
@@ -160,6 +29,61 @@ std::string trainer_of(const std::string& estimator) {
   // GAE: a critic (the value model) trained beside the actor, PPO's four roles.
   if (estimator == "gae") return "ppo";
   return "";
+}
+
+// The FSDP actor: transformers' model (flash_attention_2 unless overridden, fsdp_workers.py)
+// under FSDP over every GPU, its adapters, checkpointing and offload.
+void read_fsdp_actor(VerlReader& r, std::int64_t gpus) {
+  r.set("framework", "hf", "actor_rollout_ref.actor.strategy (transformers' model)");
+  // The actor's parameters in model_dtype (fp32 unless set), computed in bf16 (fsdp_workers.py).
+  const std::string model_dtype = r.text("actor_rollout_ref.actor.fsdp_config.model_dtype", "fp32");
+  if (model_dtype == "fp32" || model_dtype == "float32") {
+    r.set("recipe", "fsdp-fp32-params",
+          "actor_rollout_ref.actor.fsdp_config.model_dtype (fp32, verl's default for the actor)");
+  }
+  const std::string attention =
+      r.text("actor_rollout_ref.model.override_config.attn_implementation", "flash_attention_2");
+  r.set("attention", attention == "eager" ? "eager" : "flash",
+        "actor_rollout_ref.model.override_config.attn_implementation");
+  if (gpus > 1) r.set("zero", "3", "actor_rollout_ref.actor.strategy (FSDP full shard)");
+  const std::int64_t rank =
+      static_cast<std::int64_t>(r.number("actor_rollout_ref.model.lora_rank", 0));
+  if (rank > 0) {
+    r.set("method", "lora", "actor_rollout_ref.model.lora_rank");
+    r.set("lora_rank", std::to_string(rank), "actor_rollout_ref.model.lora_rank");
+    r.set("lora_targets", r.text("actor_rollout_ref.model.target_modules", "all-linear"),
+          "actor_rollout_ref.model.target_modules");
+  }
+  r.set("recompute",
+        r.flag("actor_rollout_ref.model.enable_gradient_checkpointing", true) ? "full" : "none",
+        "actor_rollout_ref.model.enable_gradient_checkpointing");
+  // Padding removed (HFModelConfig's default): the actor's and the reference's passes run on the
+  // responses unpadded (dp_actor.py, `if self.use_remove_padding`); without it, on every
+  // response padded to response_length.
+  r.set("pack_sequences",
+        r.flag("actor_rollout_ref.model.use_remove_padding", true) ? "true" : "false",
+        "actor_rollout_ref.model.use_remove_padding");
+  if (r.flag("actor_rollout_ref.model.use_liger", false)) {
+    r.set("use_liger_kernel", "true", "actor_rollout_ref.model.use_liger");
+  }
+  // verl moves the actor's parameters and optimizer states to the host after each phase and
+  // back before the next (fsdp_workers.py: offload_fsdp_model_to_cpu / load_fsdp_model_to_gpu,
+  // offload_fsdp_optimizer / load_fsdp_optimizer), not layer by layer as FSDP's CPUOffload does:
+  // the update runs with them on the device. Parameters without the optimizer's states are
+  // counted with them.
+  const bool params = r.flag("actor_rollout_ref.actor.fsdp_config.param_offload", false);
+  if (params) {
+    r.set("offload_between_phases", "params",
+          "actor_rollout_ref.actor.fsdp_config.param_offload (between phases)");
+  } else if (r.flag("actor_rollout_ref.actor.fsdp_config.optimizer_offload", false)) {
+    r.set("offload_between_phases", "optimizer",
+          "actor_rollout_ref.actor.fsdp_config.optimizer_offload (between phases)");
+  }
+  if (r.count("actor_rollout_ref.actor.ulysses_sequence_parallel_size", 1) > 1) {
+    r.unmodelled(
+        "actor_rollout_ref.actor.ulysses_sequence_parallel_size (Ulysses sequence parallelism "
+        "is not modelled: counted as 1)");
+  }
 }
 
 }  // namespace
@@ -179,11 +103,16 @@ void read_verl(const json& cfg, TrainingConfig& out) {
                           "gae|grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline");
   }
   r.set("trainer", trainer, "algorithm.adv_estimator");
-  const std::string strategy = r.text("actor_rollout_ref.actor.strategy", "fsdp");
-  if (strategy != "fsdp" && strategy != "fsdp2") {
+  // ppo_megatron_trainer.yaml (a script's --config-name, an overlay's defaults) sets the actor's
+  // strategy to megatron; ppo_trainer.yaml to fsdp.
+  const std::string strategy =
+      r.text("actor_rollout_ref.actor.strategy", megatron_defaults(cfg) ? "megatron" : "fsdp");
+  if (strategy != "fsdp" && strategy != "fsdp2" && strategy != "megatron") {
     throw VerlReader::bad("actor_rollout_ref.actor.strategy",
-                          fmt::format("'{}' is not modelled", excerpt(strategy)), "fsdp|fsdp2");
+                          fmt::format("'{}' is not modelled", excerpt(strategy)),
+                          "fsdp|fsdp2|megatron");
   }
+  const bool megatron = strategy == "megatron";
   if (const json* path = r.at("actor_rollout_ref.model.path")) {
     r.set("model", text_of(*path), "actor_rollout_ref.model.path");
   }
@@ -191,8 +120,12 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   // Devices and the batch: a step generates data.train_batch_size prompts x rollout.n
   // completions over every GPU, and trains on them in mini-batches of ppo_mini_batch_size
   // prompts (one optimizer step each), ppo_epochs times.
-  const std::int64_t devices = r.count("trainer.n_gpus_per_node", 8) * r.count("trainer.nnodes", 1);
-  r.set("devices", std::to_string(devices), "trainer.n_gpus_per_node x trainer.nnodes");
+  const std::int64_t gpus = r.count("trainer.n_gpus_per_node", 8) * r.count("trainer.nnodes", 1);
+  r.set("devices", std::to_string(gpus), "trainer.n_gpus_per_node x trainer.nnodes");
+  // Megatron's batch splits over the data-parallel ranks, tp x pp x cp GPUs each
+  // (workers/megatron_workers.py normalises ppo_mini_batch_size by the dp size).
+  const std::int64_t model_parallel = megatron ? read_megatron_layout(r, gpus) : 1;
+  const std::int64_t devices = gpus / model_parallel;
   const std::int64_t n = r.count("actor_rollout_ref.rollout.n", 1);
   r.set("num_generations", std::to_string(n), "actor_rollout_ref.rollout.n");
   const std::int64_t prompt = r.count("data.max_prompt_length", 512);
@@ -205,9 +138,10 @@ void read_verl(const json& cfg, TrainingConfig& out) {
     throw VerlReader::bad(
         "data.train_batch_size",
         fmt::format("x rollout.n = {} completions a step, in mini-batches of {}, does not split "
-                    "over {} GPUs",
+                    "over {} data-parallel ranks",
                     batch, mini, devices),
-        "train_batch_size a multiple of ppo_mini_batch_size, both x n a multiple of the GPUs");
+        "train_batch_size a multiple of ppo_mini_batch_size, both x n a multiple of the "
+        "data-parallel ranks");
   }
   std::int64_t micro = 0;
   std::string micro_from = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu";
@@ -228,6 +162,18 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   }
   const std::int64_t mini_per_device = mini / devices;
   micro = std::min(micro, mini_per_device);
+  if (r.flag("actor_rollout_ref.actor.use_dynamic_bsz", false) && mini_per_device % micro != 0) {
+    // verl splits a mini-batch into ceil(tokens / budget) micro-batches of unequal counts
+    // (utils/seqlen_balancing.py rearrange_micro_batches: no divisibility asked). Equal
+    // micro-batches within the budget: its largest divisor that the budget holds.
+    const std::int64_t held = micro;
+    while (mini_per_device % micro != 0) --micro;
+    micro_from = fmt::format(
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu / (prompt + response) = {} at the "
+        "longest, the largest divisor of the {} completions a GPU's mini-batch holds (verl's "
+        "token-budget micro-batches differ in count)",
+        held, mini_per_device);
+  }
   if (mini_per_device % micro != 0) {
     throw VerlReader::bad(micro_from,
                           fmt::format("{} does not divide the {} completions of a mini-batch on "
@@ -295,57 +241,10 @@ void read_verl(const json& cfg, TrainingConfig& out) {
     r.set("beta", "0", "actor_rollout_ref.actor.use_kl_loss, algorithm.use_kl_in_reward (off)");
   }
 
-  // The actor: transformers' model (flash_attention_2 unless overridden, fsdp_workers.py) under
-  // FSDP over every GPU, its adapters, checkpointing and offload.
-  r.set("framework", "hf", "actor_rollout_ref.actor.strategy (transformers' model)");
-  // The actor's parameters in model_dtype (fp32 unless set), computed in bf16 (fsdp_workers.py).
-  const std::string model_dtype = r.text("actor_rollout_ref.actor.fsdp_config.model_dtype", "fp32");
-  if (model_dtype == "fp32" || model_dtype == "float32") {
-    r.set("recipe", "fsdp-fp32-params",
-          "actor_rollout_ref.actor.fsdp_config.model_dtype (fp32, verl's default for the actor)");
-  }
-  const std::string attention =
-      r.text("actor_rollout_ref.model.override_config.attn_implementation", "flash_attention_2");
-  r.set("attention", attention == "eager" ? "eager" : "flash",
-        "actor_rollout_ref.model.override_config.attn_implementation");
-  if (devices > 1) r.set("zero", "3", "actor_rollout_ref.actor.strategy (FSDP full shard)");
-  const std::int64_t rank =
-      static_cast<std::int64_t>(r.number("actor_rollout_ref.model.lora_rank", 0));
-  if (rank > 0) {
-    r.set("method", "lora", "actor_rollout_ref.model.lora_rank");
-    r.set("lora_rank", std::to_string(rank), "actor_rollout_ref.model.lora_rank");
-    r.set("lora_targets", r.text("actor_rollout_ref.model.target_modules", "all-linear"),
-          "actor_rollout_ref.model.target_modules");
-  }
-  r.set("recompute",
-        r.flag("actor_rollout_ref.model.enable_gradient_checkpointing", true) ? "full" : "none",
-        "actor_rollout_ref.model.enable_gradient_checkpointing");
-  // Padding removed (HFModelConfig's default): the actor's and the reference's passes run on the
-  // responses unpadded (dp_actor.py, `if self.use_remove_padding`); without it, on every
-  // response padded to response_length.
-  r.set("pack_sequences",
-        r.flag("actor_rollout_ref.model.use_remove_padding", true) ? "true" : "false",
-        "actor_rollout_ref.model.use_remove_padding");
-  if (r.flag("actor_rollout_ref.model.use_liger", false)) {
-    r.set("use_liger_kernel", "true", "actor_rollout_ref.model.use_liger");
-  }
-  // verl moves the actor's parameters and optimizer states to the host after each phase and
-  // back before the next (fsdp_workers.py: offload_fsdp_model_to_cpu / load_fsdp_model_to_gpu,
-  // offload_fsdp_optimizer / load_fsdp_optimizer), not layer by layer as FSDP's CPUOffload does:
-  // the update runs with them on the device. Parameters without the optimizer's states are
-  // counted with them.
-  const bool params = r.flag("actor_rollout_ref.actor.fsdp_config.param_offload", false);
-  if (params) {
-    r.set("offload_between_phases", "params",
-          "actor_rollout_ref.actor.fsdp_config.param_offload (between phases)");
-  } else if (r.flag("actor_rollout_ref.actor.fsdp_config.optimizer_offload", false)) {
-    r.set("offload_between_phases", "optimizer",
-          "actor_rollout_ref.actor.fsdp_config.optimizer_offload (between phases)");
-  }
-  if (r.count("actor_rollout_ref.actor.ulysses_sequence_parallel_size", 1) > 1) {
-    out.unknown.push_back(
-        "actor_rollout_ref.actor.ulysses_sequence_parallel_size (Ulysses sequence parallelism "
-        "is not modelled: counted as 1)");
+  if (megatron) {
+    read_megatron_actor(r);
+  } else {
+    read_fsdp_actor(r, gpus);
   }
   if (trainer == "ppo") {
     // PPO (gae): the critic, a value model of its own (critic.model.path; the actor's

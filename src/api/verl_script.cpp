@@ -11,6 +11,7 @@ namespace tb::api::config_detail {
 namespace {
 
 constexpr std::string_view kEntry = "verl.trainer.main_ppo";
+constexpr std::string_view kConfigName = "config-name";  // Hydra's option, after its dashes
 
 // The shell words after verl's entry point: line continuations joined, quotes removed, a
 // comment dropped; stops at the end of that command (;, &&, ||, |, a redirection).
@@ -79,7 +80,18 @@ json verl_script_overrides(std::string_view text) {
   const std::string_view head = text.substr(0, text.find(kEntry));
   const Variables vars = shell_variables(head);
   const Variables kept = shell_variables(head, true);
-  for (const std::string& word : words_after_entry(text)) {
+  const std::vector<std::string> words = words_after_entry(text);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    // Hydra's --config-name picks the base config (ppo_megatron_trainer: the Megatron actor);
+    // passed on as the defaults an overlay YAML would name.
+    if (word.starts_with("--") && word.substr(2).starts_with(kConfigName)) {
+      const std::string name = word.find('=') != std::string::npos ? word.substr(word.find('=') + 1)
+                               : i + 1 < words.size()              ? words[i + 1]
+                                                                   : "";
+      if (!name.empty()) out["defaults"] = json::array({name});
+      continue;
+    }
     const std::string w = expand(word, vars).value_or(word);
     const std::size_t eq = w.find('=');
     if (eq == std::string::npos || eq == 0) continue;  // a flag of python's or Hydra's own
@@ -115,7 +127,7 @@ json verl_script_overrides(std::string_view text) {
     }
     out[key] = v.is_null() && value != "null" ? json(value) : v;
   }
-  if (out.empty()) {
+  if (out.empty() || (out.size() == 1 && out.contains("defaults"))) {
     throw InvalidRequest("config",
                          "names verl.trainer.main_ppo but passes it no key=value overrides",
                          "a verl run script (python3 -m verl.trainer.main_ppo key=value ...)");

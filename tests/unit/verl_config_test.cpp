@@ -107,10 +107,69 @@ TEST(VerlConfig, TheReferenceFollowsTheKlTerm) {
   EXPECT_EQ(lora.values.at("lora_targets"), "all-linear");
 }
 
+// The Megatron actor (--config-name ppo_megatron_trainer): 1,024 prompts x 5 over 16 GPUs as
+// tp 2 x pp 2, so 4 data-parallel ranks; a rank's 1,280 completions in micro-batches of 4 are 320,
+// its mini-batch of 256 x 5 / 4 = 320 is 80 of them. The distributed optimizer is ZeRO-1, the
+// recompute none unless override_transformer_config sets it, and a defaulted variable whose
+// default names another resolves as bash resolves it.
+TEST(VerlConfig, TheMegatronActorSplitsOverItsDataParallelRanks) {
+  const TrainingConfig c = read(
+      "EP=${EP:-$COMMON_EP}\n"
+      "COMMON_EP=4\n"
+      "ACTOR_EP=${ACTOR_EP:-$COMMON_EP}\n"
+      "python3 -m verl.trainer.main_ppo --config-path=config \\\n"
+      "    --config-name ppo_megatron_trainer \\\n"
+      "    algorithm.adv_estimator=grpo \\\n"
+      "    actor_rollout_ref.rollout.n=5 \\\n"
+      "    data.train_batch_size=1024 \\\n"
+      "    actor_rollout_ref.actor.ppo_mini_batch_size=256 \\\n"
+      "    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \\\n"
+      "    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \\\n"
+      "    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2 \\\n"
+      "    actor_rollout_ref.actor.megatron.expert_model_parallel_size=${ACTOR_EP} \\\n"
+      "    trainer.n_gpus_per_node=8 \\\n"
+      "    trainer.nnodes=2\n");
+  EXPECT_EQ(c.values.at("framework"), "megatron");
+  EXPECT_EQ(c.values.at("devices"), "16");
+  EXPECT_EQ(c.values.at("tp"), "2");
+  EXPECT_EQ(c.values.at("pp"), "2");
+  EXPECT_EQ(c.values.at("ep"), "4");
+  EXPECT_EQ(c.values.at("sequence_parallel"), "true");
+  EXPECT_EQ(c.values.at("zero"), "1");
+  EXPECT_EQ(c.values.at("recompute"), "none");
+  EXPECT_EQ(c.values.at("micro_batch"), "4");
+  EXPECT_EQ(c.values.at("grad_accum"), "80");
+  EXPECT_EQ(c.values.at("steps_per_generation"), "320");
+  EXPECT_EQ(c.values.at("offload_between_phases"), "none");
+  EXPECT_FALSE(c.values.contains("recipe"));
+}
+
+// verl's token-budget micro-batches need not divide a GPU's mini-batch
+// (rearrange_micro_batches): 24,000 tokens hold 15 sequences of 512 + 1,024, and the largest
+// divisor of the 160 completions a GPU's mini-batch holds (256 x 5 / 8) within that is 10.
+TEST(VerlConfig, TokenBudgetMicroBatchesNeedNotDivide) {
+  const TrainingConfig c = read(
+      "algorithm.adv_estimator: grpo\n"
+      "actor_rollout_ref.rollout.n: 5\n"
+      "data.max_prompt_length: 512\n"
+      "data.max_response_length: 1024\n"
+      "actor_rollout_ref.actor.ppo_mini_batch_size: 256\n"
+      "actor_rollout_ref.actor.use_dynamic_bsz: true\n"
+      "actor_rollout_ref.actor.ppo_max_token_len_per_gpu: 24000\n");
+  EXPECT_EQ(c.values.at("micro_batch"), "10");
+  EXPECT_EQ(c.values.at("grad_accum"), "16");
+}
+
 TEST(VerlConfig, WhatItCannotPriceIsRefused) {
   EXPECT_THROW((void)read("actor_rollout_ref.rollout.name: vllm\n"), InvalidRequest);  // gae
   EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
+                          "actor_rollout_ref.actor.strategy: deepspeed\n"
+                          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n"),
+               InvalidRequest);
+  // Megatron's tp x pp x cp must divide the GPUs.
+  EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
                           "actor_rollout_ref.actor.strategy: megatron\n"
+                          "actor_rollout_ref.actor.megatron.tensor_model_parallel_size: 3\n"
                           "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n"),
                InvalidRequest);
   // No micro-batch and no token budget: verl itself refuses.
