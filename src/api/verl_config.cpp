@@ -19,13 +19,18 @@ namespace tb::api::config_detail {
 namespace {
 
 // The advantage estimators onto trainers: GRPO's step (G completions a prompt, no critic), RLOO's,
-// and GAE's critic as PPO's value model.
+// and GAE's critic as PPO's value model. Every estimator but GAE runs without a critic
+// (trainer/ppo/utils.py need_critic) and computes its advantages from the rewards alone
+// (trainer/ppo/core_algos.py at b178a3c: OPO, GPG, pass@k GRPO, the optimal token baselines and
+// the vectorized forms), so it costs GRPO's step; ReMax also generates a greedy response a prompt
+// for its baseline (ray_trainer.py), not priced, so refused.
 std::string trainer_of(const std::string& estimator) {
-  if (estimator == "grpo" || estimator == "reinforce_plus_plus" ||
-      estimator == "reinforce_plus_plus_baseline") {
-    return "grpo";
+  for (const std::string_view grpo :
+       {"grpo", "reinforce_plus_plus", "reinforce_plus_plus_baseline", "opo", "grpo_passk", "gpg",
+        "grpo_vectorized", "optimal_token_baseline", "tir_optimal_token_baseline"}) {
+    if (estimator == grpo) return "grpo";
   }
-  if (estimator == "rloo") return "rloo";
+  if (estimator == "rloo" || estimator == "rloo_vectorized") return "rloo";
   // GAE: a critic (the value model) trained beside the actor, PPO's four roles.
   if (estimator == "gae") return "ppo";
   return "";
@@ -100,7 +105,9 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   if (trainer.empty()) {
     throw VerlReader::bad("algorithm.adv_estimator",
                           fmt::format("'{}' is not modelled", excerpt(estimator)),
-                          "gae|grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline");
+                          "gae|grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline|opo|"
+                          "grpo_passk|gpg|grpo_vectorized|rloo_vectorized|optimal_token_baseline|"
+                          "tir_optimal_token_baseline");
   }
   r.set("trainer", trainer, "algorithm.adv_estimator");
   // ppo_megatron_trainer.yaml (a script's --config-name, an overlay's defaults) sets the actor's

@@ -160,6 +160,19 @@ TEST(VerlConfig, TokenBudgetMicroBatchesNeedNotDivide) {
   EXPECT_EQ(c.values.at("grad_accum"), "16");
 }
 
+// Every estimator but GAE runs without a critic and advantages from the rewards alone: GRPO's
+// step (GPG, OPO, the optimal token baseline) or RLOO's; ReMax's greedy baseline is not priced.
+TEST(VerlConfig, CriticFreeEstimatorsCostGrposStep) {
+  const std::string rest = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n";
+  for (const char* e : {"gpg", "opo", "grpo_passk", "optimal_token_baseline"}) {
+    EXPECT_EQ(read(std::string{"algorithm.adv_estimator: "} + e + "\n" + rest).values.at("trainer"),
+              "grpo")
+        << e;
+  }
+  EXPECT_EQ(read("algorithm.adv_estimator: rloo_vectorized\n" + rest).values.at("trainer"), "rloo");
+  EXPECT_THROW((void)read("algorithm.adv_estimator: remax\n" + rest), InvalidRequest);
+}
+
 TEST(VerlConfig, WhatItCannotPriceIsRefused) {
   EXPECT_THROW((void)read("actor_rollout_ref.rollout.name: vllm\n"), InvalidRequest);  // gae
   EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
