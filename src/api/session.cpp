@@ -307,6 +307,9 @@ void resolve_steps(EstimateRequest& r, EstimateResult& out) {
 }  // namespace
 
 void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
+  // torchtitan's pipeline split counts the embedding and the output as a layer each
+  // (Parallelism::edge_layers; docs/scale.md, "Pipeline stages"); given edge counts still win.
+  r.job.parallel.edge_layers = r.job.setup.framework == Framework::kTorchtitan;
   if (r.has("epochs") && !r.dataset_tokens && !r.steps) {
     out.notes.push_back({"epochs",
                          "has no effect without {dataset_tokens}: {tokens} counts every epoch's "

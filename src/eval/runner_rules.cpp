@@ -99,7 +99,7 @@ Refusals deepspeed(const Layout& l) noexcept {
        "no folding over the tensor-parallel ranks"},
       // deepspeed/runtime/pipe/module.py, _partition_layers: partition_method "parameters",
       // "uniform" or "type:REGEX".
-      {uneven_stages(x),
+      {given_edge_stages(x),
        "DeepSpeed's PipelineModule splits the layers by its partition_method (parameters, "
        "uniform, type:REGEX), not by the first and last stages' counts "
        "(deepspeed/runtime/pipe/module.py)"},

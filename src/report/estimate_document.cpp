@@ -134,11 +134,18 @@ std::string layout_line(const TrainingJob& job) {
   if (x.ep > 1) line += fmt::format(", ep {}", x.ep);
   if (x.etp > 0 && x.etp != x.tp) line += fmt::format(", expert tp {}", x.etp);
   if (x.virtual_stages > 1) line += fmt::format(", {} virtual stages", x.virtual_stages);
-  if (uneven_stages(x)) {
+  if (given_edge_stages(x)) {
     // Megatron-Core's uneven split: the edge stages' layers as given.
     if (x.first_stage_layers > 0)
       line += fmt::format(", first stage {} layers", x.first_stage_layers);
     if (x.last_stage_layers > 0) line += fmt::format(", last stage {} layers", x.last_stage_layers);
+  } else if (const std::int64_t layers =
+                 job.model.architecture ? job.model.architecture->num_layers : 0;
+             edge_weighted_stages(layers, x)) {
+    const StageBounds first = stage_bounds(layers, x, 0);
+    const StageBounds last = stage_bounds(layers, x, x.pp - 1);
+    line += fmt::format(", torchtitan's split: first stage {} layers, last stage {}",
+                        first.end - first.begin, last.end - last.begin);
   }
   if (x.sequence_parallel) line += ", sequence parallel";
   if (x.pp_scatter_gather) line += ", pipeline sends scattered over tp";

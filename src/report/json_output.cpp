@@ -378,6 +378,7 @@ ordered_json parallel_json(const Layout& l) {
           {"last_stage_layers", l.parallel.last_stage_layers > 0
                                     ? ordered_json(l.parallel.last_stage_layers)
                                     : ordered_json(nullptr)},
+          {"edge_layers", l.parallel.edge_layers},
           {"sequence_parallel", l.parallel.sequence_parallel},
           {"pp_scatter_gather", l.parallel.pp_scatter_gather},
           {"zero", l.zero_stage},

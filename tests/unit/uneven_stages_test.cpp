@@ -121,5 +121,52 @@ TEST(UnevenStages, AMiddleStageCanHoldTheMostAndSetThePace) {
   EXPECT_LT(m10.time.micro_batch.count(), even.time.micro_batch.count());
 }
 
+// torchtitan's split (_generate_llm_fqn_per_model_part, the embedding and the output a layer
+// each): Llama 3.1 405B's 126 layers over 8 stages as 15, 6 x 16 and 15 (128 effective, 16 a
+// stage), Llama 3 8B's 32 over 4 as 8, 9, 8, 7 (34 effective: 9, 9, 8, 8, one off each edge);
+// given edge counts take Megatron-Core's rule; interleaving, or a stage of one effective layer,
+// keeps the even split. On Llama 3 8B the step then runs at the pace of 7, 9, 9, 7's: each
+// split's slowest stage is its 9-layer middle one or its 7 layers with the head.
+TEST(UnevenStages, TorchtitansSplitCountsTheEmbeddingAndTheOutput) {
+  Parallelism x;
+  x.pp = 8;
+  x.edge_layers = true;
+  ASSERT_TRUE(edge_weighted_stages(126, x));
+  EXPECT_EQ(stage_bounds(126, x, 0).end, 15);
+  for (int i = 1; i < 7; ++i) {
+    EXPECT_EQ(stage_bounds(126, x, i).end - stage_bounds(126, x, i).begin, 16) << i;
+  }
+  EXPECT_EQ(stage_bounds(126, x, 7).begin, 111);
+  EXPECT_EQ(stage_bounds(126, x, 7).end, 126);
+  x.pp = 4;
+  const int sizes[] = {8, 9, 8, 7};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(stage_bounds(32, x, i).end - stage_bounds(32, x, i).begin, sizes[i]) << i;
+  }
+  EXPECT_EQ(stage_bounds(32, x, 3).end, 32);
+  x.first_stage_layers = 6;
+  x.last_stage_layers = 6;
+  EXPECT_FALSE(edge_weighted_stages(32, x));
+  EXPECT_EQ(stage_bounds(32, x, 1).end - stage_bounds(32, x, 1).begin, 10);
+  x.first_stage_layers = x.last_stage_layers = 0;
+  x.virtual_stages = 2;
+  EXPECT_FALSE(edge_weighted_stages(32, x));
+  EXPECT_EQ(stage_bounds(32, x, 0).end, 8);
+  x.virtual_stages = 1;
+  x.pp = 17;  // 34 effective layers: 2 a stage, so the edges keep one decoder layer
+  EXPECT_TRUE(edge_weighted_stages(32, x));
+  x.pp = 18;  // 1 a stage: an edge would hold none
+  EXPECT_FALSE(edge_weighted_stages(32, x));
+
+  const Llama m;
+  const MachineChoice h100 = testing_models::builtin_machine("h100-sxm");
+  const ClusterProfile c = cluster_of(m.job, h100, select_rate(*h100.device, DType::kBf16));
+  Layout titan = m.on(4, 0, 0);
+  titan.parallel.edge_layers = true;
+  const StepCost split = evaluate(m.profile, titan, c);
+  const StepCost m9 = evaluate(m.profile, m.on(4, 7, 7), c);  // middles of 9
+  EXPECT_NEAR(split.time.micro_batch.count(), m9.time.micro_batch.count(), 1e-9);
+}
+
 }  // namespace
 }  // namespace tb

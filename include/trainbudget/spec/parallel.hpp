@@ -53,6 +53,13 @@ struct Parallelism {
   // evenly over the other stages (stage_bounds). 0: that stage takes the even split's share.
   int first_stage_layers{0};
   int last_stage_layers{0};
+  // torchtitan's split (torchtitan/distributed/pipeline_parallel.py at b5bcd76c,
+  // _generate_llm_fqn_per_model_part, with pipeline_parallel_first_stage_less_layers and
+  // _last_stage_less_layers at their default 1): the embedding and the output each count as a
+  // layer, the layers + 2 spread evenly over the stages with the remainder on the first ones,
+  // so the edge stages run one decoder layer fewer. With one chunk a device and no edge counts
+  // given; the torchtitan profile sets it.
+  bool edge_layers{false};
   bool sequence_parallel{false};  // Korthikanti et al. 2022 sec. 4.2.2; needs tp > 1 to matter
   // The 2021 Megatron-LM's scatter-gather of pipeline sends (Narayanan et al. 2021, sec. 4.1;
   // NVIDIA/Megatron-LM de7dc40 megatron/p2p_communication.py, scatter_gather_tensors_in_pipeline):
@@ -67,8 +74,22 @@ struct Parallelism {
 };
 
 // Whether the first or the last stage's layers are given (Megatron-Core's uneven split).
-[[nodiscard]] constexpr bool uneven_stages(const Parallelism& x) noexcept {
+[[nodiscard]] constexpr bool given_edge_stages(const Parallelism& x) noexcept {
   return x.pp > 1 && (x.first_stage_layers > 0 || x.last_stage_layers > 0);
+}
+
+// Whether torchtitan's split applies: edge_layers, one chunk a device, no edge counts given, and
+// at least two effective layers a stage (the edge stages keep a decoder layer).
+[[nodiscard]] constexpr bool edge_weighted_stages(std::int64_t layers,
+                                                  const Parallelism& x) noexcept {
+  return x.edge_layers && x.pp > 1 && x.virtual_stages == 1 && !given_edge_stages(x) &&
+         (layers + 2) / x.pp >= 2;
+}
+
+// Whether the stages differ in layers beyond the even split's remainder: given edge counts
+// (Megatron-Core) or torchtitan's split.
+[[nodiscard]] constexpr bool uneven_stages(const Parallelism& x) noexcept {
+  return given_edge_stages(x) || (x.edge_layers && x.pp > 1 && x.virtual_stages == 1);
 }
 
 // The decoder layers [begin, end) that pipeline stage `index` of x.pp runs.
@@ -84,7 +105,19 @@ struct StageBounds {
                                                  int index) noexcept {
   const std::int64_t pp = x.pp > 1 ? x.pp : 1;
   const std::int64_t i = index;
-  if (uneven_stages(x)) {
+  if (edge_weighted_stages(layers, x)) {
+    // torchtitan: (layers + 2) / pp effective layers a stage, one more on the first
+    // (layers + 2) % pp; the first and the last stage's include the embedding and the output.
+    const std::int64_t effective = layers + 2;
+    const auto size = [&](std::int64_t j) {
+      const std::int64_t n = effective / pp + (j < effective % pp ? 1 : 0);
+      return n - (j == 0 ? 1 : 0) - (j == pp - 1 ? 1 : 0);
+    };
+    std::int64_t begin = 0;
+    for (std::int64_t j = 0; j < i; ++j) begin += size(j);
+    return {begin, begin + size(i)};
+  }
+  if (given_edge_stages(x)) {
     const std::int64_t first = x.first_stage_layers;
     const std::int64_t last = x.last_stage_layers;
     const std::int64_t middle_stages = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
