@@ -363,6 +363,17 @@ ModelProfile make_profile(const TrainingJob& job, const Recipe& recipe) {
   }
   p.grad_accumulation = resolved_setup(job.setup, 0)
                             .grad_accumulation_kernel.value_or(GradAccumulationKernel::kFused);
+  // NeMo RL's Megatron policy (the megatron profile's online RL, as pack_sequences and
+  // offload_between_phases read it) accumulates unfused: its environment has no APEX, and
+  // Megatron-Bridge at the commit NeMo RL v0.5.0 pins (1e9a459) enables the fusion only when
+  // APEX's fused_weight_gradient_mlp_cuda imports (utils/fusions.py
+  // can_enable_gradient_accumulation_fusion), NeMo's GPTConfig at v0.3 likewise; v0.6's
+  // grpo_math_1B.yaml sets gradient_accumulation_fusion false. Megatron-Core's DDP then adds
+  // each micro-batch's weight gradient into the buffer (main_grad.add_).
+  if (!job.setup.grad_accumulation_kernel && job.setup.framework == Framework::kMegatron &&
+      online_rl(job.objective)) {
+    p.grad_accumulation = GradAccumulationKernel::kAdd;
+  }
   p.moment_bytes = adam_moment_bytes(recipe);
   if (job.model.architecture) add_architecture(job, p);
   // Transformer Engine saves a trainable linear's input for its weight gradient in FP8 under an

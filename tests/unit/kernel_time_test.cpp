@@ -390,6 +390,15 @@ TEST(KernelTime, UnfusedGradientAccumulationAddsThreePassesPerExtraMicroBatch) {
   job.setup.grad_accumulation_kernel.reset();
   job.setup.framework = Framework::kMegatron;  // the profile's default: fused
   EXPECT_EQ(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+  // NeMo RL's Megatron policy (online RL under the megatron profile) accumulates unfused (no
+  // APEX in its environment); a given kernel still wins.
+  job.objective = Objective::kGrpo;
+  EXPECT_NEAR(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(),
+              add.time.accumulation.count(), 1e-12);
+  job.setup.grad_accumulation_kernel = GradAccumulationKernel::kFused;
+  EXPECT_EQ(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
+  job.setup.grad_accumulation_kernel.reset();
+  job.objective = Objective::kSft;
   job.setup.framework = Framework::kHf;  // the Trainer accumulates through autograd
   EXPECT_GT(run(job, "h100-sxm", DType::kBf16).time.accumulation.count(), 0.0);
   job.setup.grad_accumulation = 1;
