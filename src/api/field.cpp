@@ -361,7 +361,8 @@ const std::array kEstimateFields{
         "How each micro-batch's weight gradients join the buffer under {grad_accum}: fused "
         "(the weight-gradient GEMM accumulates, Megatron-LM's gradient_accumulation_fusion) | "
         "add (a new gradient added in place after the first micro-batch, autograd's "
-        "AccumulateGrad: a pass over the gradients each time); default the framework's",
+        "AccumulateGrad: a pass over the gradients each time); default the framework's (add "
+        "for online RL under megatron, NeMo RL's unfused accumulation)",
         grad_accumulation_kernels,
         [](V v, R r) { r.job.setup.grad_accumulation_kernel = parse_grad_accumulation_kernel(v); },
         "step"},
