@@ -404,41 +404,6 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   return out;
 }
 
-bool pack_sequences(const RolloutSpec& rl, Framework framework) noexcept {
-  // NeMo RL (Megatron-Core policy) packs by default; the generic profile is the unpadded best
-  // case; TRL, and the frameworks that run their RL through it, pad.
-  return rl.pack_sequences.value_or(framework == Framework::kMegatron ||
-                                    framework == Framework::kGeneric);
-}
-
-// NeMo RL under pipeline parallelism pads every packed micro-batch to the batch's longest pack,
-// the pipeline needing one static shape (nemo_rl/models/megatron/data.py at v0.6.0,
-// _get_pack_sequence_parameters_for_megatron: `if pp_size > 1: pad_packed_seq_to =
-// max_seq_len_in_batch`; megatron_policy_worker.py at v0.3.0, `pad_full_seq_to`). A pack holds
-// train_mb_tokens = micro_batch x (prompt + max completion) tokens; where two sequences of the mean
-// overflow it, each pack holds one sequence, and the longest pack is the longest sequence, the
-// completion that decode runs to max_completion_length. Shorter means fill their packs: those run
-// at the mean.
-// NeMo RL's colocated Megatron policy moves its grad buffers and optimizer to the host before
-// the refit and its weights after it, and back before training
-// (nemo_rl/models/policy/workers/megatron_policy_worker.py at v0.5.0: offload_before_refit,
-// offload_after_refit, `move_model(self.model, "cpu")`).
-Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexcept {
-  if (rl.offload_between_phases) return *rl.offload_between_phases;
-  const bool nemo_rl = framework == Framework::kMegatron && rl.engine == RolloutEngine::kColocate;
-  return nemo_rl ? Offload::kParams : Offload::kNone;
-}
-
-namespace {
-bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
-                             Framework framework) noexcept {
-  if (framework != Framework::kMegatron || layout.parallel.pp <= 1) return false;
-  const std::int64_t mean = rl.max_prompt_length + mean_completion(rl);
-  const std::int64_t pack = layout.micro_batch * (rl.max_prompt_length + rl.max_completion_length);
-  return 2 * mean > pack;
-}
-}  // namespace
-
 RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const ModelProfile& profile,
                           const Layout& layout, const ClusterProfile& cluster,
                           const MachineChoice& machine, StepCost& step) {
@@ -471,6 +436,21 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   }
   RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics,
                                at_mean ? &*at_mean : nullptr, idle);
+  // NeMo RL's reference waits on the host: for its pass the policy's weights on this device go
+  // to the host, the reference's come in, and the policy's come back (reference_on_host), over
+  // the host link shared as the offload's is.
+  if (reference_on_host(job) && cluster.fabric.host.bandwidth.value() > 0.0) {
+    const StageSpan first = stage_span(profile, layout, false);
+    for (const StateTerm& t : profile.states) {
+      if (t.key == StateKey::kWeights) {
+        r.reference_swapped += state_on_device(profile, layout, t, first).device;
+      }
+    }
+    const double sharing = std::max(1, cluster.fabric.devices_per_host_link);
+    r.reference_swap = r.reference_swapped * 3.0 * sharing / cluster.fabric.host.bandwidth;
+    r.logprobs += r.reference_swap;
+    r.round += r.reference_swap;
+  }
   r.passes_length = at_mean ? mean : job.rollout.max_completion_length;
   if (!at_mean && mean < job.rollout.max_completion_length) {
     r.assumptions.push_back(Note::of(NoteCode::kPaddedPasses, {},

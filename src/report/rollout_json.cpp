@@ -85,6 +85,8 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"sync_gather_seconds", r.sync_gather.count()},
         {"idle_offload_seconds", r.idle_offload.count()},
         {"idle_offloaded_bytes", r.idle_offloaded.value()},
+        {"reference_swap_seconds", r.reference_swap.count()},
+        {"reference_swapped_bytes", r.reference_swapped.value()},
         {"decode_tokens_per_second", r.decode_tokens_per_s}}}};
 }
 

@@ -62,8 +62,14 @@ bool reference_forward(const TrainingJob& job) noexcept {
          job.objective == Objective::kKto;
 }
 
+bool reference_on_host(const TrainingJob& job) noexcept {
+  return online_rl(job.objective) && job.setup.framework == Framework::kMegatron &&
+         reference_forward(job) && !uses_adapters(job.method);
+}
+
 bool reference_weights(const TrainingJob& job) noexcept {
-  return reference_forward(job) && !job.precompute_ref_log_probs && !uses_adapters(job.method);
+  return reference_forward(job) && !job.precompute_ref_log_probs && !uses_adapters(job.method) &&
+         !reference_on_host(job);
 }
 
 JobKind job_kind(const TrainingJob& job) noexcept {

@@ -3,6 +3,8 @@
 // logit-sized tensors TRL's in-place temperature division holds, against hand-derived values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rollout_jobs.hpp"
 
 namespace tb {
@@ -96,6 +98,34 @@ TEST(Rollout, NemoRlsColocatedPolicyWaitsOnTheHost) {
   rl.offload_between_phases.reset();
   rl.engine = RolloutEngine::kServer;
   EXPECT_EQ(offload_between_phases(rl, Framework::kMegatron), Offload::kNone);
+}
+
+// NeMo RL's reference waits on the host (use_reference_model): no reference copy among the
+// device's states, and its pass adds three moves of the device's bf16 weights (2 bytes a
+// parameter on one device) over the host link, shared as the offload's is; LoRA's reference is
+// the base with its adapters off, nothing swapped.
+TEST(Rollout, NemoRlsReferenceIsSwappedInFromTheHost) {
+  TrainingJob job = grpo(Method::kFull, RolloutEngine::kColocate);
+  job.setup.framework = Framework::kMegatron;
+  job.rollout.beta = 0.01;
+  ASSERT_TRUE(reference_on_host(job));
+  EXPECT_FALSE(reference_weights(job));
+  const Estimate e = run(job);
+  const RolloutCost& r = *on(e).rollout;
+  EXPECT_NEAR(r.reference_swapped.value(), 2.0 * job.params, 1e-6 * job.params);
+  const MachineChoice h100 = testing_models::builtin_machine("h100-sxm");
+  const ClusterProfile c = cluster_of(job, h100, select_rate(*h100.device, DType::kBf16));
+  ASSERT_GT(c.fabric.host.bandwidth.value(), 0.0);
+  const double sharing = std::max(1, c.fabric.devices_per_host_link);
+  EXPECT_NEAR(r.reference_swap.count(),
+              3.0 * r.reference_swapped.value() * sharing / c.fabric.host.bandwidth.value(), 1e-9);
+  job.setup.framework = Framework::kHf;
+  EXPECT_FALSE(reference_on_host(job));
+  EXPECT_TRUE(reference_weights(job));
+  EXPECT_EQ(on(run(job)).rollout->reference_swap.count(), 0.0);
+  job.setup.framework = Framework::kMegatron;
+  job.method = Method::kLora;
+  EXPECT_FALSE(reference_on_host(job));
 }
 
 // TRL's in-place temperature division (logits.div_ on a slice) makes the loss's backward hold

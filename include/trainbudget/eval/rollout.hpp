@@ -100,6 +100,10 @@ struct RolloutCost {
   // generation and come back before the update, and the time of both moves over its host link.
   Bytes idle_offloaded{0.0};
   Seconds idle_offload{0.0};
+  // reference_on_host: this device's weights moved three times a round for the reference's
+  // pass (the policy's to the host, the reference's in, the policy's back), in logprobs.
+  Bytes reference_swapped{0.0};
+  Seconds reference_swap{0.0};
   Seconds round{0.0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
   std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
@@ -135,6 +139,12 @@ struct RolloutCost {
 // params (the weights, master weights and optimizer states) for a colocated engine under the
 // Megatron-Core (NeMo RL) profile, nothing otherwise (docs/rl.md, "Colocated engine").
 [[nodiscard]] Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexcept;
+
+// Whether the passes after generation run on packs padded to the batch's longest sequence: NeMo
+// RL under pipeline parallelism, where two sequences of the mean overflow a pack of micro_batch
+// (docs/rl.md, "Which length prices what").
+[[nodiscard]] bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
+                                           Framework framework) noexcept;
 
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak

@@ -158,8 +158,15 @@ struct TrainingJob {
 // Whether the reference needs weights of its own on the device during training: a full or
 // partly frozen policy needs a copy of the base; with LoRA/QLoRA the reference is the base with
 // the adapters disabled (TRL: ref_model None under PEFT, null_ref_context); with precomputed
-// log-probs it is gone before training starts.
+// log-probs it is gone before training starts; NeMo RL's keeps it on the host
+// (reference_on_host).
 [[nodiscard]] bool reference_weights(const TrainingJob& job) noexcept;
+// Whether the reference's weights wait in host memory and are swapped into the policy for its
+// pass: NeMo RL's Megatron policy (the megatron profile's online RL, a full policy) keeps the
+// reference state dict on the CPU and loads it over the policy's weights for the reference's
+// log-probs, the policy's own saved to the host and loaded back after
+// (nemo_rl/models/policy/workers/megatron_policy_worker.py, use_reference_model, v0.3.0 to v0.6.0).
+[[nodiscard]] bool reference_on_host(const TrainingJob& job) noexcept;
 
 // The job's setup with the framework's defaults filled in (resolved_setup) and the trainer's:
 // online RL takes each token's log-prob with TRL's selective_log_softmax, which for bf16/fp16
