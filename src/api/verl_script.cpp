@@ -2,6 +2,8 @@
 // examples/*/run_*.sh launch it) read as its Hydra overrides (docs/configs.md, "verl").
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "config_formats.hpp"
 #include "shell_variables.hpp"
 #include "trainbudget/spec/error.hpp"
@@ -79,7 +81,7 @@ json verl_script_overrides(std::string_view text) {
   json out = json::object();
   const std::string_view head = text.substr(0, text.find(kEntry));
   const Variables vars = shell_variables(head);
-  const Variables kept = shell_variables(head, true);
+  std::optional<Variables> kept;  // unknown roots kept as $NAME: read for a model's path only
   const std::vector<std::string> words = words_after_entry(text);
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
@@ -106,7 +108,8 @@ json verl_script_overrides(std::string_view text) {
     // verl's examples' layout): the root kept as $NAME, so the folder's name still names the
     // model (the model loader reads a folder that is not here by its name, and says so).
     if (key.ends_with("model.path") && value.find('$') != std::string::npos) {
-      const auto path = expand(word, kept, true);
+      if (!kept) kept = shell_variables(head, true);
+      const auto path = expand(word, *kept, true);
       const std::size_t at = path ? path->find('=') : std::string::npos;
       const std::string leaf = at == std::string::npos ? "" : path->substr(path->rfind('/') + 1);
       if (!leaf.empty() && leaf.find('$') == std::string::npos && path->rfind('/') > at) {

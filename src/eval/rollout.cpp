@@ -110,6 +110,25 @@ Bytes generate_workspace(const ModelArchitecture& a, double rows, double prompt,
   return Bytes{rows * prompt * per_token * e + scores + rows * static_cast<double>(a.vocab) * 4.0};
 }
 
+// `moves` transfers of `bytes` over this device's host link, shared by the devices behind one
+// uplink (they all move at once); none without a host link.
+Seconds host_moves(Bytes bytes, double moves, const Fabric& fabric) {
+  if (bytes.value() <= 0.0 || fabric.host.bandwidth.value() <= 0.0) return Seconds{0.0};
+  const double sharing = std::max(1, fabric.devices_per_host_link);
+  return bytes * moves * sharing / fabric.host.bandwidth;
+}
+
+// The first pipeline stage's bytes on this device of the state kinds `kept` names.
+template <class Kept>
+Bytes first_stage_bytes(const ModelProfile& profile, const Layout& layout, Kept kept) {
+  const StageSpan first = stage_span(profile, layout, false);
+  Bytes out{0.0};
+  for (const StateTerm& t : profile.states) {
+    if (kept(t.key)) out += state_on_device(profile, layout, t, first).device;
+  }
+  return out;
+}
+
 }  // namespace
 
 RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
@@ -392,11 +411,7 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   // Offloaded between phases: to the host before generating, back before the update, each way
   // over the device's host link (shared by the devices behind one uplink, as they all move at
   // once).
-  const Link& host = cluster.fabric.host;
-  if (idle_offloaded.value() > 0.0 && host.bandwidth.value() > 0.0) {
-    const double sharing = std::max(1, cluster.fabric.devices_per_host_link);
-    out.idle_offload = idle_offloaded * 2.0 * sharing / host.bandwidth;
-  }
+  out.idle_offload = host_moves(idle_offloaded, 2.0, cluster.fabric);
   out.round = out.generation + out.logprobs + out.update + out.sync + out.idle_offload;
   if (rl.engine == RolloutEngine::kGenerate) {
     out.assumptions.push_back(Note::of(NoteCode::kGenerateOverheads));
@@ -424,30 +439,19 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   }
   // What offload_between_phases takes off the device while the engine generates: the first
   // stage's states of the kinds it names (never the gradients, which zero_grad frees).
-  Bytes idle{0.0};
   const Offload between = offload_between_phases(job.rollout, job.setup.framework);
-  if (between != Offload::kNone) {
-    const StageSpan first = stage_span(profile, layout, false);
-    for (const StateTerm& t : profile.states) {
-      if (t.key == StateKey::kGradients) continue;
-      if (!offloaded(between, t.key)) continue;
-      idle += state_on_device(profile, layout, t, first).device;
-    }
-  }
+  const Bytes idle =
+      between == Offload::kNone ? Bytes{0.0} : first_stage_bytes(profile, layout, [&](StateKey k) {
+        return k != StateKey::kGradients && offloaded(between, k);
+      });
   RolloutCost r = rollout_cost(job, layout, cluster, machine, step, critics,
                                at_mean ? &*at_mean : nullptr, idle);
   // NeMo RL's reference waits on the host: for its pass the policy's weights on this device go
-  // to the host, the reference's come in, and the policy's come back (reference_on_host), over
-  // the host link shared as the offload's is.
+  // to the host, the reference's come in, and the policy's come back (reference_on_host).
   if (reference_on_host(job) && cluster.fabric.host.bandwidth.value() > 0.0) {
-    const StageSpan first = stage_span(profile, layout, false);
-    for (const StateTerm& t : profile.states) {
-      if (t.key == StateKey::kWeights) {
-        r.reference_swapped += state_on_device(profile, layout, t, first).device;
-      }
-    }
-    const double sharing = std::max(1, cluster.fabric.devices_per_host_link);
-    r.reference_swap = r.reference_swapped * 3.0 * sharing / cluster.fabric.host.bandwidth;
+    r.reference_swapped =
+        first_stage_bytes(profile, layout, [](StateKey k) { return k == StateKey::kWeights; });
+    r.reference_swap = host_moves(r.reference_swapped, 3.0, cluster.fabric);
     r.logprobs += r.reference_swap;
     r.round += r.reference_swap;
   }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "field_reader.hpp"
@@ -377,22 +378,36 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       }
       return name;
     };
-    const std::string name = base_name(spec);
-    for (const std::string& id : ids) {
-      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
-      if (p.hf_repo.find('/') != std::string::npos && base_name(p.hf_repo) == name) {
-        const std::string repo = p.hf_repo;
-        ModelSource m = from_preset(std::move(p), id);
-        m.warnings.push_back(fmt::format(
-            "'{}' is not in the local Hugging Face cache{}; read as the preset {} ({}), whose "
-            "name it shares: the same architecture",
-            excerpt(spec),
-            unreachable ? " and the Hub could not be reached"
-            : offline   ? " (HF_HUB_OFFLINE is set)"
-                        : "",
-            id, repo));
-        return m;
+    // The preset whose repo shares `name`'s name (base_name) or, for a folder (by_id), whose id
+    // is the name in other case.
+    const auto shared = [&](std::string_view name, bool by_id) -> std::optional<std::string> {
+      const std::string wanted_name = base_name(name);
+      for (const std::string& id : ids) {
+        if (by_id && id == lower(name.substr(name.find('/') + 1))) return id;
+        const ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+        if (p.hf_repo.find('/') != std::string::npos && base_name(p.hf_repo) == wanted_name) {
+          return id;
+        }
       }
+      return std::nullopt;
+    };
+    // That preset, with a warning: "'spec' <lead> the preset <id> (<repo>)<tail>".
+    const auto read_as = [&](const std::string& id, std::string_view lead, std::string_view tail) {
+      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      const std::string repo = p.hf_repo;
+      ModelSource m = from_preset(std::move(p), id);
+      m.warnings.push_back(
+          fmt::format("'{}' {} the preset {} ({}){}", excerpt(spec), lead, id, repo, tail));
+      return m;
+    };
+    if (const auto id = shared(spec, false)) {
+      return read_as(*id,
+                     unreachable ? "is not in the local Hugging Face cache and the Hub could not "
+                                   "be reached; read as"
+                     : offline   ? "is not in the local Hugging Face cache (HF_HUB_OFFLINE is "
+                                   "set); read as"
+                                 : "is not in the local Hugging Face cache; read as",
+                     ", whose name it shares: the same architecture");
     }
     // A folder that is not here, named as its Hub repo (verl's and LLaMA-Factory's examples
     // download to $HOME/models/Qwen2-7B-Instruct): read by that name as above, said so.
@@ -400,20 +415,11 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       std::string_view leaf = spec;
       while (!leaf.empty() && leaf.back() == '/') leaf.remove_suffix(1);
       leaf = leaf.substr(leaf.rfind('/') + 1);
-      const std::string folder = base_name(fmt::format("/{}", leaf));
-      for (const std::string& id : ids) {
-        if (leaf.empty() || leaf.find('$') != std::string_view::npos) break;
-        ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
-        const bool named = id == lower(leaf) || (p.hf_repo.find('/') != std::string::npos &&
-                                                 base_name(p.hf_repo) == folder);
-        if (!named) continue;
-        const std::string repo = p.hf_repo;
-        ModelSource m = from_preset(std::move(p), id);
-        m.warnings.push_back(fmt::format(
-            "'{}' is not a folder here; read by its name as the preset {} ({}): the same "
-            "architecture",
-            excerpt(spec), id, repo));
-        return m;
+      if (!leaf.empty() && leaf.find('$') == std::string_view::npos) {
+        if (const auto id = shared(fmt::format("/{}", leaf), true)) {
+          return read_as(*id, "is not a folder here; read by its name as",
+                         ": the same architecture");
+        }
       }
     }
     if (unreachable) {
