@@ -4,13 +4,15 @@
 
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 namespace tb::api::config_detail {
 namespace {
 
 constexpr int kMaxDepth = 32;
 constexpr std::size_t kMaxVariables = 4096;
-constexpr int kMaxDefaultDepth = 16;  // ${A:-${B:-...}} nested deeper: not expanded
+constexpr int kMaxDefaultDepth = 16;            // ${A:-${B:-...}} nested deeper: not expanded
+constexpr std::size_t kMaxArrayText = 1 << 16;  // an array's words, in characters
 
 bool name_char(char c, bool first) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -129,6 +131,59 @@ std::size_t closing_brace(std::string_view word, std::size_t from) {
   return std::string_view::npos;
 }
 
+// The words of a bash array's `( ... )` from `open` (just past the parenthesis), as bash splits
+// them: blanks and newlines between words, quotes removed, a `#` at a word's start a comment to
+// the line's end, a backslash-newline joined. Joined by kArraySeparator, with the position past
+// the closing parenthesis; nullopt when it is not closed.
+std::optional<std::pair<std::string, std::size_t>> array_words(std::string_view text,
+                                                               std::size_t open) {
+  std::string out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  std::size_t words = 0;
+  const auto end_word = [&] {
+    if (!in_word) return;
+    if (words++ > 0) out += kArraySeparator;
+    out += word;
+    word.clear();
+    in_word = false;
+  };
+  for (std::size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      end_word();
+    } else if (c == '#' && !in_word) {
+      const std::size_t eol = text.find('\n', i);
+      if (eol == std::string_view::npos) return std::nullopt;
+      i = eol;
+    } else if (c == ')') {
+      end_word();
+      return std::pair{out, i + 1};
+    } else {
+      word += c;
+      in_word = true;
+    }
+    if (out.size() + word.size() > kMaxArrayText) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -216,6 +271,14 @@ Variables shell_variables(std::string_view text, bool keep_unknown) {
     if (n == 0 || n >= line.size() || line[n] != '=') continue;
     const std::string name(line.substr(0, n));
     std::string_view value = line.substr(n + 1);
+    if (!value.empty() && value.front() == '(') {  // an array, over as many lines as it takes
+      const std::size_t open = static_cast<std::size_t>(value.data() - text.data()) + 1;
+      const auto words = array_words(text, open);
+      if (!words) break;  // not closed: nothing after it is read
+      vars[name + std::string{kArraySuffix}] = words->first;
+      pos = words->second;
+      continue;
+    }
     // The value is one shell word: quoted, or up to the first blank (a comment after it).
     std::string raw;
     if (!value.empty() && (value.front() == '"' || value.front() == '\'')) {

@@ -10,11 +10,16 @@ namespace tb::api::config_detail {
 
 using Variables = std::map<std::string, std::string, std::less<>>;
 
+// A bash array `NAME=( word ... )` is kept under NAME + kArraySuffix, its words (quotes removed,
+// comments dropped, not yet expanded) joined by kArraySeparator; `"${NAME[@]}"` is those words.
+inline constexpr std::string_view kArraySuffix = "[@]";
+inline constexpr char kArraySeparator = '\x1f';
+
 // The variables the lines of `text` set (`NAME=value`, `export NAME=value`), in order, a later one
 // replacing an earlier: `$NAME`, `${NAME}`, `${NAME:-default}` and integer `$(( ... ))`
-// arithmetic (+ - * / % and parentheses) expanded as bash would. A value that needs anything
-// else (a command substitution, a variable the script does not set, an overflow) is not set.
-// With `keep_unknown`, a variable the script does not set stays in the value as `$NAME` (a
+// arithmetic (+ - * / % and parentheses) expanded as bash would, and arrays (above). A value that
+// needs anything else (a command substitution, a variable the script does not set, an overflow) is
+// not set. With `keep_unknown`, a variable the script does not set stays in the value as `$NAME` (a
 // `${NAME:-default}` takes its default), so a path under a root left to the user
 // (`$HOME/models/Qwen3-8B`) keeps its known part.
 [[nodiscard]] Variables shell_variables(std::string_view text, bool keep_unknown = false);

@@ -1,6 +1,10 @@
 // verl's Megatron actor (strategy megatron, ppo_megatron_trainer.yaml) read as the fields it
 // means (docs/configs.md, "verl").
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "trainbudget/spec/excerpt.hpp"
 #include "verl_reader.hpp"
@@ -17,6 +21,43 @@ bool megatron_defaults(const json& cfg) {
   };
   if (names(*d)) return true;
   return d->is_array() && std::any_of(d->begin(), d->end(), names);
+}
+
+// The adapters' targets under Megatron-Bridge's names (model.lora.target_modules, default
+// linear_qkv, linear_proj, linear_fc1, linear_fc2 in _generated_ppo_megatron_trainer.yaml at
+// b178a3c): the fused q/k/v projection, the output projection, the gate-and-up and the down
+// projection, the experts' as the dense MLP's.
+void read_megatron_lora_targets(VerlReader& r) {
+  const std::string key = "actor_rollout_ref.model.lora.target_modules";
+  const json* given = r.at(key);
+  const json names = given != nullptr && given->is_array()
+                         ? *given
+                         : json::array({"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2"});
+  if (given != nullptr && !given->is_array()) {
+    throw VerlReader::bad(key, "is not a list of module names",
+                          "a list of linear_qkv, linear_proj, linear_fc1, linear_fc2");
+  }
+  std::vector<std::string> targets;
+  for (const json& name : names) {
+    const std::string n = name.is_string() ? name.get<std::string>() : name.dump();
+    if (n == "linear_qkv") {
+      targets.insert(targets.end(), {"q", "k", "v"});
+    } else if (n == "linear_proj") {
+      targets.emplace_back("o");
+    } else if (n == "linear_fc1") {
+      targets.insert(targets.end(), {"gate", "up"});
+    } else if (n == "linear_fc2") {
+      targets.emplace_back("down");
+    } else {
+      throw VerlReader::bad(key, fmt::format("names '{}', which is not modelled", excerpt(n)),
+                            "linear_qkv, linear_proj, linear_fc1, linear_fc2");
+    }
+  }
+  if (targets.empty()) {
+    throw VerlReader::bad(key, "is empty", "linear_qkv, linear_proj, linear_fc1, linear_fc2");
+  }
+  r.set("lora_targets", fmt::format("{}", fmt::join(targets, ",")),
+        given != nullptr ? key : key + " (verl's default: every linear)");
 }
 
 // The Megatron actor's layout (verl/trainer/config/_generated_ppo_megatron_trainer.yaml at
@@ -76,6 +117,7 @@ void read_megatron_actor(VerlReader& r) {
   if (rank > 0) {
     r.set("method", "lora", "actor_rollout_ref.model.lora.rank");
     r.set("lora_rank", std::to_string(rank), "actor_rollout_ref.model.lora.rank");
+    read_megatron_lora_targets(r);
   }
   if (r.flag(at + "param_offload", false)) {
     r.set("offload_between_phases", "params", at + "param_offload (between phases)");

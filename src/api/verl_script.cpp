@@ -2,6 +2,7 @@
 // examples/*/run_*.sh launch it) read as its Hydra overrides (docs/configs.md, "verl").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "config_formats.hpp"
@@ -73,6 +74,26 @@ std::vector<std::string> words_after_entry(std::string_view text) {
   return words;
 }
 
+// The command's words with each `"${NAME[@]}"` of an array the script sets replaced by its words
+// (verl's examples group their overrides so: DATA=( ... ), "${DATA[@]}"); an unknown one stays.
+std::vector<std::string> with_arrays(std::vector<std::string> words, const Variables& vars) {
+  std::vector<std::string> out;
+  for (std::string& word : words) {
+    const bool whole = word.starts_with("${") && word.ends_with(std::string{kArraySuffix} + "}");
+    const auto it = whole ? vars.find(word.substr(2, word.size() - 3)) : vars.end();
+    if (it == vars.end()) {
+      out.push_back(std::move(word));
+      continue;
+    }
+    for (std::size_t from = 0; from <= it->second.size();) {
+      const std::size_t to = std::min(it->second.find(kArraySeparator, from), it->second.size());
+      if (to > from) out.push_back(it->second.substr(from, to - from));
+      from = to + 1;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_verl_script(std::string_view text) { return text.find(kEntry) != std::string_view::npos; }
@@ -82,7 +103,7 @@ json verl_script_overrides(std::string_view text) {
   const std::string_view head = text.substr(0, text.find(kEntry));
   const Variables vars = shell_variables(head);
   std::optional<Variables> kept;  // unknown roots kept as $NAME: read for a model's path only
-  const std::vector<std::string> words = words_after_entry(text);
+  const std::vector<std::string> words = with_arrays(words_after_entry(text), vars);
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     // Hydra's --config-name picks the base config (ppo_megatron_trainer: the Megatron actor);

@@ -236,6 +236,12 @@ def training_config_seeds():
         "verl-script-long": "python3 -m verl.trainer.main_ppo \\\n    " + words + "\n",
         "verl-script-long-value": "python3 -m verl.trainer.main_ppo data.train_batch_size="
                                   + "9" * LONG + "\n",
+        # Arrays of overrides (NAME=( ... ), "${NAME[@]}"): a 10,000-word one, one never
+        # closed, one whose words hold parentheses, quotes and comments.
+        "verl-script-array-long": "A=(\n    " + words.replace(" \\\n", "\n") + "\n)\n"
+                                  "python3 -m verl.trainer.main_ppo \"${A[@]}\"\n",
+        "verl-script-array-open": "A=( 'x=1' \"y=(\" # )\n" * 100
+                                  + "python3 -m verl.trainer.main_ppo \"${A[@]}\" a.b=1\n",
         "trl-grpo-types": json.dumps({"num_generations": [8], "use_vllm": "yes",
                                       "vllm_mode": 5, "per_device_train_batch_size": "x"}),
     })

@@ -144,6 +144,50 @@ TEST(VerlConfig, TheMegatronActorSplitsOverItsDataParallelRanks) {
   EXPECT_FALSE(c.values.contains("recipe"));
 }
 
+// Overrides grouped in bash arrays, as verl's newer examples write them (DATA=( ... ) and
+// "${DATA[@]}" in the command): each array's words, quoted parts and comments as bash reads them;
+// an array the script does not set gives nothing. The Megatron actor's adapters go on every
+// linear by verl's default (linear_qkv, linear_proj, linear_fc1, linear_fc2), or on those named.
+TEST(VerlConfig, ArraysOfOverridesAreTheirWords) {
+  const std::string head =
+      "n=5\n"
+      "DATA=(\n"
+      "    data.train_batch_size=64 # prompts\n"
+      "    data.max_response_length=\"$((1024 * 2))\"\n"
+      ")\n"
+      "ACTOR=(\n"
+      "    # actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=99\n"
+      "    actor_rollout_ref.actor.ppo_mini_batch_size=16 actor_rollout_ref.rollout.n=$n\n"
+      "    'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2'\n"
+      "    actor_rollout_ref.model.lora.rank=8\n"
+      ")\n";
+  const std::string command =
+      "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\\n"
+      "    algorithm.adv_estimator=grpo \"${DATA[@]}\" \\\n"
+      "    \"${ACTOR[@]}\" \"${UNSET[@]}\" \\\n"
+      "    trainer.n_gpus_per_node=4 \"$@\"\n";
+  const TrainingConfig c = read(head + command);
+  EXPECT_EQ(c.values.at("num_generations"), "5");
+  EXPECT_EQ(c.values.at("max_completion_length"), "2048");
+  EXPECT_EQ(c.values.at("micro_batch"), "2");
+  EXPECT_EQ(c.values.at("grad_accum"), "10");            // 16 x 5 / 4 GPUs / 2
+  EXPECT_EQ(c.values.at("steps_per_generation"), "40");  // 64 x 5 / 4 / 2
+  EXPECT_EQ(c.values.at("lora_targets"), "q,k,v,o,gate,up,down");
+  const TrainingConfig some =
+      read(head +
+           "TARGETS=(\n    actor_rollout_ref.model.lora.target_modules='[linear_qkv,linear_proj]'\n"
+           ")\n" +
+           command.substr(0, command.size() - 1) + " \"${TARGETS[@]}\"\n");
+  EXPECT_EQ(some.values.at("lora_targets"), "q,k,v,o");
+  EXPECT_THROW(
+      (void)read(head + "X=(\n actor_rollout_ref.model.lora.target_modules='[router]'\n)\n" +
+                 command.substr(0, command.size() - 1) + " \"${X[@]}\"\n"),
+      InvalidRequest);
+  // An array never closed: nothing after it is read as a variable, and no word of it reaches
+  // the command.
+  EXPECT_THROW((void)read("A=(\n  data.train_batch_size=64\n" + command), InvalidRequest);
+}
+
 // verl's token-budget micro-batches need not divide a GPU's mini-batch
 // (rearrange_micro_batches): 24,000 tokens hold 15 sequences of 512 + 1,024, and the largest
 // divisor of the 160 completions a GPU's mini-batch holds (256 x 5 / 8) within that is 10.
