@@ -150,23 +150,10 @@ std::optional<std::pair<std::string, std::size_t>> array_words(std::string_view 
     in_word = false;
   };
   for (std::size_t i = open; i < text.size(); ++i) {
+    if (out.size() + word.size() > kMaxArrayText) return std::nullopt;
     const char c = text[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-      continue;
-    }
-    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
-      ++i;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    if (quoting_takes(text, i, quote, word, in_word)) continue;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       end_word();
     } else if (c == '#' && !in_word) {
       const std::size_t eol = text.find('\n', i);
@@ -179,7 +166,6 @@ std::optional<std::pair<std::string, std::size_t>> array_words(std::string_view 
       word += c;
       in_word = true;
     }
-    if (out.size() + word.size() > kMaxArrayText) return std::nullopt;
   }
   return std::nullopt;
 }

@@ -15,6 +15,33 @@ using Variables = std::map<std::string, std::string, std::less<>>;
 inline constexpr std::string_view kArraySuffix = "[@]";
 inline constexpr char kArraySeparator = '\x1f';
 
+// One character of a shell word at text[i] that quoting or a line continuation takes: inside
+// quotes, the closing quote (dropped) or a character of the word; outside, an opening quote
+// (dropped, the word begun) or a backslash-newline (both skipped, `i` moved past them). False
+// when the character is the caller's to read.
+[[nodiscard]] inline bool quoting_takes(std::string_view text, std::size_t& i, char& quote,
+                                        std::string& word, bool& in_word) {
+  const char c = text[i];
+  if (quote != 0) {
+    if (c == quote) {
+      quote = 0;
+    } else {
+      word += c;
+    }
+    return true;
+  }
+  if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+    ++i;
+    return true;
+  }
+  if (c == '\'' || c == '"') {
+    quote = c;
+    in_word = true;
+    return true;
+  }
+  return false;
+}
+
 // The variables the lines of `text` set (`NAME=value`, `export NAME=value`), in order, a later one
 // replacing an earlier: `$NAME`, `${NAME}`, `${NAME:-default}` and integer `$(( ... ))`
 // arithmetic (+ - * / % and parentheses) expanded as bash would, and arrays (above). A value that

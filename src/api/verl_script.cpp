@@ -26,23 +26,7 @@ std::vector<std::string> words_after_entry(std::string_view text) {
   char quote = 0;
   for (std::size_t i = start + kEntry.size(); i < text.size(); ++i) {
     const char c = text[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-      continue;
-    }
-    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
-      ++i;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-      continue;
-    }
+    if (quoting_takes(text, i, quote, word, in_word)) continue;
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       if (in_word) words.push_back(word);
       word.clear();
