@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "gated_delta_rows.hpp"
+#include "mamba2_rows.hpp"
 #include "row_helpers.hpp"
 
 namespace tb {
@@ -224,6 +225,7 @@ constexpr std::array kDecoderRows{
                   },
                   [](D) { return "b*s*a*d_v*e"; }},
     GATED_DELTA_ROWS,
+    MAMBA2_ROWS,
     ActivationRow{"attention", "attention_residual_dropout_mask", with_dropout, bsh,
                   ElementBytes::kMask, false,
                   [](D) { return "dropout mask on o_proj's output [b, s, h] (bool)"; }, f_bsh1},
@@ -365,7 +367,7 @@ std::span<const ActivationRow> decoder_layer_rows() { return kDecoderRows; }
 
 double row_elements(const ActivationRow& row, const StepDims& d) noexcept {
   const std::string_view module{row.module};
-  if (module == "attention") return row.elements(d) * (1.0 - d.linear_share);
+  if (module == "attention") return row.elements(d) * d.attention_share;
   if (module == "linear_attention") return row.elements(d) * d.linear_share;
   return row.elements(d);
 }

@@ -49,6 +49,10 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
     const char* formula = kWords[i].formula != nullptr
                               ? kWords[i].formula
                               : attention_formula(counts.windowed, setup.causal);
+    if (static_cast<FlopTerm>(i) == FlopTerm::kLinearAttention && arch.linear_attention &&
+        arch.linear_attention->mixer == LinearMixer::kMamba2) {
+      formula = "(2*(kh*Q*dk + vh*(Q*dv + 2*dk*dv)) + 2*taps*(2*kh*dk+vh*dv))*L_linear";
+    }
     out.terms.push_back(
         {kWords[i].name, formula, v.forward, v.backward_factor, v.model, v.recompute});
   }
@@ -82,13 +86,22 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
   }
   if (arch.linear_attention) {
     const LinearAttentionSpec& g = *arch.linear_attention;
-    out.symbols.push_back({"L_linear", static_cast<double>(linear_attention_layer_count(arch)),
-                           "Gated DeltaNet layers"});
-    out.symbols.push_back({"kh", static_cast<double>(g.key_heads), "Gated DeltaNet key heads"});
-    out.symbols.push_back({"vh", static_cast<double>(g.value_heads), "Gated DeltaNet value heads"});
-    out.symbols.push_back({"dk", static_cast<double>(g.key_head_dim), "their key width"});
-    out.symbols.push_back({"dv", static_cast<double>(g.value_head_dim), "their value width"});
+    out.symbols.push_back(
+        {"L_linear", static_cast<double>(linear_attention_layer_count(arch)),
+         g.mixer == LinearMixer::kMamba2 ? "Mamba-2 layers" : "Gated DeltaNet layers"});
+    const bool mamba = g.mixer == LinearMixer::kMamba2;
+    out.symbols.push_back({"kh", static_cast<double>(g.key_heads),
+                           mamba ? "Mamba-2 groups (B, C)" : "Gated DeltaNet key heads"});
+    out.symbols.push_back({"vh", static_cast<double>(g.value_heads),
+                           mamba ? "Mamba-2 heads" : "Gated DeltaNet value heads"});
+    out.symbols.push_back({"dk", static_cast<double>(g.key_head_dim),
+                           mamba ? "the state width (d_state)" : "their key width"});
+    out.symbols.push_back({"dv", static_cast<double>(g.value_head_dim),
+                           mamba ? "the head width (head_dim)" : "their value width"});
     out.symbols.push_back({"taps", static_cast<double>(g.conv_kernel), "causal conv taps"});
+    if (mamba) {
+      out.symbols.push_back({"Q", static_cast<double>(g.chunk_size), "SSD chunk length"});
+    }
   }
   return out;
 }

@@ -41,6 +41,11 @@ double per_token_head(const std::array<Point, N>& table, double heads) {
 
 }  // namespace
 
+double recurrence_state_share(double key_width, double value_width) noexcept {
+  constexpr double kMeasuredState = 128.0 * 128.0;
+  return key_width > 0.0 && value_width > 0.0 ? key_width * value_width / kMeasuredState : 1.0;
+}
+
 Seconds gated_delta_seconds(double token_heads, double local_heads, bool backward,
                             const ClusterProfile& c) noexcept {
   const double rate = c.rate_16.value();

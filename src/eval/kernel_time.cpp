@@ -79,12 +79,14 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   if (eager) attend.add(2.0 * d.a * d.d_v / tp * e, 1.0);
   // The output gate: sigmoid(gate) (one read, one write) and the product (two reads, a write).
   if (d.output_gate) attend.add(5.0 * d.a * d.d_v / tp * e, 2.0);
-  const double attending = 1.0 - d.linear_share;
+  const double attending = d.attention_share;
   m.add(attend.bytes * attending, attend.kernels * attending);
   if (d.linear_share > 0.0) {
     // Gated DeltaNet's element-wise kernels (modeling_qwen3_next.py): the causal conv with its
     // SiLU over q, k, v (read, write), beta's sigmoid and the decay's softplus over the value
     // heads (fp32), and the gated RMSNorm over the values with the gate z (two reads, a write).
+    // Mamba-2's are the same passes under its names (x, B, C through the conv; dt's softplus and
+    // exp(A dt) over the heads; the gated norm over d_ssm with z).
     const double conv = (2.0 * d.g_kh * d.g_dk + d.g_vh * d.g_dv) / tp;
     Memory g;
     g.add(2.0 * conv * e, 1.0);
@@ -288,9 +290,9 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
                            eager_scores_fresh(d, scores, true, c, largest);
     core_backward.kernels = 4.0 + kernels;
   }
-  // In a Gated DeltaNet hybrid only the share of layers that attend run it (linear_share).
-  core_forward *= 1.0 - d.linear_share;
-  core_backward *= 1.0 - d.linear_share;
+  // In a hybrid only the share of layers that attend run it (attention_share).
+  core_forward *= d.attention_share;
+  core_backward *= d.attention_share;
   out.forward += core_forward;
   out.backward += core_backward;
   if (d.linear_share > 0.0) {
@@ -298,7 +300,8 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
     // recomputes the chunk states inside the measured kernel. Each sequence's tokens are this
     // device's 1/cp.
     const double local_heads = d.g_vh / l.parallel.tp;
-    const double token_heads = tokens * local_heads * d.linear_share;
+    const double token_heads =
+        tokens * local_heads * d.linear_share * recurrence_state_share(d.g_dk, d.g_dv);
     out.forward.attention += gated_delta_seconds(token_heads, local_heads, false, c);
     out.backward.attention += gated_delta_seconds(token_heads, local_heads, true, c);
     out.forward.kernels += 4.0 * d.linear_share;  // fla's cumsum, kkt-solve, states, output

@@ -18,6 +18,7 @@
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
 #include "hf_llama4.hpp"
+#include "hf_mamba.hpp"
 #include "hf_mistral3.hpp"
 #include "hf_moe_families.hpp"
 #include "hf_stablelm.hpp"
@@ -435,6 +436,8 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.vision = read_vision_config(vision_top, VisionKind::kQwen3Vl, type, problems);
   } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
     arch = read_gated_delta_family(top, root, type);
+  } else if (type == "falcon_h1" || type == "bamba" || type == "granitemoehybrid") {
+    arch = read_mamba_family(top, root, type);
   } else if (type == "llama4") {
     text_prefix = "text_config.";
     arch = read_llama4(top, problems);

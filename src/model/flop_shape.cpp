@@ -25,6 +25,14 @@ double gated_delta_flops(const LinearAttentionSpec& g) noexcept {
   const auto vh = static_cast<double>(g.value_heads);
   const auto dk = static_cast<double>(g.key_head_dim);
   const auto dv = static_cast<double>(g.value_head_dim);
+  if (g.mixer == LinearMixer::kMamba2) {
+    // Mamba-2's SSD in chunks of Q tokens (Dao & Gu 2024, sec. 6; mamba_ssm's ssd_combined.py):
+    // C B^T within a chunk once per group (Q x d_state a token), that times x per head (Q x
+    // head_dim), the chunk's state B^T x and the output's C h per head (d_state x head_dim each).
+    const auto q = static_cast<double>(g.chunk_size);
+    const double ssd = 2.0 * (kh * q * dk + vh * (q * dv + 2.0 * dk * dv));
+    return ssd + 2.0 * static_cast<double>(g.conv_kernel) * (2.0 * kh * dk + vh * dv);
+  }
   const double recurrence = 2.0 * 4.0 * vh * dk * dv;
   const double conv = 2.0 * static_cast<double>(g.conv_kernel) * (2.0 * kh * dk + vh * dv);
   return recurrence + conv;
@@ -55,8 +63,8 @@ FlopShape flop_shape(const ModelArchitecture& arch, bool frozen_base,
   for (std::int64_t layer = 0; layer < arch.num_layers; ++layer) {
     if (is_linear_attention_layer(arch, layer)) {
       out.linear_attention_flops += gated_delta_flops(*arch.linear_attention);
-      continue;
     }
+    if (!is_attention_layer(arch, layer)) continue;
     // attention_span's rule: a layer slides unless the pattern makes it global.
     const bool global =
         at.sliding_window <= 0 || (at.global_every > 0 && (layer + 1) % at.global_every == 0);

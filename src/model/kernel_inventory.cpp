@@ -54,9 +54,10 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
   return g;
 }
 
-// One decoder layer's GEMMs. A Gated DeltaNet hybrid's is the average layer: the attention
-// projections in the share of layers that attend, Gated DeltaNet's in the rest (fractional
-// instances, priced in proportion), the MLP or MoE block in full.
+// One decoder layer's GEMMs. A hybrid's is the average layer: the attention projections in the
+// share of layers that attend alone, the linear mixer's layers (with attention beside the mixer in
+// a parallel hybrid) in the rest (fractional instances, priced in proportion), the MLP or MoE
+// block in full.
 std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
                                     const QloraOptions* nf4) {
   std::vector<GemmKernel> out;

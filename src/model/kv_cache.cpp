@@ -17,14 +17,16 @@ std::int64_t kv_values_per_token_layer(const ModelArchitecture& arch) {
 
 // Only attending layers cache keys and values; a Gated DeltaNet layer keeps a fixed state.
 Bytes kv_bytes_per_token(const ModelArchitecture& arch, KvDtype dtype) {
-  const auto attending = static_cast<double>(arch.num_layers - linear_attention_layer_count(arch));
+  const auto attending = static_cast<double>(attention_layer_count(arch));
   return Bytes{static_cast<double>(kv_values_per_token_layer(arch)) * attending *
                kv_value_bytes(dtype)};
 }
 
 // A Gated DeltaNet layer's state per sequence, whatever its length (vLLM's Qwen3-Next cache:
 // the recurrent state, value heads x key width x value width, in fp32 as the checkpoints'
-// mamba_ssm_dtype says, and the causal conv's last taps - 1 inputs over q, k, v at 2 bytes).
+// mamba_ssm_dtype says, and the causal conv's last taps - 1 inputs over q, k, v at 2 bytes). A
+// Mamba-2 layer's is the same shape (heads x d_state x head_dim, the conv over x, B, C), priced at
+// the same widths.
 Bytes linear_attention_state_bytes(const ModelArchitecture& arch) {
   if (!arch.linear_attention) return Bytes{0.0};
   const LinearAttentionSpec& g = *arch.linear_attention;
@@ -40,7 +42,7 @@ Bytes linear_attention_state_bytes(const ModelArchitecture& arch) {
 Bytes kv_bytes_per_sequence(const ModelArchitecture& arch, KvDtype dtype, std::int64_t context) {
   double tokens = 0.0;  // summed over the attending layers
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
-    if (is_linear_attention_layer(arch, i)) continue;
+    if (!is_attention_layer(arch, i)) continue;
     tokens += static_cast<double>(std::min(context, attention_span(arch, i, context)));
   }
   return Bytes{tokens * static_cast<double>(kv_values_per_token_layer(arch)) *

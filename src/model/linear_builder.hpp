@@ -1,7 +1,9 @@
-// The builder the linear-layer lists are made with (linear_layers.cpp, vision_linears.cpp):
+// The builder the linear-layer lists are made with (linear_layers.cpp, vision_linears.cpp,
+// hybrid_linears.cpp):
 // one entry per module kind, merged across layers by accumulate().
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,5 +56,10 @@ inline void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearL
 // The vision encoder's and projector's linears of a vision-language checkpoint, each counted over
 // its layers (none without a tower).
 [[nodiscard]] std::vector<LinearLayer> vision_tower_linears(const ModelArchitecture& arch);
+
+// A Mamba-2 mixer's in_proj and out_proj (hybrid_linears.cpp).
+void mamba2_mixer(Builder& b);
+// Granite 4.0's MoE block: the router, the fused experts and the shared MLP (hybrid_linears.cpp).
+void granite_moe_block(Builder& b);
 
 }  // namespace tb::detail

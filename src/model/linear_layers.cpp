@@ -14,6 +14,8 @@ namespace {
 
 using detail::accumulate;
 using detail::Builder;
+using detail::granite_moe_block;
+using detail::mamba2_mixer;
 
 // GPT-2 (GPT2Attention / GPT2MLP, Conv1D modules): attn.c_attn, attn.c_proj, mlp.c_fc,
 // mlp.c_proj, all biased.
@@ -170,8 +172,20 @@ void gated_delta_net(Builder& b) {
 void dense_mlp(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const MlpSpec& m = a.mlp;
-  // Llama 4's decoder layer names its MLP feed_forward (Llama4TextDecoderLayer).
-  const std::string p = a.model_type.starts_with("llama4") ? "feed_forward." : "mlp.";
+  if (a.model_type == "granitemoehybrid") {
+    // GraniteMoeHybridMLP (shared_mlp): input_linear (hidden -> 2 x width, gate and up),
+    // output_linear, no biases.
+    b.add("input_linear", "shared_mlp.input_linear", LinearKind::kGateUp, LinearPlace::kDenseMlp,
+          a.hidden, 2 * m.intermediate, false);
+    b.add("output_linear", "shared_mlp.output_linear", LinearKind::kDown, LinearPlace::kDenseMlp,
+          m.intermediate, a.hidden, false);
+    return;
+  }
+  // Llama 4's decoder layer names its MLP feed_forward (Llama4TextDecoderLayer), as Falcon-H1's
+  // and Bamba's do.
+  const bool feed_forward =
+      a.model_type.starts_with("llama4") || a.model_type == "falcon_h1" || a.model_type == "bamba";
+  const std::string p = feed_forward ? "feed_forward." : "mlp.";
   if (a.model_type == "gpt2" || a.model_type == "starcoder2") {
     b.add("c_fc", "mlp.c_fc", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, m.intermediate,
           m.bias);
@@ -298,6 +312,10 @@ void moe_block(Builder& b) {
     gpt_oss_moe_block(b);
     return;
   }
+  if (a.model_type == "granitemoehybrid") {
+    granite_moe_block(b);
+    return;
+  }
   if (a.linear_attention) {  // Qwen3-Next, Qwen3.5-MoE
     fused_moe_block(b);
     return;
@@ -375,7 +393,12 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
     return std::move(b.out);
   }
   if (linear_attention_layer && arch.linear_attention) {
-    gated_delta_net(b);
+    if (arch.linear_attention->mixer == LinearMixer::kMamba2) {
+      mamba2_mixer(b);
+    } else {
+      gated_delta_net(b);
+    }
+    if (arch.linear_attention->parallel) standard_attention(b);  // Falcon-H1: side by side
   } else if (arch.model_type == "gpt2") {
     gpt2_layer(b);
   } else if (arch.attention.latent) {
@@ -393,7 +416,8 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
 
 std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
   std::vector<LinearLayer> all;
-  // The layers of each kind: token mixer (attention or Gated DeltaNet) by MLP (dense or MoE).
+  // The layers of each kind: token mixer (attention, or a linear mixer with or without attention
+  // beside it) by MLP (dense or MoE).
   std::array<std::int64_t, 4> kinds{};
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
     ++kinds[(is_moe_layer(arch, i) ? 2U : 0U) + (is_linear_attention_layer(arch, i) ? 1U : 0U)];

@@ -173,9 +173,28 @@ std::int64_t router_params(const ModelArchitecture& arch) {
 // in_proj_b, in_proj_a holding the same; conv1d weight [2 key + value widths, 1, taps] without
 // bias; dt_bias and A_log (a value per value head); the gated RMSNorm's weight (value_head_dim);
 // out_proj (value width -> hidden). No linear has a bias.
+// A Mamba-2 mixer (transformers' FalconH1Mixer, BambaMixer, GraniteMoeHybridMambaLayer; shapes
+// in LinearAttentionSpec): in_proj (hidden -> 2 d_ssm + 2 groups x d_state + heads, biased when
+// in_proj_bias), the depthwise conv1d over x, B, C ([conv width, 1, taps], biased when
+// conv_bias), dt_bias, A_log and D (a value per head), the gated norm's weight over d_ssm when it
+// has one, out_proj (d_ssm -> hidden, biased when out_proj_bias).
+namespace {
+std::int64_t mamba2_params(const ModelArchitecture& arch, const LinearAttentionSpec& g) {
+  const std::int64_t inner = checked_mul(g.value_heads, g.value_head_dim);
+  const std::int64_t groups = checked_mul(g.key_heads, g.key_head_dim);
+  const std::int64_t conv = checked_add(inner, checked_mul(2, groups));
+  const std::int64_t in_proj =
+      linear(arch.hidden, checked_add(inner, conv, g.value_heads), g.in_proj_bias);
+  return checked_add(in_proj, checked_mul(conv, g.conv_kernel), g.conv_bias ? conv : 0,
+                     checked_mul(3, g.value_heads), g.gated_norm ? inner : 0,
+                     linear(inner, arch.hidden, g.out_proj_bias));
+}
+}  // namespace
+
 std::int64_t linear_attention_params(const ModelArchitecture& arch) {
   if (!arch.linear_attention) return 0;
   const LinearAttentionSpec& g = *arch.linear_attention;
+  if (g.mixer == LinearMixer::kMamba2) return mamba2_params(arch, g);
   const std::int64_t key = checked_mul(g.key_heads, g.key_head_dim);
   const std::int64_t value = checked_mul(g.value_heads, g.value_head_dim);
   const std::int64_t conv = checked_add(checked_mul(2, key), value);
@@ -189,8 +208,9 @@ std::int64_t linear_attention_params(const ModelArchitecture& arch) {
 
 std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
                                   bool linear_attention_layer) {
-  const std::int64_t mixer =
-      linear_attention_layer ? linear_attention_params(arch) : attention_params(arch);
+  const bool attends = !linear_attention_layer || arch.linear_attention->parallel;
+  const std::int64_t mixer = checked_add(linear_attention_layer ? linear_attention_params(arch) : 0,
+                                         attends ? attention_params(arch) : 0);
   const std::int64_t n = checked_add(mixer, checked_mul(arch.norms_per_layer, norm_params(arch)));
   if (!moe_layer) return checked_add(n, dense_mlp_params(arch));
   return checked_add(n, checked_mul(arch.moe->num_experts, expert_params(arch)),
@@ -371,8 +391,7 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   add(c, "embed_tokens", token_table, token_table);
   add(c, "embed_positions", c.input_embedding - token_table, c.input_embedding - token_table);
   const std::int64_t gated_delta_layers = linear_attention_layer_count(arch);
-  const std::int64_t attention =
-      checked_mul(arch.num_layers - gated_delta_layers, attention_params(arch));
+  const std::int64_t attention = checked_mul(attention_layer_count(arch), attention_params(arch));
   add(c, "attention", attention, attention);
   const std::int64_t gated_delta = checked_mul(gated_delta_layers, linear_attention_params(arch));
   add(c, "linear_attention", gated_delta, gated_delta);

@@ -116,8 +116,10 @@ double trainable_tensor_count(const ModelArchitecture& arch, const ModelProfile&
                                                                                      : 1.0;
   const double norms = p.shape.post_norms ? 4.0 : 2.0;
   tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0) + 1.0;
-  // A Gated DeltaNet layer's conv1d, dt_bias, A_log and gated-norm weight.
-  tensors += 4.0 * static_cast<double>(linear_attention_layer_count(arch));
+  // A Gated DeltaNet layer's conv1d, dt_bias, A_log and gated-norm weight; a Mamba-2 layer's
+  // conv1d weight and bias, dt_bias, A_log, D and the norm's weight.
+  const bool mamba = arch.linear_attention && arch.linear_attention->mixer == LinearMixer::kMamba2;
+  tensors += (mamba ? 6.0 : 4.0) * static_cast<double>(linear_attention_layer_count(arch));
   return tensors;
 }
 

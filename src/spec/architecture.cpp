@@ -65,15 +65,28 @@ void check_attention(const ModelArchitecture& arch, Checker& c) {
 void check_linear_attention(const ModelArchitecture& arch, Checker& c) {
   if (!arch.linear_attention) return;
   const LinearAttentionSpec& g = *arch.linear_attention;
-  c.positive("linear_num_key_heads", g.key_heads);
-  c.positive("linear_num_value_heads", g.value_heads);
-  c.positive("linear_key_head_dim", g.key_head_dim);
-  c.positive("linear_value_head_dim", g.value_head_dim);
-  c.positive("linear_conv_kernel_dim", g.conv_kernel, 1'024);
+  // The config keys of each mixer (Qwen3-Next's; Mamba-2's as Falcon-H1 names them).
+  const bool mamba = g.mixer == LinearMixer::kMamba2;
+  const char* key_heads = mamba ? "mamba_n_groups" : "linear_num_key_heads";
+  const char* value_heads = mamba ? "mamba_n_heads" : "linear_num_value_heads";
+  c.positive(key_heads, g.key_heads);
+  c.positive(value_heads, g.value_heads);
+  c.positive(mamba ? "mamba_d_state" : "linear_key_head_dim", g.key_head_dim);
+  c.positive(mamba ? "mamba_d_head" : "linear_value_head_dim", g.value_head_dim);
+  c.positive(mamba ? "mamba_d_conv" : "linear_conv_kernel_dim", g.conv_kernel, 1'024);
   c.positive("full_attention_interval", g.full_attention_every, kMaxLayers);
+  if (mamba) c.positive("mamba_chunk_size", g.chunk_size, 1 << 20);
   if (g.key_heads > 0 && g.value_heads > 0 && g.value_heads % g.key_heads != 0) {
-    c.fail(fmt::format("linear_num_key_heads: {} does not divide linear_num_value_heads {}",
-                       g.key_heads, g.value_heads));
+    c.fail(fmt::format("{}: {} does not divide {} {}", key_heads, g.key_heads, value_heads,
+                       g.value_heads));
+  }
+  for (std::size_t i = 0; i < g.attention_layers.size(); ++i) {
+    const std::int64_t layer = g.attention_layers[i];
+    if (layer < 0 || layer >= arch.num_layers || (i > 0 && layer <= g.attention_layers[i - 1])) {
+      c.fail(fmt::format("attention layers: {} is not a layer in order below num_hidden_layers {}",
+                         layer, arch.num_layers));
+      break;
+    }
   }
 }
 
@@ -280,8 +293,23 @@ std::int64_t moe_layer_count(const ModelArchitecture& arch) {
 
 bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer) {
   if (!arch.linear_attention) return false;
-  const std::int64_t every = arch.linear_attention->full_attention_every;
+  const LinearAttentionSpec& g = *arch.linear_attention;
+  if (g.parallel) return true;
+  if (!g.attention_layers.empty()) {
+    return !std::binary_search(g.attention_layers.begin(), g.attention_layers.end(), layer);
+  }
+  const std::int64_t every = g.full_attention_every;
   return every <= 0 || (layer + 1) % every != 0;
+}
+
+bool is_attention_layer(const ModelArchitecture& arch, std::int64_t layer) {
+  return !arch.linear_attention || arch.linear_attention->parallel ||
+         !is_linear_attention_layer(arch, layer);
+}
+
+std::int64_t attention_layer_count(const ModelArchitecture& arch) {
+  if (!arch.linear_attention || arch.linear_attention->parallel) return arch.num_layers;
+  return arch.num_layers - linear_attention_layer_count(arch);
 }
 
 std::int64_t linear_attention_layer_count(const ModelArchitecture& arch) {
@@ -302,12 +330,14 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 45> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 48> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
       {"gpt2", "GPT-2"},
       {"falcon", "Falcon"},
+      {"falcon_h1", "Falcon-H1"},
+      {"bamba", "Bamba"},
       {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
       {"qwen2_vl", "Qwen2-VL"},
@@ -339,6 +369,7 @@ std::string family_name(const std::string& model_type) {
       {"arcee", "Arcee"},
       {"smollm3", "SmolLM3"},
       {"granite", "Granite"},
+      {"granitemoehybrid", "Granite 4.0 hybrid"},
       {"helium", "Helium"},
       {"exaone4", "EXAONE 4.0"},
       {"hunyuan_v1_dense", "Hunyuan"},

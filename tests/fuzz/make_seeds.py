@@ -75,6 +75,21 @@ def hf_config_seeds():
                                                             "fullatt_block_indexes":
                                                                 list(range(-MANY, MANY))}),
         "qwen2-vl-vision-list": with_(LLAMA, model_type="qwen2_vl", vision_config=[1, 2]),
+        # The Mamba-2 hybrids (io/hf_mamba.cpp): huge and zero mixer widths, a head width that is
+        # not a number, attention layers out of range and repeated, a layer type per many layers.
+        "falcon-h1-huge-mixer": with_(LLAMA, model_type="falcon_h1", mamba_d_ssm=10_000_000,
+                                      mamba_n_heads=1, mamba_d_state=10_000_000,
+                                      mamba_n_groups=10_000_000, mamba_d_head="auto"),
+        "falcon-h1-zero-heads": with_(LLAMA, model_type="falcon_h1", mamba_n_heads=0,
+                                      mamba_d_state=16, mamba_d_head=[64]),
+        "bamba-layers-out-of-range": with_(LLAMA, model_type="bamba", mamba_n_heads=8,
+                                           mamba_d_state=16,
+                                           attn_layer_indices=list(range(-MANY, MANY, 7)) * 2),
+        "granite-many-layer-types": with_(LLAMA, model_type="granitemoehybrid",
+                                          num_hidden_layers=MANY, mamba_n_heads=8,
+                                          mamba_d_state=16, num_local_experts=4,
+                                          num_experts_per_tok=2, shared_intermediate_size=64,
+                                          layer_types=["mamba", "attention"] * (MANY // 2)),
         "qwen2-5-vl-text-config": with_({}, model_type="qwen2_5_vl", text_config=LLAMA,
                                         vision_config={"spatial_merge_size": 0,
                                                        "patch_size": 0}),

@@ -12,4 +12,11 @@ namespace tb {
 [[nodiscard]] Seconds gated_delta_seconds(double token_heads, double local_heads, bool backward,
                                           const ClusterProfile& c) noexcept;
 
+// A head's state against the measured one's (key width x value width over 128 x 128): the
+// chunked recurrence's matmuls over a head scale with its state (Gated DeltaNet's and Mamba-2's
+// SSD alike: Yang et al. 2024, sec. 3.3; Dao & Gu 2024, sec. 6), so a Mamba-2 head of d_state 128
+// and head_dim 64 costs half a measured head. Mamba-2's SSD is priced on this table (docs/time.md,
+// "Mamba-2"): no published table of its kernel gives its shapes, forward and backward.
+[[nodiscard]] double recurrence_state_share(double key_width, double value_width) noexcept;
+
 }  // namespace tb

@@ -36,8 +36,8 @@ struct FlopShape {
   double a{0.0}, d{0.0}, d_v{0.0};
   // Per attending decoder layer: its sliding window, 0 = global (Gated DeltaNet layers have none).
   std::vector<std::int64_t> windows;
-  // Gated DeltaNet's recurrence and causal conv over its layers, forward FLOPs per token
-  // (gated_delta_flops); 0 without such layers.
+  // A linear mixer's recurrence (Gated DeltaNet's, Mamba-2's SSD) and causal conv over its
+  // layers, forward FLOPs per token (gated_delta_flops); 0 without such layers.
   double linear_attention_flops{0.0};
   double reference_6n{0.0};  // 6 x the parameters a token uses
 };
@@ -46,6 +46,7 @@ struct FlopShape {
 // counts them (training/utils/flop_utils.py, the GDN branch of transformer_flops): the chunked
 // delta rule's 4 multiply-adds per value head and key x value channel, and the depthwise causal
 // conv's taps over q, k and v.
+// A Mamba-2 mixer's: its SSD in chunks of chunk_size tokens and the conv (flop_shape.cpp).
 [[nodiscard]] double gated_delta_flops(const LinearAttentionSpec& g) noexcept;
 
 // The architecture's FLOP shape; `adapters` empty and frozen_base false for full training.

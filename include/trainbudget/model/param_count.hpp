@@ -22,9 +22,10 @@ namespace tb {
 [[nodiscard]] std::int64_t expert_params(const ModelArchitecture& arch);  // one routed expert
 [[nodiscard]] std::int64_t shared_expert_params(const ModelArchitecture& arch);
 [[nodiscard]] std::int64_t router_params(const ModelArchitecture& arch);
-// A Gated DeltaNet layer's token mixer (0 without LinearAttentionSpec).
+// A linear token mixer, Gated DeltaNet's or Mamba-2's (0 without LinearAttentionSpec).
 [[nodiscard]] std::int64_t linear_attention_params(const ModelArchitecture& arch);
-// One decoder layer: its token mixer (attention, or Gated DeltaNet), norms and MLP or MoE block.
+// One decoder layer: its token mixer (attention, a linear mixer, or both side by side in a
+// parallel hybrid), norms and MLP or MoE block.
 [[nodiscard]] std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
                                                 bool linear_attention_layer = false);
 [[nodiscard]] std::int64_t mtp_module_params(const ModelArchitecture& arch);

@@ -18,12 +18,15 @@ struct StepDims {
   double p{0};                        // dropout probability
   double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
   double r_q{0}, r_kv{0};             // MLA latent ranks
-  // Gated DeltaNet (LinearAttentionSpec): the share of the decoder layers that mix tokens with
-  // it (0: none), its key and value heads, their widths and the conv taps. The step prices one
-  // average layer: attention's rows and kernels at (1 - linear_share), Gated DeltaNet's at
-  // linear_share, the rest in full (every layer has norms and an MLP).
+  // A linear mixer (LinearAttentionSpec: Gated DeltaNet, or Mamba-2 when g_mamba): the share of
+  // the decoder layers that mix tokens with it (0: none), its key and value heads (Mamba-2: groups
+  // and heads), their widths (d_state, head_dim) and the conv taps. The step prices one average
+  // layer: attention's rows and kernels at attention_share (1 - linear_share, or 1 where both run
+  // side by side), the mixer's at linear_share, the rest in full (norms and an MLP every layer).
   double linear_share{0};
+  double attention_share{1};
   double g_kh{0}, g_vh{0}, g_dk{0}, g_dv{0}, g_conv{0};
+  bool g_mamba{false};
   double head_share{1};      // the share of the s positions that get logits (Layout::logits_share)
   double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
   double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)

@@ -70,6 +70,17 @@ struct AttentionSpec {
 // (value_heads each) from the hidden state, no bias; a depthwise causal conv1d over q, k, v
 // (conv_kernel taps, no bias); A_log and dt_bias (value_heads each); a gated RMSNorm over
 // value_head_dim; out_proj (value_heads x value_head_dim -> hidden).
+//
+// A Mamba-2 mixer (Dao & Gu 2024, "Transformers are SSMs", arXiv 2405.21060: the SSD layer) is the
+// same shape under other names (transformers' FalconH1Mixer, BambaMixer, GraniteMoeHybridMamba
+// Layer): key_heads = n_groups (B and C shared by a group of heads), key_head_dim = d_state,
+// value_heads = heads, value_head_dim = head_dim (heads x head_dim = d_ssm, the inner width). Its
+// in_proj maps the hidden state to z and x (d_ssm each), B and C (n_groups x d_state each) and dt
+// (a value per head); a depthwise conv1d over x, B, C (conv_bias: with a bias); dt_bias, A_log
+// and D a value per head; the gated RMSNorm's weight over d_ssm (gated_norm; Falcon-H1's
+// mamba_rms_norm false: none, the output gated by silu(z) alone); out_proj (d_ssm -> hidden).
+enum class LinearMixer : std::uint8_t { kGatedDelta, kMamba2 };
+
 struct LinearAttentionSpec {
   std::int64_t key_heads{0};
   std::int64_t value_heads{0};
@@ -78,6 +89,19 @@ struct LinearAttentionSpec {
   std::int64_t conv_kernel{4};
   std::int64_t full_attention_every{4};
   bool fused_projections{false};  // Qwen3-Next: in_proj_qkvz, in_proj_ba; Qwen3.5: four
+  LinearMixer mixer{LinearMixer::kGatedDelta};
+  // Mamba-2 only (above): the biases, the gated norm and the SSD kernel's chunk length.
+  bool conv_bias{false};
+  bool in_proj_bias{false};
+  bool out_proj_bias{false};
+  bool gated_norm{true};
+  std::int64_t chunk_size{256};
+  // Every layer runs the mixer and attention side by side on the same normed input, their outputs
+  // summed (Falcon-H1's parallel hybrid, modular_falcon_h1.py FalconH1DecoderLayer).
+  bool parallel{false};
+  // The layers (0-based, sorted, each once) that attend instead; empty: full_attention_every's
+  // rule (Bamba's attn_layer_indices, Granite 4.0's layer_types).
+  std::vector<std::int64_t> attention_layers;
 };
 
 struct MlpSpec {
@@ -230,10 +254,13 @@ struct ModelArchitecture {
 [[nodiscard]] bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer);
 [[nodiscard]] std::int64_t moe_layer_count(const ModelArchitecture& arch);
 
-// Whether decoder layer `layer` mixes tokens with Gated DeltaNet instead of attention, and how
-// many layers do.
+// Whether decoder layer `layer` mixes tokens with a linear mixer (Gated DeltaNet, Mamba-2), and
+// how many layers do; whether it attends (every layer of a model without one, every layer of a
+// parallel hybrid, the rest of the others), and how many do.
 [[nodiscard]] bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer);
 [[nodiscard]] std::int64_t linear_attention_layer_count(const ModelArchitecture& arch);
+[[nodiscard]] bool is_attention_layer(const ModelArchitecture& arch, std::int64_t layer);
+[[nodiscard]] std::int64_t attention_layer_count(const ModelArchitecture& arch);
 
 // The attention span of layer `layer` in tokens for a sequence of `seq_len`: the sliding
 // window where the layer uses one, else the whole sequence.
