@@ -2,8 +2,9 @@
 """Runs every training config in a folder (YAML, JSON and verl's run scripts) through `trainbudget estimate --config` and tallies
 what happened: read fully, read with notes, or refused, and each refusal by its reason.
 The share that answers is also given over the training configs alone: a DeepSpeed or accelerate
-file that names no model goes beside a training config (refused alone, in one line, by design),
-and inference, merge and export configs train nothing.
+file that names no model goes beside a training config (refused alone, in one line, by design), a
+Hydra overlay that leaves a required key to its launch command is launched with one, and
+inference, merge and export configs train nothing.
 
 Used during development on the frameworks' own example folders (docs/configs.md, "The
 frameworks' example configs"), at a pinned commit, offline by default.
@@ -47,6 +48,17 @@ def reason(stderr):
 # Refusals that are the right answer: the file is no training job by itself.
 NOT_A_JOB = ("names no model (a DeepSpeed or accelerate", "none of the training config formats",
              "adapter export")
+# A Hydra overlay (a YAML whose top-level `defaults:` names the base config it extends, as verl's
+# multi-turn configs do) refused for a key verl requires: the overlay is launched by a command
+# that passes the rest (`--config-name NAME key=value ...`), as verl itself would refuse it alone.
+OVERLAY_NEEDS = "(verl needs"
+
+
+def is_overlay(path):
+    if not path.endswith((".yaml", ".yml")):
+        return False
+    with open(path, errors="replace") as f:
+        return any(line.startswith("defaults:") for line in f)
 
 
 def main():
@@ -79,6 +91,8 @@ def main():
             refusals[why] += 1
             if any(k in why for k in NOT_A_JOB) and not path.endswith(".sh"):
                 not_jobs += 1
+            elif OVERLAY_NEEDS in why and is_overlay(path):
+                not_jobs += 1
             line = why
         if a.list:
             print(f"{kind} {os.path.relpath(path, os.path.abspath(a.folder))} {line}".rstrip())
@@ -87,7 +101,7 @@ def main():
           f"{tally['NOTES']} with notes), {len(files) - answered} refused")
     jobs = len(files) - not_jobs
     if jobs > 0:
-        print(f"{jobs} training configs (less {not_jobs} companion, inference, merge or export "
+        print(f"{jobs} training configs (less {not_jobs} companion, overlay, inference, merge or export "
               f"files): {answered} answer ({100.0 * answered / jobs:.0f} %)")
     for why, n in refusals.most_common():
         print(f"  {n:4d}  {why}")
