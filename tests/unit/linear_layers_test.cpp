@@ -27,6 +27,20 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
     n += a.num_layers * (a.attention.latent->q_lora_rank + a.attention.latent->kv_lora_rank);
   }
   if (a.moe && a.moe->router_score_bias) n += moe_layer_count(a) * a.moe->num_experts;
+  if (a.linear_attention) {
+    // The linear mixer's conv and per-head vectors: Mamba-2's conv1d over x, B, C (and its bias),
+    // dt_bias, A_log, D and the gated norm over d_ssm; Gated DeltaNet's conv1d over q, k, v,
+    // dt_bias, A_log and the norm over a value head.
+    const LinearAttentionSpec& g = *a.linear_attention;
+    const std::int64_t inner = g.value_heads * g.value_head_dim;
+    const std::int64_t keys = g.key_heads * g.key_head_dim;
+    const std::int64_t per_layer =
+        g.mixer == LinearMixer::kMamba2
+            ? (inner + 2 * keys) * (g.conv_kernel + (g.conv_bias ? 1 : 0)) + 3 * g.value_heads +
+                  (g.gated_norm ? inner : 0)
+            : (inner + 2 * keys) * g.conv_kernel + 2 * g.value_heads + g.value_head_dim;
+    n += linear_attention_layer_count(a) * per_layer;
+  }
   if (a.vision) {  // Mllama's cross-attention layers: q_norm, k_norm and two gates each
     n += static_cast<std::int64_t>(a.vision->cross_attention_layers.size()) *
          (2 * a.attention.head_dim + 2);
