@@ -175,6 +175,14 @@ const std::array kRolloutFields{
                 parse_named<Offload>("offload_between_phases", v);
           },
           "job"},
+    Field{"reference_on_host", FieldType::kChoice, "BOOL", "", "",
+          "grpo, rloo, ppo with beta > 0, full fine-tunes: true, the reference's weights wait in "
+          "host memory and come onto the device for its pass, three moves of the device's "
+          "16-bit weights a round (NeMo RL's use_reference_model); false, they sit on the "
+          "device beside the policy's (verl's Megatron reference unless ref param_offload, "
+          "TRL); default: true under megatron, else false",
+          accepted::booleans,
+          [](V v, R r) { r.job.rollout.reference_on_host = flag(v, "reference_on_host"); }, "job"},
     Field{"vllm_version", FieldType::kText, "X.Y.Z", "", "",
           "colocate, server: the vLLM release the engine runs. 0.6 and 0.7 (the V0 engine's "
           "async output processing) process a step's outputs while the device runs the next, so "

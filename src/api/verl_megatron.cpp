@@ -110,6 +110,10 @@ void read_megatron_actor(VerlReader& r) {
                           "full|selective|null");
   }
   r.set("recompute", granularity, at + "override_transformer_config.recompute_granularity");
+  // verl builds TransformerConfig without gradient_accumulation_fusion (config_converter.py),
+  // whose Megatron-Core default is false: each micro-batch's gradient added into the buffer.
+  const std::string fusion = at + "override_transformer_config.gradient_accumulation_fusion";
+  r.set("grad_accumulation_kernel", r.flag(fusion, false) ? "fused" : "add", fusion);
   r.set("pack_sequences", r.flag(at + "use_remove_padding", true) ? "true" : "false",
         at + "use_remove_padding");
   const std::int64_t rank =
@@ -119,6 +123,11 @@ void read_megatron_actor(VerlReader& r) {
     r.set("lora_rank", std::to_string(rank), "actor_rollout_ref.model.lora.rank");
     read_megatron_lora_targets(r);
   }
+  // The reference is a module of its own on the device (megatron_workers.py at b178a3c: ref_module,
+  // moved to the host between its passes only with ref.megatron.param_offload), not NeMo RL's
+  // state dict swapped into the policy, which the megatron profile assumes.
+  const std::string ref_offload = "actor_rollout_ref.ref.megatron.param_offload";
+  r.set("reference_on_host", r.flag(ref_offload, false) ? "true" : "false", ref_offload);
   if (r.flag(at + "param_offload", false)) {
     r.set("offload_between_phases", "params", at + "param_offload (between phases)");
   } else if (r.flag(at + "optimizer_offload", false)) {

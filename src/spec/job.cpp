@@ -63,8 +63,10 @@ bool reference_forward(const TrainingJob& job) noexcept {
 }
 
 bool reference_on_host(const TrainingJob& job) noexcept {
-  return online_rl(job.objective) && job.setup.framework == Framework::kMegatron &&
-         reference_forward(job) && !uses_adapters(job.method);
+  if (!online_rl(job.objective) || !reference_forward(job) || uses_adapters(job.method)) {
+    return false;
+  }
+  return job.rollout.reference_on_host.value_or(job.setup.framework == Framework::kMegatron);
 }
 
 bool reference_weights(const TrainingJob& job) noexcept {

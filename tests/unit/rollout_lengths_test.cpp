@@ -126,6 +126,20 @@ TEST(Rollout, NemoRlsReferenceIsSwappedInFromTheHost) {
   job.setup.framework = Framework::kMegatron;
   job.method = Method::kLora;
   EXPECT_FALSE(reference_on_host(job));
+  // verl's Megatron reference is a module of its own on the device unless its param_offload: given
+  // false, the megatron profile keeps its weights beside the policy's and swaps nothing; given
+  // true under hf, it swaps.
+  job.method = Method::kFull;
+  job.rollout.reference_on_host = false;
+  EXPECT_FALSE(reference_on_host(job));
+  EXPECT_TRUE(reference_weights(job));
+  const Estimate on_device = run(job);
+  EXPECT_EQ(on(on_device).rollout->reference_swap.count(), 0.0);
+  EXPECT_GT(on(on_device).rollout->peak.value(), r.peak.value());
+  job.setup.framework = Framework::kHf;
+  job.rollout.reference_on_host = true;
+  EXPECT_TRUE(reference_on_host(job));
+  EXPECT_GT(on(run(job)).rollout->reference_swap.count(), 0.0);
 }
 
 // TRL's in-place temperature division (logits.div_ on a slice) makes the loss's backward hold

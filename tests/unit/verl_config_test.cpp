@@ -142,6 +142,10 @@ TEST(VerlConfig, TheMegatronActorSplitsOverItsDataParallelRanks) {
   EXPECT_EQ(c.values.at("steps_per_generation"), "320");
   EXPECT_EQ(c.values.at("offload_between_phases"), "none");
   EXPECT_FALSE(c.values.contains("recipe"));
+  // The reference is a module on the device (megatron_workers.py), not NeMo RL's swapped state
+  // dict; on the host between its passes only with its own param_offload.
+  EXPECT_EQ(c.values.at("reference_on_host"), "false");
+  EXPECT_EQ(c.values.at("grad_accumulation_kernel"), "add");  // Megatron-Core's default
 }
 
 // Overrides grouped in bash arrays, as verl's newer examples write them (DATA=( ... ) and
@@ -179,6 +183,10 @@ TEST(VerlConfig, ArraysOfOverridesAreTheirWords) {
            ")\n" +
            command.substr(0, command.size() - 1) + " \"${TARGETS[@]}\"\n");
   EXPECT_EQ(some.values.at("lora_targets"), "q,k,v,o");
+  const TrainingConfig ref_offload =
+      read(head + "REF=(\n    actor_rollout_ref.ref.megatron.param_offload=True\n)\n" +
+           command.substr(0, command.size() - 1) + " \"${REF[@]}\"\n");
+  EXPECT_EQ(ref_offload.values.at("reference_on_host"), "true");
   EXPECT_THROW(
       (void)read(head + "X=(\n actor_rollout_ref.model.lora.target_modules='[router]'\n)\n" +
                  command.substr(0, command.size() - 1) + " \"${X[@]}\"\n"),

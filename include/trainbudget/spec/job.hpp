@@ -162,10 +162,11 @@ struct TrainingJob {
 // (reference_on_host).
 [[nodiscard]] bool reference_weights(const TrainingJob& job) noexcept;
 // Whether the reference's weights wait in host memory and are swapped into the policy for its
-// pass: NeMo RL's Megatron policy (the megatron profile's online RL, a full policy) keeps the
-// reference state dict on the CPU and loads it over the policy's weights for the reference's
-// log-probs, the policy's own saved to the host and loaded back after
-// (nemo_rl/models/policy/workers/megatron_policy_worker.py, use_reference_model, v0.3.0 to v0.6.0).
+// pass (online RL, a full policy): RolloutSpec::reference_on_host where given, else under the
+// megatron profile, as NeMo RL's Megatron policy keeps the reference state dict on the CPU and
+// loads it over the policy's weights for the reference's log-probs, the policy's own saved to the
+// host and loaded back after (nemo_rl/models/policy/workers/megatron_policy_worker.py,
+// use_reference_model, v0.3.0 to v0.6.0).
 [[nodiscard]] bool reference_on_host(const TrainingJob& job) noexcept;
 
 // The job's setup with the framework's defaults filled in (resolved_setup) and the trainer's:

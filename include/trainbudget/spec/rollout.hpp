@@ -76,6 +76,12 @@ struct RolloutSpec {
   // weights; params, the weights too. The update runs with everything on the device. Unset: by
   // the framework (offload_between_phases() in eval/rollout.hpp).
   std::optional<Offload> offload_between_phases;
+  // Whether the reference's weights wait in host memory and come onto the device for its pass
+  // (NeMo RL's use_reference_model: the policy's weights saved to the host, the reference's loaded
+  // over them, the policy's back; verl's ref.megatron.param_offload) rather than sit on the
+  // device beside the policy's (verl's Megatron reference by default, TRL). Unset: by the
+  // framework (reference_on_host() in spec/job.hpp).
+  std::optional<bool> reference_on_host;
 };
 
 // PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
