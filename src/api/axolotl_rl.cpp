@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "config_formats.hpp"
+#include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/excerpt.hpp"
 
 namespace tb::api::config_detail {
@@ -53,20 +54,24 @@ std::string ebft_mode(const json& cfg) {
 
 bool axolotl_online_rl(const json& cfg) {
   const std::string rl = text_at(cfg, "rl", "");
-  return rl == "grpo" || (rl == "ebft" && ebft_mode(cfg) == "structured");
+  return rl == "grpo" || rl == "gdpo" || (rl == "ebft" && ebft_mode(cfg) == "structured");
 }
 
+// GDPO runs GRPO's trainer with each reward normalized apart before the sum
+// (core/builders/rl.py: multi_objective_aggregation normalize_then_sum): GRPO's step.
 void read_axolotl_online_rl(const json& cfg, const std::string& rl, TrainingConfig& out) {
   if (rl == "ebft" && ebft_mode(cfg) != "structured") {
-    out.unknown.push_back(
-        fmt::format("rl=ebft with ebft.mode {} (rollouts inside the trainer: not modelled; read "
-                    "as the language-model loss)",
-                    excerpt(ebft_mode(cfg))));
-    return;
+    throw InvalidRequest(
+        "config",
+        fmt::format("axolotl key ebft.mode '{}' (rollouts inside the trainer) is not modelled",
+                    excerpt(ebft_mode(cfg))),
+        "structured");
   }
   out.values["trainer"] = fmt::format("grpo");
-  out.mapped.push_back(rl == "ebft" ? "rl (ebft: GRPO with feature-matching rewards) -> trainer"
-                                    : "rl -> trainer");
+  out.mapped.push_back(rl == "ebft"   ? "rl (ebft: GRPO with feature-matching rewards) -> trainer"
+                       : rl == "gdpo" ? "rl (gdpo: GRPO's trainer, rewards normalized apart) -> "
+                                        "trainer"
+                                      : "rl -> trainer");
   const json& trl =
       cfg.contains("trl") && cfg.at("trl").is_object() ? cfg.at("trl") : json::object();
   // use_vllm false: the policy's generate(); true: vllm_mode, TRL's "server" by default.

@@ -138,15 +138,18 @@ void read_axolotl(const json& cfg, TrainingConfig& out, const std::filesystem::p
     } else if (key == "deepspeed" && v.is_string()) {
       follow_deepspeed(v.get<std::string>(), dir, out);
     } else if (key == "rl") {
-      // axolotl's RLType (schemas/enums.py): dpo, ipo, kto, orpo, simpo, grpo run TRL's trainers.
+      // axolotl's RLType (schemas/enums.py): dpo, ipo, kto, orpo, simpo, grpo, gdpo run TRL's
+      // trainers. Another value trains something else, so it is refused, not read as SFT.
       const std::string t = text_of(v);
-      if (t == "grpo" || t == "ebft") {
+      if (t == "grpo" || t == "gdpo" || t == "ebft") {
         read_axolotl_online_rl(cfg, t, out);
       } else if (t == "dpo" || t == "ipo" || t == "kto" || t == "orpo" || t == "simpo") {
         out.values["trainer"] = t;
         out.mapped.push_back("rl -> trainer");
       } else {
-        r.unknown(fmt::format("rl={} (not modelled)", excerpt(t)));
+        throw InvalidRequest("config",
+                             fmt::format("axolotl key rl '{}' is not modelled", excerpt(t)),
+                             "dpo|ipo|kto|orpo|simpo|grpo|gdpo|ebft");
       }
     } else if (key == "max_steps") {
       // axolotl passes max_steps to the Trainer, which stops there whatever num_epochs says.
@@ -412,20 +415,33 @@ void read_llamafactory(const json& cfg, TrainingConfig& out, const std::filesyst
   } else if (finetuning == "lora") {
     out.values["method"] = four_bit ? "qlora" : "lora";
   } else {
-    out.unknown.push_back(fmt::format("finetuning_type={}", excerpt(finetuning)));
+    // OFT's orthogonal blocks (finetuning_type oft) train neither the whole model nor LoRA's
+    // matrices: refused rather than read as another method.
+    throw InvalidRequest(
+        "config",
+        fmt::format("LLaMA-Factory key finetuning_type '{}' is not modelled", excerpt(finetuning)),
+        "full|freeze|lora");
   }
-  // stage: sft and pt train with the LM loss; dpo with pref_loss; kto; rm (a value head beside
-  // the LM head, whose logits it still computes: not TRL's RewardTrainer) and ppo not modelled.
+  // stage: sft and pt train with the LM loss; dpo with pref_loss; kto. rm (a value head beside
+  // the LM head, whose logits it still computes: not TRL's RewardTrainer) and ppo are refused
+  // rather than read as SFT.
   if (stage == "dpo") {
     const std::string t = pref_loss == "sigmoid" ? "dpo" : pref_loss;
-    if (t == "dpo" || t == "ipo" || t == "orpo" || t == "simpo")
-      out.values["trainer"] = t;
-    else
-      out.unknown.push_back(fmt::format("pref_loss={}", excerpt(pref_loss)));
+    if (t != "dpo" && t != "ipo" && t != "orpo" && t != "simpo") {
+      throw InvalidRequest(
+          "config", fmt::format("LLaMA-Factory key pref_loss '{}' is not modelled", excerpt(t)),
+          "sigmoid|ipo|orpo|simpo");
+    }
+    out.values["trainer"] = t;
   } else if (stage == "kto") {
     out.values["trainer"] = "kto";
   } else if (stage != "sft" && stage != "pt") {
-    out.unknown.push_back(fmt::format("stage={} (not modelled)", excerpt(stage)));
+    throw InvalidRequest(
+        "config",
+        fmt::format(
+            "LLaMA-Factory key stage '{}' is not modelled{}", excerpt(stage),
+            stage == "rm" ? " (a value head beside the LM head, whose logits it computes)" : ""),
+        "sft|pt|dpo|kto");
   }
 }
 

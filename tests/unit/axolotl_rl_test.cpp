@@ -7,6 +7,7 @@
 #include <string>
 
 #include "trainbudget/api/training_config.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::api {
 namespace {
@@ -54,16 +55,20 @@ TEST(AxolotlRl, GrpoReadsTheEngineAndBeta) {
   EXPECT_FALSE(g.values.contains("vllm_gpu_memory_utilization"));
 }
 
-// EBFT's strided mode generates inside the trainer: not modelled, said so, and the file reads
-// as the supervised loss it otherwise is.
-TEST(AxolotlRl, EbftStridedIsListedNotModelled) {
-  const TrainingConfig c =
-      read("base_model: qwen3.5-4b\nrl: ebft\nebft:\n  mode: strided\nsequence_len: 2048\n");
-  EXPECT_FALSE(c.values.contains("trainer"));
-  EXPECT_EQ(c.values.at("seq_len"), "2048");
-  EXPECT_TRUE(std::any_of(c.unknown.begin(), c.unknown.end(), [](const std::string& u) {
-    return u.starts_with("rl=ebft with ebft.mode strided");
-  }));
+// EBFT's strided mode generates inside the trainer: not modelled, so refused in one line naming the
+// key, not read as the supervised loss (until December 2026 it answered as SFT, another job), as
+// is an rl value axolotl does not have. GDPO is GRPO's trainer with its rewards normalized apart.
+TEST(AxolotlRl, WhatItCannotTrainIsRefusedNotReadAsSft) {
+  try {
+    (void)read("base_model: qwen3.5-4b\nrl: ebft\nebft:\n  mode: strided\nsequence_len: 2048\n");
+    ADD_FAILURE() << "accepted";
+  } catch (const InvalidRequest& e) {
+    EXPECT_NE(std::string{e.what()}.find("ebft.mode 'strided'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)read("base_model: qwen3.5-4b\nrl: ppo\n"), InvalidRequest);
+  const TrainingConfig g = read("base_model: qwen3.5-4b\nrl: gdpo\ntrl:\n  num_generations: 4\n");
+  EXPECT_EQ(g.values.at("trainer"), "grpo");
+  EXPECT_EQ(g.values.at("num_generations"), "4");
 }
 
 }  // namespace

@@ -65,9 +65,9 @@ TEST(FrameworkConfig, AxolotlRlPicksTheTrainer) {
   const TrainingConfig rm =
       parse_training_config(std::string{kAxolotl} + "reward_model: true\n", "/nonexistent");
   EXPECT_EQ(rm.values.at("trainer"), "rm");  // TRL's RewardTrainer (docs/rl.md)
-  const TrainingConfig odd =
-      parse_training_config(std::string{kAxolotl} + "rl: exotic\n", "/nonexistent");
-  EXPECT_FALSE(odd.values.contains("trainer"));
+  // An rl value axolotl's RLType lacks trains something else: refused, not read as SFT.
+  EXPECT_THROW((void)parse_training_config(std::string{kAxolotl} + "rl: exotic\n", "/nonexistent"),
+               InvalidRequest);
 }
 
 // Activation offload as each framework asks for it: axolotl's gradient_checkpointing: offload
@@ -306,6 +306,28 @@ TEST(FrameworkConfig, TrlTorchDtypeBf16) {
       read(R"({"per_device_train_batch_size": 2, "torch_dtype": "auto"})");
   EXPECT_EQ(auto_dtype.unknown.front(), "torch_dtype=auto");
   EXPECT_EQ(auto_dtype.values.count("recipe"), 0U);
+}
+
+// What LLaMA-Factory trains that no field models is refused in one line naming the key, not read
+// as another job (until December 2026 OFT answered as a full fine-tune and stage rm as SFT).
+TEST(FrameworkConfig, LlamaFactoryJobsNotModelledAreRefused) {
+  const std::string model = "model_name_or_path: meta-llama/Llama-3.1-8B\n";
+  const auto refused = [&](const std::string& keys, const std::string& named) {
+    try {
+      (void)parse_training_config(model + keys, "/nonexistent");
+      ADD_FAILURE() << keys << " accepted";
+    } catch (const InvalidRequest& e) {
+      EXPECT_NE(std::string{e.what()}.find(named), std::string::npos) << e.what();
+    }
+  };
+  refused("stage: sft\nfinetuning_type: oft\n", "finetuning_type 'oft' is not modelled");
+  refused("stage: rm\nfinetuning_type: lora\n", "stage 'rm' is not modelled");
+  refused("stage: ppo\nfinetuning_type: lora\n", "stage 'ppo' is not modelled");
+  refused("stage: dpo\nfinetuning_type: lora\npref_loss: bco_pair\n",
+          "pref_loss 'bco_pair' is not modelled");
+  const TrainingConfig kto =
+      parse_training_config(model + "stage: kto\nfinetuning_type: lora\n", "/nonexistent");
+  EXPECT_EQ(kto.values.at("trainer"), "kto");
 }
 
 }  // namespace
