@@ -11,6 +11,7 @@
 
 #include "gated_delta_rows.hpp"
 #include "mamba2_rows.hpp"
+#include "short_conv_rows.hpp"
 #include "row_helpers.hpp"
 
 namespace tb {
@@ -226,6 +227,7 @@ constexpr std::array kDecoderRows{
                   [](D) { return "b*s*a*d_v*e"; }},
     GATED_DELTA_ROWS,
     MAMBA2_ROWS,
+    SHORT_CONV_ROWS,
     ActivationRow{"attention", "attention_residual_dropout_mask", with_dropout, bsh,
                   ElementBytes::kMask, false,
                   [](D) { return "dropout mask on o_proj's output [b, s, h] (bool)"; }, f_bsh1},

@@ -53,6 +53,10 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
         arch.linear_attention->mixer == LinearMixer::kMamba2) {
       formula = "(2*(kh*Q*dk + vh*(Q*dv + 2*dk*dv)) + 2*taps*(2*kh*dk+vh*dv))*L_linear";
     }
+    if (static_cast<FlopTerm>(i) == FlopTerm::kLinearAttention && arch.linear_attention &&
+        arch.linear_attention->mixer == LinearMixer::kShortConv) {
+      formula = "2*taps*h*L_linear";
+    }
     out.terms.push_back(
         {kWords[i].name, formula, v.forward, v.backward_factor, v.model, v.recompute});
   }
@@ -86,9 +90,10 @@ ArchFlops describe_flops(const ModelArchitecture& arch, const FlopShape& shape,
   }
   if (arch.linear_attention) {
     const LinearAttentionSpec& g = *arch.linear_attention;
-    out.symbols.push_back(
-        {"L_linear", static_cast<double>(linear_attention_layer_count(arch)),
-         g.mixer == LinearMixer::kMamba2 ? "Mamba-2 layers" : "Gated DeltaNet layers"});
+    out.symbols.push_back({"L_linear", static_cast<double>(linear_attention_layer_count(arch)),
+                           g.mixer == LinearMixer::kMamba2      ? "Mamba-2 layers"
+                           : g.mixer == LinearMixer::kShortConv ? "short-convolution layers"
+                                                                : "Gated DeltaNet layers"});
     const bool mamba = g.mixer == LinearMixer::kMamba2;
     out.symbols.push_back({"kh", static_cast<double>(g.key_heads),
                            mamba ? "Mamba-2 groups (B, C)" : "Gated DeltaNet key heads"});

@@ -6,7 +6,9 @@
 
 namespace tb::rows {
 
-inline bool gated_delta(D d) { return d.linear_share > 0.0 && !d.g_mamba; }
+inline bool gated_delta(D d) {
+  return d.linear_share > 0.0 && d.g_mixer == LinearMixer::kGatedDelta;
+}
 inline double g_key(D d) { return d.g_vh * d.g_dk; }  // q and k are repeated to the value heads
 inline double g_value(D d) { return d.g_vh * d.g_dv; }
 inline double g_conv_width(D d) { return 2.0 * d.g_kh * d.g_dk + d.g_vh * d.g_dv; }

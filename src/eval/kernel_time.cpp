@@ -81,7 +81,12 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   if (d.output_gate) attend.add(5.0 * d.a * d.d_v / tp * e, 2.0);
   const double attending = d.attention_share;
   m.add(attend.bytes * attending, attend.kernels * attending);
-  if (d.linear_share > 0.0) {
+  if (d.linear_share > 0.0 && d.g_mixer == LinearMixer::kShortConv) {
+    // LFM2's short convolution: B * x (two reads, a write), the depthwise conv (read, write) and
+    // C * its output (two reads, a write), each over this device's hidden width.
+    const double h = d.h / tp;
+    m.add(8.0 * h * e * d.linear_share, 3.0 * d.linear_share);
+  } else if (d.linear_share > 0.0) {
     // Gated DeltaNet's element-wise kernels (modeling_qwen3_next.py): the causal conv with its
     // SiLU over q, k, v (read, write), beta's sigmoid and the decay's softplus over the value
     // heads (fp32), and the gated RMSNorm over the values with the gate z (two reads, a write).
@@ -295,7 +300,7 @@ LayerPasses layer_passes(const ModelProfile& p, const Layout& l, const ClusterPr
   core_backward *= d.attention_share;
   out.forward += core_forward;
   out.backward += core_backward;
-  if (d.linear_share > 0.0) {
+  if (d.linear_share > 0.0 && d.g_mixer != LinearMixer::kShortConv) {
     // The chunked recurrence over this device's value heads (gated_delta_cost.hpp); its backward
     // recomputes the chunk states inside the measured kernel. Each sequence's tokens are this
     // device's 1/cp.

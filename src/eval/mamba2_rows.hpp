@@ -6,7 +6,7 @@
 
 namespace tb::rows {
 
-inline bool mamba2(D d) { return d.linear_share > 0.0 && d.g_mamba; }
+inline bool mamba2(D d) { return d.linear_share > 0.0 && d.g_mixer == LinearMixer::kMamba2; }
 inline double m_inner(D d) { return d.g_vh * d.g_dv; }  // d_ssm: heads x head_dim
 // in_proj's output: z and x (d_ssm each), B and C (groups x d_state each), dt (one per head).
 inline double m_projected(D d) { return 2.0 * m_inner(d) + 2.0 * d.g_kh * d.g_dk + d.g_vh; }

@@ -17,6 +17,7 @@
 #include "hf_dense_families.hpp"
 #include "hf_gated_delta.hpp"
 #include "hf_glm.hpp"
+#include "hf_lfm2.hpp"
 #include "hf_llama4.hpp"
 #include "hf_mamba.hpp"
 #include "hf_mistral3.hpp"
@@ -438,6 +439,8 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch = read_gated_delta_family(top, root, type);
   } else if (type == "falcon_h1" || type == "bamba" || type == "granitemoehybrid") {
     arch = read_mamba_family(top, root, type);
+  } else if (type == "lfm2" || type == "lfm2_moe") {
+    arch = read_lfm2_family(top, root, type);
   } else if (type == "llama4") {
     text_prefix = "text_config.";
     arch = read_llama4(top, problems);

@@ -12,7 +12,7 @@ const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> kTypes{
       "apertus", "arcee", "bamba", "cohere", "cohere2", "dbrx", "deepseek_v2", "deepseek_v3", "exaone4", "falcon", "falcon_h1",
       "gemma", "gemma2", "gemma3", "gemma3_text", "glm4", "glm4_moe", "glm4_moe_lite", "gpt2",
-      "gpt_neox", "gpt_oss", "gptj", "granite", "granitemoehybrid", "helium", "hunyuan_v1_dense", "llama", "llama4",
+      "gpt_neox", "gpt_oss", "gptj", "granite", "granitemoehybrid", "helium", "lfm2", "lfm2_moe", "hunyuan_v1_dense", "llama", "llama4",
       "llama4_text", "ministral3", "mistral", "mistral3", "mistral4", "mixtral", "mllama", "mpt",
       "nemotron", "olmo", "olmo2", "olmo3", "opt", "phi", "phi3", "seed_oss", "smollm3", "stablelm", "starcoder2",
       "qwen", "qwen2", "qwen2_5_vl", "qwen2_moe",

@@ -25,6 +25,10 @@ double gated_delta_flops(const LinearAttentionSpec& g) noexcept {
   const auto vh = static_cast<double>(g.value_heads);
   const auto dk = static_cast<double>(g.key_head_dim);
   const auto dv = static_cast<double>(g.value_head_dim);
+  if (g.mixer == LinearMixer::kShortConv) {
+    // LFM2's depthwise causal conv over the hidden width (modeling_lfm2.py Lfm2ShortConv).
+    return 2.0 * static_cast<double>(g.conv_kernel) * vh * dv;
+  }
   if (g.mixer == LinearMixer::kMamba2) {
     // Mamba-2's SSD in chunks of Q tokens (Dao & Gu 2024, sec. 6; mamba_ssm's ssd_combined.py):
     // C B^T within a chunk once per group (Q x d_state a token), that times x per head (Q x

@@ -1,5 +1,5 @@
-// The linears of the Mamba-2 hybrids' own modules (docs/models.md, "Mamba-2 hybrids"): the mixer's
-// projections and Granite 4.0's MoE block, for linear_layers.cpp's decoder layer.
+// The linears of the hybrids' own modules (docs/models.md, "Mamba-2 hybrids", "LFM2"): the
+// mixers' projections and Granite 4.0's and LFM2-MoE's blocks, for linear_layers.cpp's layer.
 #include "linear_builder.hpp"
 
 namespace tb::detail {
@@ -38,6 +38,34 @@ void granite_moe_block(Builder& b) {
         a.hidden, 2 * m.shared_intermediate, false);
   b.add("output_linear", "shared_mlp.output_linear", LinearKind::kDown, LinearPlace::kSharedExpert,
         m.shared_intermediate, a.hidden, false);
+}
+
+// LFM2's short convolution under conv. (modeling_lfm2.py Lfm2ShortConv): in_proj (hidden -> B, C,
+// x) and out_proj, biased with conv_bias.
+void short_conv_mixer(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const bool bias = a.linear_attention->conv_bias;
+  b.add("in_proj", "conv.in_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
+        3 * a.hidden, bias);
+  b.add("out_proj", "conv.out_proj", LinearKind::kOutput, LinearPlace::kAttention, a.hidden,
+        a.hidden, bias);
+}
+
+// LFM2-MoE's sparse block (modular_lfm2_moe.py Lfm2MoeSparseMoeBlock): feed_forward.gate, an
+// nn.Linear without bias, and the experts fused as 3-D parameters (transformers 5); no shared
+// expert.
+void lfm2_moe_block(Builder& b) {
+  b.add("gate", "feed_forward.gate", LinearKind::kRouter, LinearPlace::kRouter, b.arch.hidden,
+        b.arch.moe->num_experts, false);
+  const MoeSpec& m = *b.arch.moe;
+  b.add("gate_up_proj", "feed_forward.experts.gate_up_proj", LinearKind::kGateUp,
+        LinearPlace::kRoutedExpert, b.arch.hidden, 2 * m.expert_intermediate, false, m.num_experts,
+        m.experts_per_token);
+  b.add("down_proj", "feed_forward.experts.down_proj", LinearKind::kDown,
+        LinearPlace::kRoutedExpert, m.expert_intermediate, b.arch.hidden, false, m.num_experts,
+        m.experts_per_token);
+  b.out[b.out.size() - 2].module = false;
+  b.out.back().module = false;
 }
 
 }  // namespace tb::detail

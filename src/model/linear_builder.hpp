@@ -61,5 +61,8 @@ inline void accumulate(std::vector<LinearLayer>& into, const std::vector<LinearL
 void mamba2_mixer(Builder& b);
 // Granite 4.0's MoE block: the router, the fused experts and the shared MLP (hybrid_linears.cpp).
 void granite_moe_block(Builder& b);
+// LFM2's short convolution's in_proj and out_proj, and LFM2-MoE's block (hybrid_linears.cpp).
+void short_conv_mixer(Builder& b);
+void lfm2_moe_block(Builder& b);
 
 }  // namespace tb::detail

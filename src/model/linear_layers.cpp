@@ -15,7 +15,9 @@ namespace {
 using detail::accumulate;
 using detail::Builder;
 using detail::granite_moe_block;
+using detail::lfm2_moe_block;
 using detail::mamba2_mixer;
+using detail::short_conv_mixer;
 
 // GPT-2 (GPT2Attention / GPT2MLP, Conv1D modules): attn.c_attn, attn.c_proj, mlp.c_fc,
 // mlp.c_proj, all biased.
@@ -117,8 +119,10 @@ void standard_attention(Builder& b) {
     b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
           at.qkv_bias);
   }
-  b.add("o_proj", "self_attn.o_proj", LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden,
-        at.output_bias);
+  // LFM2's Lfm2Attention names its output projection out_proj.
+  const bool lfm2 = a.model_type.starts_with("lfm2");
+  b.add(lfm2 ? "out_proj" : "o_proj", lfm2 ? "self_attn.out_proj" : "self_attn.o_proj",
+        LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden, at.output_bias);
 }
 
 // DeepseekV3Attention (see param_count.cpp for the shapes' source).
@@ -172,6 +176,16 @@ void gated_delta_net(Builder& b) {
 void dense_mlp(Builder& b) {
   const ModelArchitecture& a = b.arch;
   const MlpSpec& m = a.mlp;
+  if (a.model_type.starts_with("lfm2")) {
+    // Lfm2MLP (feed_forward): w2(silu(w1 x) * w3 x), no biases.
+    b.add("w1", "feed_forward.w1", LinearKind::kGate, LinearPlace::kDenseMlp, a.hidden,
+          m.intermediate, false);
+    b.add("w3", "feed_forward.w3", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden,
+          m.intermediate, false);
+    b.add("w2", "feed_forward.w2", LinearKind::kDown, LinearPlace::kDenseMlp, m.intermediate,
+          a.hidden, false);
+    return;
+  }
   if (a.model_type == "granitemoehybrid") {
     // GraniteMoeHybridMLP (shared_mlp): input_linear (hidden -> 2 x width, gate and up),
     // output_linear, no biases.
@@ -316,6 +330,10 @@ void moe_block(Builder& b) {
     granite_moe_block(b);
     return;
   }
+  if (a.model_type == "lfm2_moe") {
+    lfm2_moe_block(b);
+    return;
+  }
   if (a.linear_attention) {  // Qwen3-Next, Qwen3.5-MoE
     fused_moe_block(b);
     return;
@@ -395,6 +413,8 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   if (linear_attention_layer && arch.linear_attention) {
     if (arch.linear_attention->mixer == LinearMixer::kMamba2) {
       mamba2_mixer(b);
+    } else if (arch.linear_attention->mixer == LinearMixer::kShortConv) {
+      short_conv_mixer(b);
     } else {
       gated_delta_net(b);
     }

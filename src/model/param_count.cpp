@@ -189,12 +189,20 @@ std::int64_t mamba2_params(const ModelArchitecture& arch, const LinearAttentionS
                      checked_mul(3, g.value_heads), g.gated_norm ? inner : 0,
                      linear(inner, arch.hidden, g.out_proj_bias));
 }
+// LFM2's short convolution (modeling_lfm2.py Lfm2ShortConv): in_proj (hidden -> 3 x hidden), the
+// depthwise conv1d [hidden, 1, taps], out_proj (hidden -> hidden), each biased with conv_bias.
+std::int64_t short_conv_params(const ModelArchitecture& arch, const LinearAttentionSpec& g) {
+  const std::int64_t h = arch.hidden;
+  return checked_add(linear(h, checked_mul(3, h), g.conv_bias), checked_mul(h, g.conv_kernel),
+                     g.conv_bias ? h : 0, linear(h, h, g.conv_bias));
+}
 }  // namespace
 
 std::int64_t linear_attention_params(const ModelArchitecture& arch) {
   if (!arch.linear_attention) return 0;
   const LinearAttentionSpec& g = *arch.linear_attention;
   if (g.mixer == LinearMixer::kMamba2) return mamba2_params(arch, g);
+  if (g.mixer == LinearMixer::kShortConv) return short_conv_params(arch, g);
   const std::int64_t key = checked_mul(g.key_heads, g.key_head_dim);
   const std::int64_t value = checked_mul(g.value_heads, g.value_head_dim);
   const std::int64_t conv = checked_add(checked_mul(2, key), value);

@@ -117,9 +117,15 @@ double trainable_tensor_count(const ModelArchitecture& arch, const ModelProfile&
   const double norms = p.shape.post_norms ? 4.0 : 2.0;
   tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0) + 1.0;
   // A Gated DeltaNet layer's conv1d, dt_bias, A_log and gated-norm weight; a Mamba-2 layer's
-  // conv1d weight and bias, dt_bias, A_log, D and the norm's weight.
-  const bool mamba = arch.linear_attention && arch.linear_attention->mixer == LinearMixer::kMamba2;
-  tensors += (mamba ? 6.0 : 4.0) * static_cast<double>(linear_attention_layer_count(arch));
+  // conv1d weight and bias, dt_bias, A_log, D and the norm's weight; LFM2's short convolution: the
+  // conv1d's weight (and its bias).
+  const LinearMixer mixer =
+      arch.linear_attention ? arch.linear_attention->mixer : LinearMixer::kGatedDelta;
+  const double conv_tensors = arch.linear_attention && arch.linear_attention->conv_bias ? 2.0 : 1.0;
+  const double per_layer = mixer == LinearMixer::kMamba2      ? 6.0
+                           : mixer == LinearMixer::kShortConv ? conv_tensors
+                                                              : 4.0;
+  tensors += per_layer * static_cast<double>(linear_attention_layer_count(arch));
   return tensors;
 }
 

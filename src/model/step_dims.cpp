@@ -30,7 +30,7 @@ StepDims shape_dims(const ModelArchitecture& arch) {
                      static_cast<double>(arch.num_layers);
     d.attention_share =
         static_cast<double>(attention_layer_count(arch)) / static_cast<double>(arch.num_layers);
-    d.g_mamba = g.mixer == LinearMixer::kMamba2;
+    d.g_mixer = g.mixer;
     d.g_kh = static_cast<double>(g.key_heads);
     d.g_vh = static_cast<double>(g.value_heads);
     d.g_dk = static_cast<double>(g.key_head_dim);

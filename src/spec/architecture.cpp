@@ -62,9 +62,27 @@ void check_attention(const ModelArchitecture& arch, Checker& c) {
   }
 }
 
+// The attending layers a hybrid lists: each a layer, in order, once.
+void check_attention_layers(const ModelArchitecture& arch, const LinearAttentionSpec& g,
+                            Checker& c) {
+  for (std::size_t i = 0; i < g.attention_layers.size(); ++i) {
+    const std::int64_t layer = g.attention_layers[i];
+    if (layer < 0 || layer >= arch.num_layers || (i > 0 && layer <= g.attention_layers[i - 1])) {
+      c.fail(fmt::format("attention layers: {} is not a layer in order below num_hidden_layers {}",
+                         layer, arch.num_layers));
+      return;
+    }
+  }
+}
+
 void check_linear_attention(const ModelArchitecture& arch, Checker& c) {
   if (!arch.linear_attention) return;
   const LinearAttentionSpec& g = *arch.linear_attention;
+  if (g.mixer == LinearMixer::kShortConv) {
+    c.positive("conv_L_cache", g.conv_kernel, 1'024);
+    check_attention_layers(arch, g, c);
+    return;
+  }
   // The config keys of each mixer (Qwen3-Next's; Mamba-2's as Falcon-H1 names them).
   const bool mamba = g.mixer == LinearMixer::kMamba2;
   const char* key_heads = mamba ? "mamba_n_groups" : "linear_num_key_heads";
@@ -80,14 +98,7 @@ void check_linear_attention(const ModelArchitecture& arch, Checker& c) {
     c.fail(fmt::format("{}: {} does not divide {} {}", key_heads, g.key_heads, value_heads,
                        g.value_heads));
   }
-  for (std::size_t i = 0; i < g.attention_layers.size(); ++i) {
-    const std::int64_t layer = g.attention_layers[i];
-    if (layer < 0 || layer >= arch.num_layers || (i > 0 && layer <= g.attention_layers[i - 1])) {
-      c.fail(fmt::format("attention layers: {} is not a layer in order below num_hidden_layers {}",
-                         layer, arch.num_layers));
-      break;
-    }
-  }
+  check_attention_layers(arch, g, c);
 }
 
 void check_moe(const ModelArchitecture& arch, Checker& c) {
@@ -330,7 +341,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 48> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 50> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
@@ -338,6 +349,8 @@ std::string family_name(const std::string& model_type) {
       {"falcon", "Falcon"},
       {"falcon_h1", "Falcon-H1"},
       {"bamba", "Bamba"},
+      {"lfm2", "LFM2"},
+      {"lfm2_moe", "LFM2-MoE"},
       {"opt", "OPT"},
       {"gpt_neox", "GPT-NeoX"},
       {"qwen2_vl", "Qwen2-VL"},

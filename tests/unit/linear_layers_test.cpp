@@ -21,7 +21,7 @@ ModelArchitecture config(const std::string& name) { return io::load_hf_config(kC
 std::int64_t non_linear_params(const ModelArchitecture& a) {
   const ParamCounts c = count_params(a);
   std::int64_t n = c.input_embedding + (a.num_layers * a.norms_per_layer + 1) * norm_params(a);
-  if (a.attention.qk_norm) n += a.num_layers * 2 * a.attention.head_dim;
+  if (a.attention.qk_norm) n += attention_layer_count(a) * 2 * a.attention.head_dim;
   if (a.attention.sinks) n += a.num_layers * a.attention.num_heads;
   if (a.attention.latent) {
     n += a.num_layers * (a.attention.latent->q_lora_rank + a.attention.latent->kv_lora_rank);
@@ -34,8 +34,10 @@ std::int64_t non_linear_params(const ModelArchitecture& a) {
     const LinearAttentionSpec& g = *a.linear_attention;
     const std::int64_t inner = g.value_heads * g.value_head_dim;
     const std::int64_t keys = g.key_heads * g.key_head_dim;
+    // LFM2's short convolution: its conv1d over the hidden width (and the bias).
     const std::int64_t per_layer =
-        g.mixer == LinearMixer::kMamba2
+        g.mixer == LinearMixer::kShortConv ? a.hidden * (g.conv_kernel + (g.conv_bias ? 1 : 0))
+        : g.mixer == LinearMixer::kMamba2
             ? (inner + 2 * keys) * (g.conv_kernel + (g.conv_bias ? 1 : 0)) + 3 * g.value_heads +
                   (g.gated_norm ? inner : 0)
             : (inner + 2 * keys) * g.conv_kernel + 2 * g.value_heads + g.value_head_dim;

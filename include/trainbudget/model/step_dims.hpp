@@ -18,7 +18,8 @@ struct StepDims {
   double p{0};                        // dropout probability
   double E{0}, k{0}, i_e{0}, i_s{0};  // MoE: routed experts, top-k, expert and shared widths
   double r_q{0}, r_kv{0};             // MLA latent ranks
-  // A linear mixer (LinearAttentionSpec: Gated DeltaNet, or Mamba-2 when g_mamba): the share of
+  // A linear mixer (LinearAttentionSpec: Gated DeltaNet, Mamba-2 or LFM2's short convolution, as
+  // g_mixer says): the share of
   // the decoder layers that mix tokens with it (0: none), its key and value heads (Mamba-2: groups
   // and heads), their widths (d_state, head_dim) and the conv taps. The step prices one average
   // layer: attention's rows and kernels at attention_share (1 - linear_share, or 1 where both run
@@ -26,7 +27,7 @@ struct StepDims {
   double linear_share{0};
   double attention_share{1};
   double g_kh{0}, g_vh{0}, g_dk{0}, g_dv{0}, g_conv{0};
-  bool g_mamba{false};
+  LinearMixer g_mixer{LinearMixer::kGatedDelta};
   double head_share{1};      // the share of the s positions that get logits (Layout::logits_share)
   double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2
   double adapter_ranks{0};   // sum over adapters of rank x active copies (all layers)

@@ -79,7 +79,12 @@ struct AttentionSpec {
 // (a value per head); a depthwise conv1d over x, B, C (conv_bias: with a bias); dt_bias, A_log
 // and D a value per head; the gated RMSNorm's weight over d_ssm (gated_norm; Falcon-H1's
 // mamba_rms_norm false: none, the output gated by silu(z) alone); out_proj (d_ssm -> hidden).
-enum class LinearMixer : std::uint8_t { kGatedDelta, kMamba2 };
+//
+// LFM2's short convolution (transformers' Lfm2ShortConv, Liquid AI's LFM2) is the third kind:
+// in_proj (hidden -> B, C and x, hidden each), a depthwise causal conv1d of conv_kernel taps over
+// B * x, the output C * conv, out_proj (hidden -> hidden); conv_bias biases all three. No state
+// beyond the conv's taps: value_heads 1 of value_head_dim hidden, key_heads and key_head_dim 0.
+enum class LinearMixer : std::uint8_t { kGatedDelta, kMamba2, kShortConv };
 
 struct LinearAttentionSpec {
   std::int64_t key_heads{0};
