@@ -11,8 +11,8 @@
 
 #include "gated_delta_rows.hpp"
 #include "mamba2_rows.hpp"
-#include "short_conv_rows.hpp"
 #include "row_helpers.hpp"
+#include "short_conv_rows.hpp"
 
 namespace tb {
 namespace {
