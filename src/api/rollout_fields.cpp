@@ -183,6 +183,14 @@ const std::array kRolloutFields{
           "TRL); default: true under megatron, else false",
           accepted::booleans,
           [](V v, R r) { r.job.rollout.reference_on_host = flag(v, "reference_on_host"); }, "job"},
+    Field{"pipeline_pads_packs", FieldType::kChoice, "BOOL", "", "",
+          "grpo, rloo, ppo with packed passes under pp > 1: true, every pack is padded to the "
+          "batch's longest, the pipeline passing one shape between stages (NeMo RL); false, each "
+          "runs at its own length (Megatron-Core's variable_seq_lengths, which verl sets); "
+          "default: true under megatron, else false",
+          accepted::booleans,
+          [](V v, R r) { r.job.rollout.pipeline_pads_packs = flag(v, "pipeline_pads_packs"); },
+          "job"},
     Field{"vllm_version", FieldType::kText, "X.Y.Z", "", "",
           "colocate, server: the vLLM release the engine runs. 0.6 and 0.7 (the V0 engine's "
           "async output processing) process a step's outputs while the device runs the next, so "

@@ -126,6 +126,8 @@ void read_megatron_actor(VerlReader& r) {
   // The reference is a module of its own on the device (megatron_workers.py at b178a3c: ref_module,
   // moved to the host between its passes only with ref.megatron.param_offload), not NeMo RL's
   // state dict swapped into the policy, which the megatron profile assumes.
+  r.set("pipeline_pads_packs", "false",
+        "actor_rollout_ref.actor.megatron (Megatron-Core's variable_seq_lengths, which verl sets)");
   const std::string ref_offload = "actor_rollout_ref.ref.megatron.param_offload";
   r.set("reference_on_host", r.flag(ref_offload, false) ? "true" : "false", ref_offload);
   if (r.flag(at + "param_offload", false)) {

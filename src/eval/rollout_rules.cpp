@@ -30,9 +30,12 @@ Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexc
 // overflow it, each pack holds one sequence, and the longest pack is the longest sequence, the
 // completion that decode runs to max_completion_length. Shorter means fill their packs: those run
 // at the mean.
+// verl's Megatron actor sets Megatron-Core's variable_seq_lengths (verl/models/mcore/
+// config_converter.py at b178a3c), so its stages pass each micro-batch at its own length.
 bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
                              Framework framework) noexcept {
-  if (framework != Framework::kMegatron || layout.parallel.pp <= 1) return false;
+  const bool pads = rl.pipeline_pads_packs.value_or(framework == Framework::kMegatron);
+  if (!pads || layout.parallel.pp <= 1) return false;
   const std::int64_t mean = rl.max_prompt_length + mean_completion(rl);
   const std::int64_t pack = layout.micro_batch * (rl.max_prompt_length + rl.max_completion_length);
   return 2 * mean > pack;

@@ -79,7 +79,12 @@ TEST(Rollout, PipelinePacksRunAtTheLongest) {
   const Estimate two = run(job);
   EXPECT_EQ(on(two).rollout->passes_length, 200);
 
+  // verl's Megatron actor passes each micro-batch at its own length (variable_seq_lengths).
   job.setup.micro_batch = 1;
+  job.rollout.pipeline_pads_packs = false;
+  EXPECT_EQ(on(run(job)).rollout->passes_length, 200);
+  job.rollout.pipeline_pads_packs.reset();
+
   job.parallel.pp = 1;
   const Estimate flat = run(job);
   EXPECT_EQ(on(flat).rollout->passes_length, 200);

@@ -146,6 +146,7 @@ TEST(VerlConfig, TheMegatronActorSplitsOverItsDataParallelRanks) {
   // dict; on the host between its passes only with its own param_offload.
   EXPECT_EQ(c.values.at("reference_on_host"), "false");
   EXPECT_EQ(c.values.at("grad_accumulation_kernel"), "add");  // Megatron-Core's default
+  EXPECT_EQ(c.values.at("pipeline_pads_packs"), "false");     // variable_seq_lengths
 }
 
 // Overrides grouped in bash arrays, as verl's newer examples write them (DATA=( ... ) and

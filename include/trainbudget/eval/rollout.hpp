@@ -140,9 +140,10 @@ struct RolloutCost {
 // Megatron-Core (NeMo RL) profile, nothing otherwise (docs/rl.md, "Colocated engine").
 [[nodiscard]] Offload offload_between_phases(const RolloutSpec& rl, Framework framework) noexcept;
 
-// Whether the passes after generation run on packs padded to the batch's longest sequence: NeMo
-// RL under pipeline parallelism, where two sequences of the mean overflow a pack of micro_batch
-// (docs/rl.md, "Which length prices what").
+// Whether the passes after generation run on packs padded to the batch's longest sequence: under
+// pipeline parallelism where pipeline_pads_packs says so (unset: the megatron profile, NeMo RL),
+// where two sequences of the mean overflow a pack of micro_batch (docs/rl.md, "Which length
+// prices what").
 [[nodiscard]] bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
                                            Framework framework) noexcept;
 

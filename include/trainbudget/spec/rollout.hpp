@@ -82,6 +82,11 @@ struct RolloutSpec {
   // device beside the policy's (verl's Megatron reference by default, TRL). Unset: by the
   // framework (reference_on_host() in spec/job.hpp).
   std::optional<bool> reference_on_host;
+  // Whether, under pipeline parallelism, every packed micro-batch is padded to the batch's longest
+  // pack, the pipeline passing one static shape between stages (NeMo RL), rather than each its
+  // own (Megatron-Core's variable_seq_lengths, which verl sets). Unset: by the framework
+  // (packs_padded_to_longest() in eval/rollout.hpp).
+  std::optional<bool> pipeline_pads_packs;
 };
 
 // PPOConfig's num_ppo_epochs default (trl/experimental/ppo/ppo_config.py at f2cd577): the
