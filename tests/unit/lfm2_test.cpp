@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "find_linear.hpp"
 #include "test_models.hpp"
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/io/hf_config.hpp"
@@ -21,14 +22,7 @@ namespace tb {
 namespace {
 
 using testing_models::preset_arch;
-
-LinearLayer find(const std::vector<LinearLayer>& all, const std::string& path) {
-  for (const LinearLayer& l : all) {
-    if (l.path == path) return l;
-  }
-  ADD_FAILURE() << path;
-  return LinearLayer{};
-}
+constexpr auto find = testing_models::find_linear;
 
 // LFM2 350M: hidden 1024, 16 layers, attention (16 / 8 heads of 64, q/k norms of 64) at 2, 5, 8,
 // 10, 12, 14; the MLP 2 x 6656 / 3 = 4437 rounded up to 4608 (block_multiple_of 256).

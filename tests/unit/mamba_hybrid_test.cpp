@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "find_linear.hpp"
 #include "test_models.hpp"
 #include "trainbudget/eval/activation_terms.hpp"
 #include "trainbudget/eval/gated_delta_cost.hpp"
@@ -22,14 +23,7 @@ namespace tb {
 namespace {
 
 using testing_models::preset_arch;
-
-LinearLayer find(const std::vector<LinearLayer>& all, const std::string& path) {
-  for (const LinearLayer& l : all) {
-    if (l.path == path) return l;
-  }
-  ADD_FAILURE() << path;
-  return LinearLayer{};
-}
+constexpr auto find = testing_models::find_linear;
 
 // Falcon-H1 0.5B: hidden 1024, 36 layers, heads 8 / 2 of 64, MLP 2048, vocabulary 32784, untied;
 // Mamba-2 d_ssm 1536 = 24 heads x 64, one group, d_state 128, 4 taps, no gated norm.
