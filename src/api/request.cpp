@@ -119,6 +119,8 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   engine_only("vllm_tensor_parallel_size", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
   engine_only("vllm_server_devices", {RolloutEngine::kServer}, "server");
+  engine_only("vllm_server_gpu_memory_utilization", {RolloutEngine::kServer}, "server");
+  engine_only("off_policy_steps", {RolloutEngine::kServer}, "server");
   engine_only("vllm_version", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
   engine_only("vllm_async_engine", {RolloutEngine::kColocate, RolloutEngine::kServer},

@@ -36,6 +36,7 @@ std::string engines() { return enum_choices<RolloutEngine>(); }
 std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
+std::string off_policy() { return "0..64"; }
 std::string models() { return "a config.json, a folder or a preset id"; }
 std::string reward_models() { return "a config.json, a folder, a preset id, or function"; }
 std::string versions() { return "a vLLM release, MAJOR.MINOR[.PATCH] (0.7.0, 0.11.2)"; }
@@ -212,6 +213,28 @@ const std::array kRolloutFields{
           [](V v, R r) {
             r.job.rollout.vllm_server_devices =
                 static_cast<int>(whole(v, "vllm_server_devices", 4096));
+          },
+          "job"},
+    Field{"vllm_server_gpu_memory_utilization", FieldType::kNumber, "FRACTION", "of the device",
+          "0.9",
+          "server: the share of each server device the engine takes for its weights and KV "
+          "cache (vLLM's gpu_memory_utilization engine argument; NeMo RL's non-colocated "
+          "vllm_cfg.gpu_memory_utilization)",
+          shares,
+          [](V v, R r) {
+            r.job.rollout.vllm_server_gpu_memory_utilization =
+                parse_number_in(v, "vllm_server_gpu_memory_utilization", 0.0, 1.0, false);
+          },
+          "job"},
+    Field{"off_policy_steps", FieldType::kInteger, "N", "steps", "0",
+          "server: how many trainer steps generation may run ahead (NeMo RL's async GRPO, "
+          "grpo.async_grpo.max_trajectory_age_steps): 0, generation and training take turns; "
+          "N >= 1, the server generates the next batch while the trainer trains on the last, so "
+          "a round is the sync and the longer of the two",
+          off_policy,
+          [](V v, R r) {
+            r.job.rollout.off_policy_steps =
+                static_cast<int>(checks::whole(v, "off_policy_steps", 0.0, 64.0));
           },
           "job"},
     Field{"value_model", FieldType::kText, "MODEL", "", "",

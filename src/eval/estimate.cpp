@@ -235,11 +235,8 @@ Scenario make_scenario(const TrainingJob& job, const Recipe& recipe,
         const RolloutCost& r = *m.rollout;
         const double low = m.time_band.low / cost.time.step;
         const double high = m.time_band.high / cost.time.step;
-        const Seconds rest = r.sync + r.idle_offload;
-        m.time_band.low =
-            std::min(r.round, rest + r.generation_low + (r.logprobs + r.update) * low);
-        m.time_band.high =
-            std::max(r.round, rest + r.generation_high + (r.logprobs + r.update) * high);
+        m.time_band.low = std::min(r.round, round_seconds(r, r.generation_low, low));
+        m.time_band.high = std::max(r.round, round_seconds(r, r.generation_high, high));
       }
       if (cluster.price.value() > 0.0) {
         // (hours x devices) x price, in that order: device-hours at the hourly price.

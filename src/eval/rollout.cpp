@@ -259,7 +259,8 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       break;
     case RolloutEngine::kServer:
       out.kv_capacity = Bytes{std::max(
-          0.0, (cluster.capacity * kDefaultGpuMemoryUtilization - out.engine_weights).value())};
+          0.0,
+          (cluster.capacity * rl.vllm_server_gpu_memory_utilization - out.engine_weights).value())};
       out.generation_peak = resident;
       out.update_peak = step.memory;
       break;
@@ -412,7 +413,8 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   // over the device's host link (shared by the devices behind one uplink, as they all move at
   // once).
   out.idle_offload = host_moves(idle_offloaded, 2.0, cluster.fabric);
-  out.round = out.generation + out.logprobs + out.update + out.sync + out.idle_offload;
+  out.off_policy_steps = rl.engine == RolloutEngine::kServer ? rl.off_policy_steps : 0;
+  out.round = round_seconds(out, out.generation);
   if (rl.engine == RolloutEngine::kGenerate) {
     out.assumptions.push_back(Note::of(NoteCode::kGenerateOverheads));
   }
@@ -453,7 +455,11 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
         first_stage_bytes(profile, layout, [](StateKey k) { return k == StateKey::kWeights; });
     r.reference_swap = host_moves(r.reference_swapped, 3.0, cluster.fabric);
     r.logprobs += r.reference_swap;
-    r.round += r.reference_swap;
+    r.round = round_seconds(r, r.generation);
+  }
+  if (r.off_policy_steps > 0) {
+    const Seconds trainer = r.logprobs + r.update + r.idle_offload;
+    r.exposed_generation = std::max(Seconds{0.0}, r.generation - trainer);
   }
   r.passes_length = at_mean ? mean : job.rollout.max_completion_length;
   if (!at_mean && mean < job.rollout.max_completion_length) {

@@ -1,6 +1,8 @@
 // Each framework's rules for the passes after generation (docs/rl.md, "Which length prices what",
 // "Colocated engine"): whether the batch is packed, whether a pipeline pads its packs, and what
-// waits on the host while the engine generates.
+// waits on the host while the engine generates; and how a round's parts add up.
+#include <algorithm>
+
 #include "trainbudget/eval/rollout.hpp"
 
 namespace tb {
@@ -39,6 +41,12 @@ bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
   const std::int64_t mean = rl.max_prompt_length + mean_completion(rl);
   const std::int64_t pack = layout.micro_batch * (rl.max_prompt_length + rl.max_completion_length);
   return 2 * mean > pack;
+}
+
+Seconds round_seconds(const RolloutCost& r, Seconds generation, double passes_scale) noexcept {
+  const Seconds trainer = (r.logprobs + r.update) * passes_scale + r.idle_offload;
+  if (r.off_policy_steps > 0) return r.sync + std::max(generation, trainer);
+  return generation + trainer + r.sync;
 }
 
 }  // namespace tb

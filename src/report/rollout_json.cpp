@@ -68,6 +68,8 @@ ordered_json rollout_json(const MachineEstimate& m) {
                               {{"phase", "update"}, {"peak_bytes", r.update_peak.value()}}})}}},
       {"time",
        {{"round_seconds", r.round.count()},
+        {"off_policy_steps", r.off_policy_steps},
+        {"exposed_generation_seconds", r.exposed_generation.count()},
         {"generation_seconds", r.generation.count()},
         {"generation_low_seconds", r.generation_low.count()},
         {"generation_high_seconds", r.generation_high.count()},

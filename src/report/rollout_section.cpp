@@ -40,13 +40,21 @@ std::optional<Section> rollout_section(const Estimate& e) {
     if (!m.rollout) continue;
     const RolloutCost& r = *m.rollout;
     out.text(fmt::format(
-        "{}: {}, {} completions ({} prompt{} x {}) per engine. One round {} = generation {} "
+        "{}: {}, {} completions ({} prompt{} x {}) per engine. One round {} {} generation {} "
         "(prefill {}, decode {} at {:.0f} tokens/s) + log-probs {} ({} pass{}) + update {} "
         "(x{:g} steps) + weight sync {}",
         m.device.id, engine_words(r), r.completions, r.prompts, r.prompts == 1 ? "" : "s",
-        rl.num_generations, secs(r.round), secs(r.generation), secs(r.prefill), secs(r.decode),
-        r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
+        rl.num_generations, secs(r.round), r.off_policy_steps > 0 ? "of" : "=", secs(r.generation),
+        secs(r.prefill), secs(r.decode), r.decode_tokens_per_s, secs(r.logprobs), r.logprob_passes,
         r.logprob_passes == 1 ? "" : "es", secs(r.update), r.updates, secs(r.sync)));
+    if (r.off_policy_steps > 0) {
+      out.text(fmt::format(
+          "{}: {} step{} off policy: the server generates the next batch while the trainer "
+          "trains on the last, so the round is the weight sync and the longer of generation {} "
+          "and the trainer's {} (the trainer waits {} for generation)",
+          m.device.id, r.off_policy_steps, r.off_policy_steps == 1 ? "" : "s", secs(r.generation),
+          secs(r.logprobs + r.update + r.idle_offload), secs(r.exposed_generation)));
+    }
     if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
       // The engine's host work between decode steps: its part of the decode and the band's reach.
       const std::string beside =

@@ -105,6 +105,10 @@ struct RolloutCost {
   Bytes reference_swapped{0.0};
   Seconds reference_swap{0.0};
   Seconds round{0.0};
+  // Off-policy generation (RolloutSpec::off_policy_steps): the steps the server may run ahead,
+  // and the generation the trainer waits for beyond its own passes (0 when they hide it).
+  int off_policy_steps{0};
+  Seconds exposed_generation{0.0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
   std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
   // Which length priced what: decode steps run to the longest (max_completion_length); the
@@ -146,6 +150,17 @@ struct RolloutCost {
 // prices what").
 [[nodiscard]] bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
                                            Framework framework) noexcept;
+
+// A round from its parts, with `generation` for the engine's time and the trainer's passes (the
+// log-probs and the update) scaled by `passes_scale` (the step's band; 1 as priced). In turn, the
+// sum of generation, the passes, the offload between phases and the sync. Off policy
+// (off_policy_steps > 0, a server of its own), NeMo RL's async GRPO loop: after each sync the
+// server starts the next batch while the trainer trains on the one it generated a step earlier,
+// so a round is the sync and the longer of the two (nemo_rl/algorithms/grpo.py at v0.5.0,
+// async_grpo_train; async_utils.py, AsyncTrajectoryCollector: targets weight version + 1 ..
+// + max_trajectory_age_steps, a batch at a time).
+[[nodiscard]] Seconds round_seconds(const RolloutCost& r, Seconds generation,
+                                    double passes_scale = 1.0) noexcept;
 
 // The job's round on one machine (PPO's critics priced for PPO) folded into its step: the step's
 // memory becomes the round's peak, its time the rounds, and it no longer fits when the peak

@@ -47,6 +47,15 @@ struct RolloutSpec {
   int vllm_tensor_parallel_size{1};
   bool vllm_enable_sleep_mode{false};  // the colocated engine releases its pool while training
   int vllm_server_devices{1};          // devices the server runs on (server mode)
+  // The share of each server device the engine takes for its weights and KV cache (vLLM's
+  // --gpu-memory-utilization, default 0.9; NeMo RL's non-colocated
+  // vllm_cfg.gpu_memory_utilization).
+  double vllm_server_gpu_memory_utilization{0.9};
+  // How many trainer steps the server's generation may run ahead (NeMo RL's async GRPO,
+  // grpo.async_grpo.max_trajectory_age_steps): 0, generation and training take turns; k >= 1, the
+  // server generates the next batch while the trainer trains on the last (eval/rollout.hpp,
+  // round_seconds).
+  int off_policy_steps{0};
   // The vLLM release the engine runs, {major, minor}; unset: a V1 release in the trainer's own
   // process (TRL >= 0.23, NeMo RL). Decides which of the engine's host work between decode
   // steps the device waits for (eval/rollout.cpp, host_split).
