@@ -31,7 +31,8 @@ def is_config(path):
     if not path.endswith(".sh"):
         return False
     with open(path, errors="replace") as f:
-        return "verl.trainer.main_ppo" in f.read()
+        text = f.read()
+        return "verl.trainer.main_ppo" in text or "one_step_off_policy.main_ppo" in text
 
 
 def reason(stderr):

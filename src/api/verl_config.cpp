@@ -212,22 +212,44 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   if (engine == "hf") {
     r.set("rollout_engine", "generate", "actor_rollout_ref.rollout.name");
   } else if (engine == "vllm" || engine == "sglang") {
-    r.set("rollout_engine", "colocate", "actor_rollout_ref.rollout.name");
-    r.set("vllm_gpu_memory_utilization",
-          text_of(r.number("actor_rollout_ref.rollout.gpu_memory_utilization", 0.5)),
-          "actor_rollout_ref.rollout.gpu_memory_utilization");
+    const bool off = one_step_off_defaults(cfg);
+    if (off) {
+      // The one-step off-policy trainer: the rollout on devices of its own (rollout.nnodes x
+      // rollout.n_gpus_per_node, one_step_off_ppo_trainer.yaml's 1 x 8) generating the next
+      // batch while the actor trains on the last (docs/advance/one_step_off.md: "step =
+      // wait_prev_gen + old_log_prob + update_actor"); its cache stays (free_cache_engine must be
+      // False there).
+      const std::string entry = "verl/experimental/one_step_off_policy/main_ppo.py";
+      r.set("rollout_engine", "server", entry);
+      r.set("off_policy_steps", "1", entry);
+      const std::int64_t server =
+          r.count("rollout.n_gpus_per_node", 8) * r.count("rollout.nnodes", 1);
+      r.set("vllm_server_devices", std::to_string(server),
+            "rollout.n_gpus_per_node x rollout.nnodes");
+      r.set("vllm_server_gpu_memory_utilization",
+            text_of(r.number("actor_rollout_ref.rollout.gpu_memory_utilization", 0.5)),
+            "actor_rollout_ref.rollout.gpu_memory_utilization");
+      (void)r.flag("actor_rollout_ref.rollout.free_cache_engine", false);
+    } else {
+      r.set("rollout_engine", "colocate", "actor_rollout_ref.rollout.name");
+      r.set("vllm_gpu_memory_utilization",
+            text_of(r.number("actor_rollout_ref.rollout.gpu_memory_utilization", 0.5)),
+            "actor_rollout_ref.rollout.gpu_memory_utilization");
+      r.set("vllm_enable_sleep_mode",
+            r.flag("actor_rollout_ref.rollout.free_cache_engine", true) ? "true" : "false",
+            "actor_rollout_ref.rollout.free_cache_engine");
+    }
     r.set("vllm_tensor_parallel_size",
           std::to_string(r.count("actor_rollout_ref.rollout.tensor_model_parallel_size", 2)),
           "actor_rollout_ref.rollout.tensor_model_parallel_size");
-    r.set("vllm_enable_sleep_mode",
-          r.flag("actor_rollout_ref.rollout.free_cache_engine", true) ? "true" : "false",
-          "actor_rollout_ref.rollout.free_cache_engine");
     // The actor's forward computes logits over the whole (packed) sequence and slices the
     // response's log-probs after (workers/actor/dp_actor.py: `[:, -response_length - 1 : -1]`).
     r.set("completion_logits", "false",
           "verl's actor (logits over prompt and response, the response's log-probs sliced)");
-    // ray_trainer.py recomputes the old policy's log-probs for every batch unless bypassed.
-    const bool bypass = r.flag("algorithm.rollout_correction.bypass_mode", false);
+    // ray_trainer.py recomputes the old policy's log-probs for every batch unless bypassed; the
+    // one-step off-policy config bypasses by default (the rollout's own log-probs,
+    // calculate_log_probs True).
+    const bool bypass = r.flag("algorithm.rollout_correction.bypass_mode", off);
     r.set("vllm_importance_sampling_correction", bypass ? "false" : "true",
           "algorithm.rollout_correction.bypass_mode (verl recomputes old log-probs unless set)");
   } else {

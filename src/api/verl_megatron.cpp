@@ -1,5 +1,5 @@
 // verl's Megatron actor (strategy megatron, ppo_megatron_trainer.yaml) read as the fields it
-// means (docs/configs.md, "verl").
+// means, and which of verl's base configs a file extends (docs/configs.md, "verl").
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -11,17 +11,25 @@
 
 namespace tb::api::config_detail {
 
-// Whether the config is ppo_megatron_trainer's: an overlay whose Hydra defaults name it, or a run
-// script's --config-name (verl_script_overrides passes it as `defaults`).
-bool megatron_defaults(const json& cfg) {
+namespace {
+
+// Whether the config's Hydra defaults name a base config containing `part`: an overlay's
+// `defaults`, or a run script's --config-name (verl_script_overrides passes it as `defaults`).
+bool defaults_name(const json& cfg, std::string_view part) {
   const json* d = cfg.is_object() && cfg.contains("defaults") ? &cfg["defaults"] : nullptr;
   if (d == nullptr) return false;
-  const auto names = [](const json& v) {
-    return v.is_string() && v.get<std::string>().find("ppo_megatron_trainer") != std::string::npos;
+  const auto names = [&](const json& v) {
+    return v.is_string() && v.get<std::string>().find(part) != std::string::npos;
   };
   if (names(*d)) return true;
   return d->is_array() && std::any_of(d->begin(), d->end(), names);
 }
+
+}  // namespace
+
+bool megatron_defaults(const json& cfg) { return defaults_name(cfg, "ppo_megatron_trainer"); }
+
+bool one_step_off_defaults(const json& cfg) { return defaults_name(cfg, "one_step_off"); }
 
 // The adapters' targets under Megatron-Bridge's names (model.lora.target_modules, default
 // linear_qkv, linear_proj, linear_fc1, linear_fc2 in _generated_ppo_megatron_trainer.yaml at

@@ -155,6 +155,10 @@ class VerlReader {
 // defaults name it, or a run script's --config-name.
 [[nodiscard]] bool megatron_defaults(const json& cfg);
 
+// Whether `cfg` extends verl's one-step off-policy trainer (one_step_off_ppo_trainer.yaml or its
+// Megatron twin: a launch of verl/experimental/one_step_off_policy/main_ppo.py).
+[[nodiscard]] bool one_step_off_defaults(const json& cfg);
+
 // The Megatron actor's parallel sizes set as fields; returns tp x pp x cp, the GPUs of one
 // data-parallel rank.
 std::int64_t read_megatron_layout(VerlReader& r, std::int64_t gpus);

@@ -14,17 +14,30 @@ namespace tb::api::config_detail {
 namespace {
 
 constexpr std::string_view kEntry = "verl.trainer.main_ppo";
+// verl's one-step off-policy trainer (verl/experimental/one_step_off_policy/main_ppo.py at
+// b178a3c; recipe/one_step_off_policy before): its own base config, one_step_off_ppo_trainer.yaml
+// (or one_step_off_ppo_megatron_trainer.yaml), which adds the rollout's own devices.
+constexpr std::string_view kOneStepOffEntry = "one_step_off_policy.main_ppo";
+constexpr std::string_view kOneStepOffConfig = "one_step_off_ppo_trainer";
 constexpr std::string_view kConfigName = "config-name";  // Hydra's option, after its dashes
+
+// Where the entry point's name ends, or npos without one.
+std::size_t entry_end(std::string_view text) {
+  if (const std::size_t at = text.find(kEntry); at != std::string_view::npos) {
+    return at + kEntry.size();
+  }
+  const std::size_t at = text.find(kOneStepOffEntry);
+  return at == std::string_view::npos ? at : at + kOneStepOffEntry.size();
+}
 
 // The shell words after verl's entry point: line continuations joined, quotes removed, a
 // comment dropped; stops at the end of that command (;, &&, ||, |, a redirection).
 std::vector<std::string> words_after_entry(std::string_view text) {
-  const std::size_t start = text.find(kEntry);
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
   char quote = 0;
-  for (std::size_t i = start + kEntry.size(); i < text.size(); ++i) {
+  for (std::size_t i = entry_end(text); i < text.size(); ++i) {
     const char c = text[i];
     if (quoting_takes(text, i, quote, word, in_word)) continue;
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
@@ -80,11 +93,13 @@ std::vector<std::string> with_arrays(std::vector<std::string> words, const Varia
 
 }  // namespace
 
-bool is_verl_script(std::string_view text) { return text.find(kEntry) != std::string_view::npos; }
+bool is_verl_script(std::string_view text) { return entry_end(text) != std::string_view::npos; }
 
 json verl_script_overrides(std::string_view text) {
   json out = json::object();
-  const std::string_view head = text.substr(0, text.find(kEntry));
+  const bool one_step_off = text.find(kEntry) == std::string_view::npos;
+  if (one_step_off) out["defaults"] = json::array({kOneStepOffConfig});
+  const std::string_view head = text.substr(0, text.find(one_step_off ? kOneStepOffEntry : kEntry));
   const Variables vars = shell_variables(head);
   std::optional<Variables> kept;  // unknown roots kept as $NAME: read for a model's path only
   const std::vector<std::string> words = with_arrays(words_after_entry(text), vars);
@@ -96,7 +111,13 @@ json verl_script_overrides(std::string_view text) {
       const std::string name = word.find('=') != std::string::npos ? word.substr(word.find('=') + 1)
                                : i + 1 < words.size()              ? words[i + 1]
                                                                    : "";
-      if (!name.empty()) out["defaults"] = json::array({name});
+      // one_step_off_ppo_megatron_trainer names both: the trainer and the Megatron actor.
+      if (!name.empty()) {
+        out["defaults"] =
+            one_step_off && name.find(kOneStepOffConfig.substr(0, 12)) == std::string::npos
+                ? json::array({kOneStepOffConfig, name})
+                : json::array({name});
+      }
       continue;
     }
     const std::string w = expand(word, vars).value_or(word);

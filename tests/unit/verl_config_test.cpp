@@ -246,5 +246,39 @@ TEST(VerlConfig, WhatItCannotPriceIsRefused) {
                InvalidRequest);
 }
 
+// verl's one-step off-policy trainer (verl/experimental/one_step_off_policy at b178a3c, its
+// shell/dapo_7b_math_fsdp2_4_12.sh in short): the rollout on devices of its own, a step ahead;
+// the trainer's devices are trainer.*, the server's rollout.*, and the old log-probs are the
+// rollout's own unless bypass_mode is turned off.
+TEST(VerlConfig, OneStepOffPolicyRunsTheRolloutOnItsOwnDevices) {
+  const std::string script =
+      "NNODES=2\nn_gpus_rollout=2\nn_gpus_training=$((8 - n_gpus_rollout))\n"
+      "python3 -m verl.experimental.one_step_off_policy.main_ppo \\\n"
+      "    algorithm.adv_estimator=grpo data.train_batch_size=48 \\\n"
+      "    actor_rollout_ref.rollout.n=4 actor_rollout_ref.actor.ppo_mini_batch_size=12 \\\n"
+      "    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\\n"
+      "    actor_rollout_ref.rollout.name=vllm actor_rollout_ref.hybrid_engine=False \\\n"
+      "    actor_rollout_ref.rollout.gpu_memory_utilization=0.80 \\\n"
+      "    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \\\n"
+      "    trainer.nnodes=\"${NNODES}\" trainer.n_gpus_per_node=\"${n_gpus_training}\" \\\n"
+      "    rollout.nnodes=\"${NNODES}\" rollout.n_gpus_per_node=\"${n_gpus_rollout}\"\n";
+  const TrainingConfig c = read(script);
+  EXPECT_EQ(c.values.at("rollout_engine"), "server");
+  EXPECT_EQ(c.values.at("off_policy_steps"), "1");
+  EXPECT_EQ(c.values.at("devices"), "12");             // 2 nodes x 6
+  EXPECT_EQ(c.values.at("vllm_server_devices"), "4");  // 2 nodes x 2
+  EXPECT_EQ(c.values.at("vllm_server_gpu_memory_utilization"), "0.8");
+  EXPECT_EQ(c.values.at("vllm_tensor_parallel_size"), "2");
+  EXPECT_EQ(c.values.at("vllm_importance_sampling_correction"), "false");
+  EXPECT_EQ(c.values.count("vllm_enable_sleep_mode"), 0U);
+  // Its Megatron twin names both the trainer and the Megatron actor.
+  std::string megatron = script;
+  megatron.replace(megatron.find("main_ppo") + 8, 0,
+                   " --config-name=one_step_off_ppo_megatron_trainer");
+  const TrainingConfig m = read(megatron);
+  EXPECT_EQ(m.values.at("rollout_engine"), "server");
+  EXPECT_EQ(m.values.at("framework"), "megatron");
+}
+
 }  // namespace
 }  // namespace tb::api
