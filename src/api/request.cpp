@@ -123,6 +123,8 @@ void check_rollout(const EstimateRequest& r, std::vector<Problem>& problems) {
   engine_only("off_policy_steps", {RolloutEngine::kServer}, "server");
   engine_only("vllm_version", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
+  engine_only("vllm_precision", {RolloutEngine::kColocate, RolloutEngine::kServer},
+              "colocate|server");
   engine_only("vllm_async_engine", {RolloutEngine::kColocate, RolloutEngine::kServer},
               "colocate|server");
   engine_only("vllm_importance_sampling_correction",

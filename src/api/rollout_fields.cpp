@@ -37,6 +37,7 @@ std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
 std::string off_policy() { return "0..64"; }
+std::string vllm_precisions() { return "bf16|fp8"; }
 std::string models() { return "a config.json, a folder or a preset id"; }
 std::string reward_models() { return "a config.json, a folder, a preset id, or function"; }
 std::string versions() { return "a vLLM release, MAJOR.MINOR[.PATCH] (0.7.0, 0.11.2)"; }
@@ -206,6 +207,21 @@ const std::array kRolloutFields{
           "{vllm_version} 0.6 and 0.7",
           accepted::flags,
           [](V v, R r) { r.job.rollout.vllm_async_engine = flag(v, "vllm_async_engine"); }, "job"},
+    Field{"vllm_precision", FieldType::kChoice, "DTYPE", "", "bf16",
+          "colocate, server: the engine's weights: bf16, or fp8 (its linear layers in e4m3, the "
+          "embeddings and LM head in bf16: vLLM's fp8 quantization, NeMo RL's "
+          "vllm_cfg.precision); the trainer's and the KV cache's are unchanged",
+          vllm_precisions,
+          [](V v, R r) {
+            if (v != "bf16" && v != "fp8") {
+              throw InvalidRequest(
+                  "vllm_precision",
+                  fmt::format("'{}' is not a precision the engine runs", excerpt(v)),
+                  vllm_precisions());
+            }
+            r.job.rollout.vllm_fp8 = v == "fp8";
+          },
+          "job"},
     Field{"vllm_server_devices", FieldType::kInteger, "N", "devices", "1",
           "server: devices the vLLM server runs on, of the training machine's type (replicas of "
           "{vllm_tensor_parallel_size} devices each); they are not counted in {devices}",

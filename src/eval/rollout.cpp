@@ -11,6 +11,7 @@
 #include "trainbudget/eval/refit.hpp"
 #include "trainbudget/model/completion_lengths.hpp"
 #include "trainbudget/model/kv_cache.hpp"
+#include "trainbudget/model/weight_storage.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/training_setup.hpp"
 
@@ -85,7 +86,7 @@ ServingMachine serve_one(const TrainingJob& job, const MachineChoice& machine,
   s.params = job.params;
   s.model = job.model;
   s.system = job.system;
-  s.setup.weights = WeightFormat::kBf16;
+  s.setup.weights = job.rollout.vllm_fp8 ? WeightFormat::kFp8 : WeightFormat::kBf16;
   s.setup.kv = KvDtype::kBf16;
   s.setup.prompt = prompt;
   s.setup.context = std::max<std::int64_t>(prompt + 1, context);
@@ -219,7 +220,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
           ? per_token * (static_cast<double>(prompt) + longest) * static_cast<double>(batch)
           : per_token * lengths.peak_held(batch, static_cast<double>(prompt)) /
                 static_cast<double>(tp);
-  out.engine_weights = Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
+  // In fp8 (vllm_fp8): the linear weights a byte each, the rest in bf16 (weight_storage).
+  out.engine_weights =
+      rl.vllm_fp8 ? Bytes{weight_storage(arch, WeightFormat::kFp8).total / static_cast<double>(tp)}
+                  : Bytes{job.params * kEngineWeightBytes / static_cast<double>(tp)};
 
   // Training states while generating: no gradients (zero_grad(set_to_none) after each step);
   // PPO's value model's states beside the policy's and the reward model's weights.

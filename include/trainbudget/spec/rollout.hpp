@@ -64,6 +64,10 @@ struct RolloutSpec {
   // vllm_cfg.async_engine: vLLM's AsyncLLM), so the outputs are processed in the trainer's
   // process while the core runs the next step (eval/rollout.cpp, host_split).
   bool vllm_async_engine{false};
+  // The engine's linear weights in fp8 (e4m3, vLLM's fp8 quantization: NeMo RL's
+  // vllm_cfg.precision "fp8"), the embeddings and the LM head in bf16; the trainer's stay as its
+  // recipe has them, and the cache in bf16.
+  bool vllm_fp8{false};
   // PPO's reward scored by a function, not a model (verl's reward_model.enable false, its
   // rule-based reward): no reward model is loaded or run.
   bool reward_function{false};
