@@ -371,6 +371,12 @@ double row_elements(const ActivationRow& row, const StepDims& d) noexcept {
   const std::string_view module{row.module};
   if (module == "attention") return row.elements(d) * d.attention_share;
   if (module == "linear_attention") return row.elements(d) * d.linear_share;
+  // The MLP (or MoE block) and its norms in the share of layers that have one.
+  const std::string_view name{row.name};
+  if (module == "mlp" || module == "moe" ||
+      (module == "norms" && (name.starts_with("mlp_norm") || name.starts_with("post_mlp_norm")))) {
+    return row.elements(d) * d.mlp_share;
+  }
   return row.elements(d);
 }
 

@@ -60,6 +60,12 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   const double q = d.a * d.d / tp;
   const double norms = d.post_norms ? 4.0 : (d.shared_norm ? 1.0 : 2.0);
   for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
+  // A layer without an MLP has no pre-MLP norm (mlp_share < 1: Nemotron-H's mixer-only blocks).
+  if (d.mlp_share < 1.0 && !d.shared_norm) {
+    Memory missing;
+    norm(missing, d.norm, hidden, e, compiled);
+    m.add(-(1.0 - d.mlp_share) * missing.bytes, -(1.0 - d.mlp_share) * missing.kernels);
+  }
   // The attention-only kernels, in the share of layers that attend (StepDims::linear_share).
   Memory attend;
   if (d.qk_norm) {
@@ -104,7 +110,7 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   if (d.dropout) m.add(2.0 * (2.0 * hidden * e + hidden), 2.0);  // hidden dropouts + masks
   // The MLP's activation on this device's share of the intermediate width: gated SiLU(gate) x
   // up (eager: silu then mul, 5 passes; fused: 3), or GELU (2 passes).
-  double inter = d.i / tp;
+  double inter = d.i / tp * d.mlp_share;
   if (d.moe_layer) {
     inter = d.k * d.i_e / tp + (d.shared_experts ? d.i_s / tp : 0.0);
     // Routing: the router's softmax and top-k over E, then each token's k copies permuted to
@@ -114,9 +120,9 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   if (d.gated) {
     // Liger's SiLU x up and axolotl's LoRA_MLP Triton SwiGLU are one kernel each.
     const bool split = eager && !d.fused_rope_swiglu && !(d.lora_kernels && d.mlp_fully_adapted);
-    m.add((split ? 5.0 : 3.0) * inter * e, split ? 2.0 : 1.0);
+    m.add((split ? 5.0 : 3.0) * inter * e, (split ? 2.0 : 1.0) * d.mlp_share);
   } else {
-    m.add(2.0 * inter * e, 1.0);
+    m.add(2.0 * inter * e, d.mlp_share);
   }
   // An fp8 recipe casts each linear's input (Transformer Engine's cast-transpose): the qkv,
   // o, gate/up and down inputs.

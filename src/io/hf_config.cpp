@@ -437,7 +437,8 @@ ModelArchitecture parse_hf_config(std::string_view json_text, const std::string&
     arch.vision = read_vision_config(vision_top, VisionKind::kQwen3Vl, type, problems);
   } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
     arch = read_gated_delta_family(top, root, type);
-  } else if (type == "falcon_h1" || type == "bamba" || type == "granitemoehybrid") {
+  } else if (type == "falcon_h1" || type == "bamba" || type == "granitemoehybrid" ||
+             type == "nemotron_h") {
     arch = read_mamba_family(top, root, type);
   } else if (type == "lfm2" || type == "lfm2_moe") {
     arch = read_lfm2_family(top, root, type);

@@ -1,7 +1,8 @@
 // config.json readers of the Mamba-2 hybrids (docs/models.md, "Mamba-2 hybrids"), read at
 // huggingface/transformers: falcon_h1 (configuration_falcon_h1.py at 020a37d, modular_falcon_h1.py
-// at 00511f5), bamba (configuration_bamba.py at 001f85b) and granitemoehybrid
-// (configuration_granitemoehybrid.py at 008f5c8, modeling_granitemoehybrid.py at 00511f5).
+// at 00511f5), bamba (configuration_bamba.py at 001f85b), granitemoehybrid
+// (configuration_granitemoehybrid.py at 008f5c8, modeling_granitemoehybrid.py at 00511f5) and
+// nemotron_h (below).
 #include "hf_mamba.hpp"
 
 #include <fmt/format.h>
@@ -140,10 +141,101 @@ ModelArchitecture read_sequential_hybrid(Fields& f, const nlohmann::json& object
   return a;
 }
 
+// Nemotron-H's blocks in order, from hybrid_override_pattern (M Mamba-2, * attention, - MLP, E
+// MoE) or from layers_block_type ("mamba"/"linear_attention", "attention"/"full_attention",
+// "mlp", "moe"), as NemotronHConfig reads them (configuration_nemotron_h.py _pattern_to_list).
+std::string nemotron_h_blocks(Fields& f, const nlohmann::json& object) {
+  std::string out;
+  if (const auto it = object.find("hybrid_override_pattern");
+      it != object.end() && it->is_string()) {
+    out = it->get<std::string>();
+  } else if (const auto types = object.find("layers_block_type");
+             types != object.end() && types->is_array()) {
+    for (const auto& t : *types) {
+      const std::string v = t.is_string() ? t.get<std::string>() : std::string{};
+      out += v == "mamba" || v == "linear_attention"     ? 'M'
+             : v == "attention" || v == "full_attention" ? '*'
+             : v == "mlp"                                ? '-'
+             : v == "moe"                                ? 'E'
+                                                         : '?';
+    }
+  }
+  if (out.empty()) {
+    f.fail(fmt::format("{}: missing (a string of M, *, - and E, one a block)",
+                       f.name("hybrid_override_pattern")));
+  }
+  return out;
+}
+
+// Nemotron-H (modeling_nemotron_h.py at 008d9e9, configuration_nemotron_h.py at 13923c6): a
+// stack of blocks of one sublayer each behind its own RMSNorm: a Mamba-2 mixer of
+// mamba_num_heads x mamba_head_dim, attention without RoPE or biases, or a plain MLP (up, relu2,
+// down); the embedding and an untied LM head. Each MLP joins a mixer into one decoder layer; the
+// mixers beyond the MLPs' count have none (ModelArchitecture::mlp_free_layers). MoE blocks (E,
+// Nemotron 3) are refused.
+ModelArchitecture read_nemotron_h(Fields& f, const nlohmann::json& object) {
+  ModelArchitecture a;
+  a.model_type = "nemotron_h";
+  a.hidden = f.required("hidden_size");
+  a.vocab = f.required("vocab_size");
+  a.max_positions = f.optional("max_position_embeddings", 0);
+  a.tie_embeddings = f.flag("tie_word_embeddings", false);
+  const std::string blocks = nemotron_h_blocks(f, object);
+  std::int64_t mixers = 0;
+  std::int64_t mlps = 0;
+  LinearAttentionSpec g;
+  g.mixer = LinearMixer::kMamba2;
+  for (const char c : blocks) {
+    if (c == '*') g.attention_layers.push_back(mixers);
+    if (c == 'M' || c == '*') {
+      ++mixers;
+    } else if (c == '-') {
+      ++mlps;
+    } else {
+      f.fail(
+          fmt::format("{}: '{}' is not modelled (M, * and -; Nemotron 3's MoE blocks E are not "
+                      "read yet)",
+                      f.name("hybrid_override_pattern"), c));
+      return a;
+    }
+  }
+  if (mlps > mixers || g.attention_layers.empty() ||
+      static_cast<std::int64_t>(g.attention_layers.size()) == mixers) {
+    f.fail(
+        fmt::format("{}: {} mixers, {} of them attention, and {} MLPs are not modelled (a "
+                    "Mamba-2 mixer and attention, an MLP for at most each mixer)",
+                    f.name("hybrid_override_pattern"), mixers, g.attention_layers.size(), mlps));
+    return a;
+  }
+  a.num_layers = mixers;
+  a.mlp_free_layers = mixers - mlps;
+  a.attention.num_heads = f.required("num_attention_heads");
+  a.attention.num_kv_heads = f.optional("num_key_value_heads", a.attention.num_heads);
+  // head_dim, else attention_head_dim (the first configs), else hidden / heads.
+  a.attention.head_dim = f.optional(
+      "head_dim", f.optional("attention_head_dim",
+                             a.attention.num_heads > 0 ? a.hidden / a.attention.num_heads : 0));
+  a.mlp.gated = false;
+  a.mlp.activation = "relu2";
+  a.mlp.intermediate = f.required("intermediate_size");
+  a.mlp.bias = f.flag("mlp_bias", false);
+  g.value_heads = f.required("mamba_num_heads");
+  g.value_head_dim = f.required("mamba_head_dim");
+  g.key_heads = f.optional("n_groups", f.optional("mamba_n_groups", 1));
+  g.key_head_dim = f.required("ssm_state_size");
+  g.conv_kernel = f.optional("conv_kernel", f.optional("mamba_d_conv", 4));
+  g.conv_bias = f.flag("use_conv_bias", f.flag("mamba_conv_bias", true));
+  g.in_proj_bias = g.out_proj_bias = f.flag("use_bias", false);
+  g.chunk_size = f.optional("chunk_size", f.optional("mamba_chunk_size", 256));
+  a.linear_attention = g;
+  return a;
+}
+
 }  // namespace
 
 ModelArchitecture read_mamba_family(Fields& f, const nlohmann::json& object,
                                     const std::string& type) {
+  if (type == "nemotron_h") return read_nemotron_h(f, object);
   return type == "falcon_h1" ? read_falcon_h1(f) : read_sequential_hybrid(f, object, type);
 }
 

@@ -10,8 +10,9 @@
 
 namespace tb::io {
 
-// "falcon_h1", "bamba" or "granitemoehybrid" read through `f`, each as its transformers config
-// class reads it; the Mamba-2 mixer's keys are required where the class's default is not used.
+// "falcon_h1", "bamba", "granitemoehybrid" or "nemotron_h" read through `f`, each as its
+// transformers config class reads it; the Mamba-2 mixer's keys are required where the class's
+// default is not used.
 ModelArchitecture read_mamba_family(FieldReader<JsonSource>& f, const nlohmann::json& object,
                                     const std::string& type);
 

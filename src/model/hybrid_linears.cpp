@@ -11,9 +11,11 @@ void mamba2_mixer(Builder& b) {
   const LinearAttentionSpec& g = *a.linear_attention;
   const std::int64_t inner = g.value_heads * g.value_head_dim;
   const std::int64_t groups = g.key_heads * g.key_head_dim;
-  b.add("in_proj", "mamba.in_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
+  // Nemotron-H names every block's sublayer mixer (backbone.layers.{i}.mixer).
+  const std::string p = a.model_type == "nemotron_h" ? "mixer." : "mamba.";
+  b.add("in_proj", p + "in_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
         2 * inner + 2 * groups + g.value_heads, g.in_proj_bias);
-  b.add("out_proj", "mamba.out_proj", LinearKind::kOutput, LinearPlace::kAttention, inner, a.hidden,
+  b.add("out_proj", p + "out_proj", LinearKind::kOutput, LinearPlace::kAttention, inner, a.hidden,
         g.out_proj_bias);
 }
 

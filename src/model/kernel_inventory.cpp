@@ -57,11 +57,12 @@ GemmKernel gemm_of(const LinearLayer& l, bool frozen_base, const QloraOptions* n
 // One decoder layer's GEMMs. A hybrid's is the average layer: the attention projections in the
 // share of layers that attend alone, the linear mixer's layers (with attention beside the mixer in
 // a parallel hybrid) in the rest (fractional instances, priced in proportion), the MLP or MoE
-// block in full.
+// block in the share of layers that have one (StepDims::mlp_share).
 std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, bool frozen_base,
                                     const QloraOptions* nf4) {
   std::vector<GemmKernel> out;
-  const double linear = shape_dims(arch).linear_share;
+  const StepDims dims = shape_dims(arch);
+  const double linear = dims.linear_share;
   const auto add = [&](const LinearLayer& l, double share) {
     GemmKernel g = gemm_of(l, frozen_base, nf4);
     g.instances *= share;
@@ -69,7 +70,7 @@ std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, boo
     if (share > 0.0) out.push_back(g);
   };
   for (const LinearLayer& l : decoder_layer_linears(arch, moe)) {
-    add(l, l.place == LinearPlace::kAttention ? 1.0 - linear : 1.0);
+    add(l, l.place == LinearPlace::kAttention ? 1.0 - linear : dims.mlp_share);
   }
   if (linear > 0.0) {
     for (const LinearLayer& l : decoder_layer_linears(arch, moe, true)) {

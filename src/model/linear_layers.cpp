@@ -111,17 +111,21 @@ void standard_attention(Builder& b) {
     b.add("qkv_proj", "self_attn.qkv_proj", LinearKind::kQkv, LinearPlace::kAttention, a.hidden,
           q + 2 * kv, at.qkv_bias);
   } else {
-    // Qwen3NextAttention's q_proj also writes the output gate: 2 x heads x head_dim.
-    b.add("q_proj", "self_attn.q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden,
+    // Qwen3NextAttention's q_proj also writes the output gate: 2 x heads x head_dim. Nemotron-H
+    // names every block's sublayer mixer.
+    const std::string p = a.model_type == "nemotron_h" ? "mixer." : "self_attn.";
+    b.add("q_proj", p + "q_proj", LinearKind::kQuery, LinearPlace::kAttention, a.hidden,
           at.output_gate ? 2 * q : q, at.qkv_bias);
-    b.add("k_proj", "self_attn.k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
+    b.add("k_proj", p + "k_proj", LinearKind::kKey, LinearPlace::kAttention, a.hidden, kv,
           at.qkv_bias);
-    b.add("v_proj", "self_attn.v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
+    b.add("v_proj", p + "v_proj", LinearKind::kValue, LinearPlace::kAttention, a.hidden, kv,
           at.qkv_bias);
   }
   // LFM2's Lfm2Attention names its output projection out_proj.
   const bool lfm2 = a.model_type.starts_with("lfm2");
-  b.add(lfm2 ? "out_proj" : "o_proj", lfm2 ? "self_attn.out_proj" : "self_attn.o_proj",
+  const bool nemotron_h = a.model_type == "nemotron_h";
+  b.add(lfm2 ? "out_proj" : "o_proj",
+        lfm2 ? "self_attn.out_proj" : (nemotron_h ? "mixer.o_proj" : "self_attn.o_proj"),
         LinearKind::kOutput, LinearPlace::kAttention, q, a.hidden, at.output_bias);
 }
 
@@ -199,7 +203,9 @@ void dense_mlp(Builder& b) {
   // and Bamba's do.
   const bool feed_forward =
       a.model_type.starts_with("llama4") || a.model_type == "falcon_h1" || a.model_type == "bamba";
-  const std::string p = feed_forward ? "feed_forward." : "mlp.";
+  const std::string p = feed_forward                   ? "feed_forward."
+                        : a.model_type == "nemotron_h" ? "mixer."
+                                                       : "mlp.";
   if (a.model_type == "gpt2" || a.model_type == "starcoder2") {
     b.add("c_fc", "mlp.c_fc", LinearKind::kUp, LinearPlace::kDenseMlp, a.hidden, m.intermediate,
           m.bias);
@@ -382,7 +388,7 @@ void moe_block(Builder& b) {
 }  // namespace
 
 std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bool moe_layer,
-                                               bool linear_attention_layer) {
+                                               bool linear_attention_layer, bool mlp) {
   Builder b{arch, {}};
   if (arch.model_type == "gpt_neox" || arch.model_type == "falcon") {
     gpt_neox_layer(b, arch.model_type == "falcon" ? "self_attention." : "attention.");
@@ -426,6 +432,7 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
   } else {
     standard_attention(b);
   }
+  if (!mlp) return std::move(b.out);
   if (moe_layer && arch.moe) {
     moe_block(b);
   } else {
@@ -437,13 +444,16 @@ std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch, bo
 std::vector<LinearLayer> model_linears(const ModelArchitecture& arch, bool include_mtp) {
   std::vector<LinearLayer> all;
   // The layers of each kind: token mixer (attention, or a linear mixer with or without attention
-  // beside it) by MLP (dense or MoE).
-  std::array<std::int64_t, 4> kinds{};
+  // beside it) by MLP (dense or MoE) by whether they have one.
+  std::array<std::int64_t, 8> kinds{};
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
-    ++kinds[(is_moe_layer(arch, i) ? 2U : 0U) + (is_linear_attention_layer(arch, i) ? 1U : 0U)];
+    ++kinds[(has_mlp(arch, i) ? 0U : 4U) + (is_moe_layer(arch, i) ? 2U : 0U) +
+            (is_linear_attention_layer(arch, i) ? 1U : 0U)];
   }
   for (std::size_t k = 0; k < kinds.size(); ++k) {
-    if (kinds[k] > 0) accumulate(all, decoder_layer_linears(arch, k >= 2, k % 2 == 1), kinds[k]);
+    if (kinds[k] > 0) {
+      accumulate(all, decoder_layer_linears(arch, k % 4 >= 2, k % 2 == 1, k < 4), kinds[k]);
+    }
   }
 
   LinearLayer head;

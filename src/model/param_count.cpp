@@ -215,11 +215,13 @@ std::int64_t linear_attention_params(const ModelArchitecture& arch) {
 }
 
 std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
-                                  bool linear_attention_layer) {
+                                  bool linear_attention_layer, bool mlp) {
   const bool attends = !linear_attention_layer || arch.linear_attention->parallel;
   const std::int64_t mixer = checked_add(linear_attention_layer ? linear_attention_params(arch) : 0,
                                          attends ? attention_params(arch) : 0);
-  const std::int64_t n = checked_add(mixer, checked_mul(arch.norms_per_layer, norm_params(arch)));
+  const std::int64_t norms = arch.norms_per_layer - (mlp ? 0 : 1);
+  const std::int64_t n = checked_add(mixer, checked_mul(norms, norm_params(arch)));
+  if (!mlp) return n;
   if (!moe_layer) return checked_add(n, dense_mlp_params(arch));
   return checked_add(n, checked_mul(arch.moe->num_experts, expert_params(arch)),
                      shared_expert_params(arch), router_params(arch));
@@ -403,7 +405,7 @@ ParamCounts count_params(const ModelArchitecture& arch) {
   add(c, "attention", attention, attention);
   const std::int64_t gated_delta = checked_mul(gated_delta_layers, linear_attention_params(arch));
   add(c, "linear_attention", gated_delta, gated_delta);
-  const std::int64_t mlp = checked_mul(dense_layers, dense_mlp_params(arch));
+  const std::int64_t mlp = checked_mul(dense_layers - arch.mlp_free_layers, dense_mlp_params(arch));
   add(c, "mlp", mlp, mlp);
   if (arch.moe) {
     add(c, "routed_experts", checked_mul(moe_layers, arch.moe->num_experts, expert_params(arch)),
@@ -413,9 +415,11 @@ ParamCounts count_params(const ModelArchitecture& arch) {
     const std::int64_t router = checked_mul(moe_layers, router_params(arch));
     add(c, "router", router, router);
   }
-  // Per-layer norms plus the final one (ln_f / model.norm).
+  // Per-layer norms plus the final one (ln_f / model.norm); a layer without an MLP has no
+  // pre-MLP norm.
   const std::int64_t norms = checked_mul(
-      checked_add(checked_mul(arch.num_layers, arch.norms_per_layer), 1), norm_params(arch));
+      checked_add(checked_mul(arch.num_layers, arch.norms_per_layer), 1 - arch.mlp_free_layers),
+      norm_params(arch));
   add(c, "norms", norms, norms);
   add(c, "lm_head", c.lm_head, c.lm_head);
   // Mllama's cross-attention layers hold a decoder layer's linears, norms and MLP (counted above

@@ -115,7 +115,9 @@ double trainable_tensor_count(const ModelArchitecture& arch, const ModelProfile&
                           : arch.norm.kind == NormKind::kLayerNorm && arch.norm.bias ? 2.0
                                                                                      : 1.0;
   const double norms = p.shape.post_norms ? 4.0 : 2.0;
-  tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0) + 1.0;
+  tensors += per_norm * (norms * static_cast<double>(arch.num_layers) + 1.0 -
+                         static_cast<double>(arch.mlp_free_layers)) +
+             1.0;
   // A Gated DeltaNet layer's conv1d, dt_bias, A_log and gated-norm weight; a Mamba-2 layer's
   // conv1d weight and bias, dt_bias, A_log, D and the norm's weight; LFM2's short convolution: the
   // conv1d's weight (and its bias).
@@ -137,8 +139,8 @@ void gradient_shares(const ModelArchitecture& arch, ModelProfile& p) {
   p.layer_gradient_share.reserve(static_cast<std::size_t>(arch.num_layers));
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
     p.layer_gradient_share.push_back(
-        static_cast<double>(
-            decoder_layer_params(arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i))) /
+        static_cast<double>(decoder_layer_params(
+            arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i), has_mlp(arch, i))) /
         total);
   }
   const double final_norm = static_cast<double>(norm_params(arch));
@@ -162,8 +164,8 @@ void parameter_layout(const ModelArchitecture& arch, ModelProfile& p) {
   p.layer_expert_share.reserve(static_cast<std::size_t>(arch.num_layers));
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
     const bool moe = is_moe_layer(arch, i);
-    const auto layer =
-        static_cast<double>(decoder_layer_params(arch, moe, is_linear_attention_layer(arch, i)));
+    const auto layer = static_cast<double>(
+        decoder_layer_params(arch, moe, is_linear_attention_layer(arch, i), has_mlp(arch, i)));
     p.layer_param_share.push_back(layer / total);
     p.layer_expert_share.push_back(moe ? experts / total : 0.0);
     p.largest_layer_params = std::max(p.largest_layer_params, layer);

@@ -38,6 +38,9 @@ StepDims shape_dims(const ModelArchitecture& arch) {
     d.g_conv = static_cast<double>(g.conv_kernel);
   }
   d.i = static_cast<double>(arch.mlp.intermediate);
+  if (arch.num_layers > 0) {
+    d.mlp_share = static_cast<double>(mlp_layer_count(arch)) / static_cast<double>(arch.num_layers);
+  }
   d.V = static_cast<double>(head_width(arch));
   d.L = static_cast<double>(arch.num_layers);
   if (arch.moe) {

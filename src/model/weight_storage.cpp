@@ -213,8 +213,8 @@ WeightStorage weight_storage(const ModelArchitecture& arch, F format) {
     linear_params += static_cast<double>(l.params()) * instances;
   };
   for (std::int64_t i = 0; i < arch.num_layers; ++i) {
-    for (const LinearLayer& l :
-         decoder_layer_linears(arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i))) {
+    for (const LinearLayer& l : decoder_layer_linears(
+             arch, is_moe_layer(arch, i), is_linear_attention_layer(arch, i), has_mlp(arch, i))) {
       add(l, i);
     }
   }

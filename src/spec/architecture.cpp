@@ -210,6 +210,13 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
     c.positive("intermediate_size", arch.mlp.intermediate);
   }
   check_moe(arch, c);
+  if (arch.mlp_free_layers < 0 ||
+      arch.mlp_free_layers >= std::max<std::int64_t>(1, arch.num_layers)) {
+    c.fail(fmt::format("mlp_free_layers: {} must be from 0 to num_hidden_layers - 1",
+                       arch.mlp_free_layers));
+  } else if (arch.mlp_free_layers > 0 && arch.moe) {
+    c.fail("mlp_free_layers: layers without an MLP beside MoE layers are not modelled");
+  }
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
     const bool mllama = v.kind == VisionKind::kMllama;
@@ -302,6 +309,14 @@ std::int64_t moe_layer_count(const ModelArchitecture& arch) {
   return n;
 }
 
+bool has_mlp(const ModelArchitecture& arch, std::int64_t layer) noexcept {
+  return layer < arch.num_layers - arch.mlp_free_layers;
+}
+
+std::int64_t mlp_layer_count(const ModelArchitecture& arch) noexcept {
+  return std::max<std::int64_t>(0, arch.num_layers - arch.mlp_free_layers);
+}
+
 bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer) {
   if (!arch.linear_attention) return false;
   const LinearAttentionSpec& g = *arch.linear_attention;
@@ -341,7 +356,7 @@ std::int64_t attention_span(const ModelArchitecture& arch, std::int64_t layer,
 }
 
 std::string family_name(const std::string& model_type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 50> kNames{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 51> kNames{{
       {"qwen3_next", "Qwen3-Next"},
       {"qwen3_5", "Qwen3.5"},
       {"qwen3_5_moe", "Qwen3.5-MoE"},
@@ -378,6 +393,7 @@ std::string family_name(const std::string& model_type) {
       {"cohere", "Cohere"},
       {"cohere2", "Cohere 2"},
       {"nemotron", "Nemotron"},
+      {"nemotron_h", "Nemotron-H"},
       {"mpt", "MPT"},
       {"arcee", "Arcee"},
       {"smollm3", "SmolLM3"},

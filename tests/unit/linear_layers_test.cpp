@@ -20,7 +20,9 @@ ModelArchitecture config(const std::string& name) { return io::load_hf_config(kC
 // DeepSeek router score bias, gpt-oss's attention sinks.
 std::int64_t non_linear_params(const ModelArchitecture& a) {
   const ParamCounts c = count_params(a);
-  std::int64_t n = c.input_embedding + (a.num_layers * a.norms_per_layer + 1) * norm_params(a);
+  // A layer without an MLP has no pre-MLP norm (Nemotron-H's mixer-only blocks).
+  std::int64_t n = c.input_embedding +
+                   (a.num_layers * a.norms_per_layer + 1 - a.mlp_free_layers) * norm_params(a);
   if (a.attention.qk_norm) n += attention_layer_count(a) * 2 * a.attention.head_dim;
   if (a.attention.sinks) n += a.num_layers * a.attention.num_heads;
   if (a.attention.latent) {

@@ -110,10 +110,12 @@ struct LinearLayer {
 
 // The linear layers of one decoder layer: a dense one (moe_layer false) or an MoE one, whose
 // tokens mix by attention or (linear_attention_layer, with a LinearAttentionSpec) by Gated
-// DeltaNet. Each entry has layers = 1.
+// DeltaNet; without `mlp`, the token mixer's alone (ModelArchitecture::mlp_free_layers). Each
+// entry has layers = 1.
 [[nodiscard]] std::vector<LinearLayer> decoder_layer_linears(const ModelArchitecture& arch,
                                                              bool moe_layer,
-                                                             bool linear_attention_layer = false);
+                                                             bool linear_attention_layer = false,
+                                                             bool mlp = true);
 
 // Every linear layer of the model: the decoder layers' (an entry per distinct path and shape,
 // with `layers` = how many decoder layers hold it) and the LM head (tied or not). With

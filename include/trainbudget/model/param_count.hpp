@@ -25,9 +25,10 @@ namespace tb {
 // A linear token mixer, Gated DeltaNet's or Mamba-2's (0 without LinearAttentionSpec).
 [[nodiscard]] std::int64_t linear_attention_params(const ModelArchitecture& arch);
 // One decoder layer: its token mixer (attention, a linear mixer, or both side by side in a
-// parallel hybrid), norms and MLP or MoE block.
+// parallel hybrid), norms and MLP or MoE block (none, nor its norm, without `mlp`).
 [[nodiscard]] std::int64_t decoder_layer_params(const ModelArchitecture& arch, bool moe_layer,
-                                                bool linear_attention_layer = false);
+                                                bool linear_attention_layer = false,
+                                                bool mlp = true);
 [[nodiscard]] std::int64_t mtp_module_params(const ModelArchitecture& arch);
 [[nodiscard]] std::int64_t vision_tower_params(const ModelArchitecture& arch);  // whole model
 [[nodiscard]] std::int64_t vision_projector_params(const ModelArchitecture& arch);

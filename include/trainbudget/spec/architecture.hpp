@@ -243,6 +243,13 @@ struct ModelArchitecture {
   // Qwen3.5: mtp_use_dedicated_embeddings false), and their decoder layer attends fully.
   bool mtp_shares_embeddings{false};
   std::optional<LinearAttentionSpec> linear_attention;  // Gated DeltaNet layers (above)
+  // Decoder layers with a token mixer and no MLP after it (nor the MLP's norm): the last
+  // mlp_free_layers of the stack. Nemotron-H's blocks are one sublayer each (its
+  // hybrid_override_pattern: M a Mamba-2 mixer, * attention, - an MLP); io pairs each MLP with a
+  // mixer into one decoder layer and leaves the mixers beyond the MLPs' count without one. Every
+  // count and the average layer's rows are order-free; only the pipeline's stage split sees the
+  // order (docs/models.md, "Nemotron-H").
+  std::int64_t mlp_free_layers{0};
   std::optional<VisionTowerSpec> vision;  // multimodal checkpoints (Gemma 3 4B and up)
 };
 
@@ -262,6 +269,11 @@ struct ModelArchitecture {
 // Whether decoder layer `layer` mixes tokens with a linear mixer (Gated DeltaNet, Mamba-2), and
 // how many layers do; whether it attends (every layer of a model without one, every layer of a
 // parallel hybrid, the rest of the others), and how many do.
+// Whether decoder layer `layer` has an MLP (dense or MoE): all but the last mlp_free_layers; how
+// many do.
+[[nodiscard]] bool has_mlp(const ModelArchitecture& arch, std::int64_t layer) noexcept;
+[[nodiscard]] std::int64_t mlp_layer_count(const ModelArchitecture& arch) noexcept;
+
 [[nodiscard]] bool is_linear_attention_layer(const ModelArchitecture& arch, std::int64_t layer);
 [[nodiscard]] std::int64_t linear_attention_layer_count(const ModelArchitecture& arch);
 [[nodiscard]] bool is_attention_layer(const ModelArchitecture& arch, std::int64_t layer);
