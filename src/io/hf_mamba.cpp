@@ -170,9 +170,9 @@ std::string nemotron_h_blocks(Fields& f, const nlohmann::json& object) {
 // Nemotron-H (modeling_nemotron_h.py at 008d9e9, configuration_nemotron_h.py at 13923c6): a
 // stack of blocks of one sublayer each behind its own RMSNorm: a Mamba-2 mixer of
 // mamba_num_heads x mamba_head_dim, attention without RoPE or biases, or a plain MLP (up, relu2,
-// down); the embedding and an untied LM head. Each MLP joins a mixer into one decoder layer; the
-// mixers beyond the MLPs' count have none (ModelArchitecture::mlp_free_layers). MoE blocks (E,
-// Nemotron 3) are refused.
+// down) or an MoE block (E, Nemotron 3); the embedding and an untied LM head. Each MLP or MoE
+// block joins a mixer into one decoder layer; the mixers beyond their count have none
+// (ModelArchitecture::mlp_free_layers).
 ModelArchitecture read_nemotron_h(Fields& f, const nlohmann::json& object) {
   ModelArchitecture a;
   a.model_type = "nemotron_h";
@@ -183,6 +183,7 @@ ModelArchitecture read_nemotron_h(Fields& f, const nlohmann::json& object) {
   const std::string blocks = nemotron_h_blocks(f, object);
   std::int64_t mixers = 0;
   std::int64_t mlps = 0;
+  std::int64_t moes = 0;
   LinearAttentionSpec g;
   g.mixer = LinearMixer::kMamba2;
   for (const char c : blocks) {
@@ -191,14 +192,20 @@ ModelArchitecture read_nemotron_h(Fields& f, const nlohmann::json& object) {
       ++mixers;
     } else if (c == '-') {
       ++mlps;
+    } else if (c == 'E') {
+      ++moes;
     } else {
-      f.fail(
-          fmt::format("{}: '{}' is not modelled (M, * and -; Nemotron 3's MoE blocks E are not "
-                      "read yet)",
-                      f.name("hybrid_override_pattern"), c));
+      f.fail(fmt::format("{}: '{}' is not a block (M, *, - or E)",
+                         f.name("hybrid_override_pattern"), c));
       return a;
     }
   }
+  if (moes > 0 && mlps > 0) {
+    f.fail(fmt::format("{}: MLP and MoE blocks in one model are not modelled",
+                       f.name("hybrid_override_pattern")));
+    return a;
+  }
+  mlps += moes;
   if (mlps > mixers || g.attention_layers.empty() ||
       static_cast<std::int64_t>(g.attention_layers.size()) == mixers) {
     f.fail(
@@ -219,6 +226,31 @@ ModelArchitecture read_nemotron_h(Fields& f, const nlohmann::json& object) {
   a.mlp.activation = "relu2";
   a.mlp.intermediate = f.required("intermediate_size");
   a.mlp.bias = f.flag("mlp_bias", false);
+  if (moes > 0) {
+    // Nemotron 3's MoE blocks (NemotronHMoE): relu2 experts of moe_intermediate_size, top
+    // num_experts_per_tok of n_routed_experts by a sigmoid router with e_score_correction_bias,
+    // and one shared MLP of moe_shared_expert_intermediate_size (n_shared_experts multiplies
+    // nothing). Latent experts (moe_latent_size: Nemotron 3 Super) are refused.
+    if (const auto* latent = f.find("moe_latent_size"); latent != nullptr && !latent->is_null()) {
+      f.fail(
+          fmt::format("{}: latent experts (Nemotron 3 Super's fc1/fc2_latent_proj) are not "
+                      "modelled",
+                      f.name("moe_latent_size")));
+      return a;
+    }
+    MoeSpec m;
+    m.num_experts = f.required("n_routed_experts");
+    m.experts_per_token = f.required("num_experts_per_tok");
+    m.expert_intermediate = f.required("moe_intermediate_size");
+    m.shared_intermediate = f.optional("n_shared_experts", 1) > 0
+                                ? f.optional("moe_shared_expert_intermediate_size", 0)
+                                : 0;
+    m.num_shared_experts = m.shared_intermediate > 0 ? 1 : 0;
+    m.router_score_bias = true;
+    m.expert_bias = a.mlp.bias;
+    m.gated = false;
+    a.moe = m;
+  }
   g.value_heads = f.required("mamba_num_heads");
   g.value_head_dim = f.required("mamba_head_dim");
   g.key_heads = f.optional("n_groups", f.optional("mamba_n_groups", 1));

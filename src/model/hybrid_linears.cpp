@@ -70,4 +70,28 @@ void lfm2_moe_block(Builder& b) {
   b.out.back().module = false;
 }
 
+// Nemotron 3's MoE block (modeling_nemotron_h.py NemotronHMoE at 008d9e9): mixer.gate, the
+// router's weight a parameter (NemotronHTopkRouter, beside its e_score_correction_bias); the
+// experts stacked as 3-D parameters (NemotronHExperts: up_proj [E, I, h], down_proj [E, h, I]),
+// not gated; mixer.shared_experts, a NemotronHMLP (up_proj, down_proj) of the shared width.
+void nemotron_h_moe_block(Builder& b) {
+  const ModelArchitecture& a = b.arch;
+  const MoeSpec& m = *a.moe;
+  b.add("gate", "mixer.gate", LinearKind::kRouter, LinearPlace::kRouter, a.hidden, m.num_experts,
+        false);
+  b.out.back().module = false;
+  b.add("up_proj", "mixer.experts.up_proj", LinearKind::kUp, LinearPlace::kRoutedExpert, a.hidden,
+        m.expert_intermediate, m.expert_bias, m.num_experts, m.experts_per_token);
+  b.out.back().module = false;
+  b.add("down_proj", "mixer.experts.down_proj", LinearKind::kDown, LinearPlace::kRoutedExpert,
+        m.expert_intermediate, a.hidden, m.expert_bias, m.num_experts, m.experts_per_token);
+  b.out.back().module = false;
+  if (m.shared_intermediate > 0) {
+    b.add("up_proj", "mixer.shared_experts.up_proj", LinearKind::kUp, LinearPlace::kSharedExpert,
+          a.hidden, m.shared_intermediate, false);
+    b.add("down_proj", "mixer.shared_experts.down_proj", LinearKind::kDown,
+          LinearPlace::kSharedExpert, m.shared_intermediate, a.hidden, false);
+  }
+}
+
 }  // namespace tb::detail

@@ -70,7 +70,7 @@ std::vector<GemmKernel> layer_gemms(const ModelArchitecture& arch, bool moe, boo
     if (share > 0.0) out.push_back(g);
   };
   for (const LinearLayer& l : decoder_layer_linears(arch, moe)) {
-    add(l, l.place == LinearPlace::kAttention ? 1.0 - linear : dims.mlp_share);
+    add(l, l.place == LinearPlace::kAttention ? 1.0 - linear : (moe ? 1.0 : dims.mlp_share));
   }
   if (linear > 0.0) {
     for (const LinearLayer& l : decoder_layer_linears(arch, moe, true)) {

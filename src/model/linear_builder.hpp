@@ -64,5 +64,8 @@ void granite_moe_block(Builder& b);
 // LFM2's short convolution's in_proj and out_proj, and LFM2-MoE's block (hybrid_linears.cpp).
 void short_conv_mixer(Builder& b);
 void lfm2_moe_block(Builder& b);
+// Nemotron 3's MoE block: the router, the stacked relu2 experts, the shared MLP
+// (hybrid_linears.cpp).
+void nemotron_h_moe_block(Builder& b);
 
 }  // namespace tb::detail

@@ -340,6 +340,10 @@ void moe_block(Builder& b) {
     lfm2_moe_block(b);
     return;
   }
+  if (a.model_type == "nemotron_h") {
+    nemotron_h_moe_block(b);
+    return;
+  }
   if (a.linear_attention) {  // Qwen3-Next, Qwen3.5-MoE
     fused_moe_block(b);
     return;

@@ -142,9 +142,16 @@ std::int64_t dense_mlp_params(const ModelArchitecture& arch) {
 // One routed expert: a gated MLP of width moe_intermediate_size without biases (Mixtral:
 // Jiang et al. 2024 sec. 2.1, ffn_hidden 14336; Qwen3MoeSparseMoeBlock; DeepseekV3MoE), or
 // with them (gpt-oss's GptOssExperts: gate_up_proj_bias 2 x width, down_proj_bias hidden).
+// One expert of `width`: gated (gate, up, down), or up and down (MoeSpec::gated false).
+std::int64_t expert_mlp(const ModelArchitecture& arch, std::int64_t width, bool bias) {
+  if (arch.moe && !arch.moe->gated) {
+    return checked_add(linear(arch.hidden, width, bias), linear(width, arch.hidden, bias));
+  }
+  return gated_mlp(arch.hidden, width, bias);
+}
+
 std::int64_t expert_params(const ModelArchitecture& arch) {
-  return arch.moe ? gated_mlp(arch.hidden, arch.moe->expert_intermediate, arch.moe->expert_bias)
-                  : 0;
+  return arch.moe ? expert_mlp(arch, arch.moe->expert_intermediate, arch.moe->expert_bias) : 0;
 }
 
 // Shared experts (DeepSeekMoE, Dai et al. 2024 sec. 3.2): DeepseekV3MoE builds them as one
@@ -152,7 +159,7 @@ std::int64_t expert_params(const ModelArchitecture& arch) {
 std::int64_t shared_expert_params(const ModelArchitecture& arch) {
   if (!arch.moe || arch.moe->shared_intermediate == 0) return 0;
   // Qwen2-MoE's shared_expert_gate beside it (modeling_qwen2_moe.py: nn.Linear(hidden, 1)).
-  return checked_add(gated_mlp(arch.hidden, arch.moe->shared_intermediate, false),
+  return checked_add(expert_mlp(arch, arch.moe->shared_intermediate, false),
                      arch.moe->shared_expert_gate ? linear(arch.hidden, 1, false) : 0);
 }
 

@@ -38,8 +38,11 @@ StepDims shape_dims(const ModelArchitecture& arch) {
     d.g_conv = static_cast<double>(g.conv_kernel);
   }
   d.i = static_cast<double>(arch.mlp.intermediate);
-  if (arch.num_layers > 0) {
-    d.mlp_share = static_cast<double>(mlp_layer_count(arch)) / static_cast<double>(arch.num_layers);
+  // The dense layers' share with an MLP (the MoE layers all have their block: with_step).
+  const std::int64_t dense_layers = arch.num_layers - moe_layer_count(arch);
+  if (dense_layers > 0) {
+    d.mlp_share = static_cast<double>(dense_layers - arch.mlp_free_layers) /
+                  static_cast<double>(dense_layers);
   }
   d.V = static_cast<double>(head_width(arch));
   d.L = static_cast<double>(arch.num_layers);

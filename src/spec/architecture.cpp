@@ -214,8 +214,6 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
       arch.mlp_free_layers >= std::max<std::int64_t>(1, arch.num_layers)) {
     c.fail(fmt::format("mlp_free_layers: {} must be from 0 to num_hidden_layers - 1",
                        arch.mlp_free_layers));
-  } else if (arch.mlp_free_layers > 0 && arch.moe) {
-    c.fail("mlp_free_layers: layers without an MLP beside MoE layers are not modelled");
   }
   if (arch.vision) {
     const VisionTowerSpec& v = *arch.vision;
@@ -294,7 +292,7 @@ std::vector<std::string> architecture_problems(const ModelArchitecture& arch) {
 }
 
 bool is_moe_layer(const ModelArchitecture& arch, std::int64_t layer) {
-  if (!arch.moe) return false;
+  if (!arch.moe || !has_mlp(arch, layer)) return false;
   const MoeSpec& m = *arch.moe;
   if (layer < m.first_dense_layers) return false;
   if (m.layer_step <= 0 || (layer + 1) % m.layer_step != 0) return false;

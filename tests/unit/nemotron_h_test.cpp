@@ -84,9 +84,45 @@ TEST(NemotronH, MoeBlocksAndOddPatternsAreRefused) {
     }
     return false;
   };
-  EXPECT_TRUE(refused("MEMEM*EMEME"));  // Nemotron 3's MoE blocks
-  EXPECT_TRUE(refused("M-M-M-"));       // no attention
-  EXPECT_TRUE(refused("M---*-"));       // more MLPs than mixers
+  EXPECT_TRUE(refused("M-M*EM-"));  // MLP and MoE blocks in one model
+  EXPECT_TRUE(refused("M-M-M-"));   // no attention
+  EXPECT_TRUE(refused("M---*-"));   // more MLPs than mixers
+}
+
+// Nemotron 3's MoE blocks: every E block joins a mixer (23 of 29 layers MoE, 6 without a block),
+// relu2 experts of two matrices, the router with its score bias, one shared MLP.
+TEST(NemotronH, MoeBlocksJoinMixersToo) {
+  std::string text = fixture("nemotron-h-8b-base-8k.json");
+  text = with(text, "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+              "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
+  text = with(text, "\"hidden_size\": 4096", "\"hidden_size\": 2688");
+  text = with(text, "\"intermediate_size\": 21504",
+              "\"intermediate_size\": 1856, \"n_routed_experts\": 128, "
+              "\"num_experts_per_tok\": 6, \"moe_intermediate_size\": 1856, "
+              "\"moe_shared_expert_intermediate_size\": 3712, \"n_shared_experts\": 1");
+  text = with(text, "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 2");
+  text = with(text, "\"mamba_num_heads\": 128", "\"mamba_num_heads\": 64");
+  const ModelArchitecture a = io::parse_hf_config(text, "nano-30b");
+  EXPECT_EQ(a.num_layers, 29);
+  EXPECT_EQ(a.mlp_free_layers, 6);
+  EXPECT_EQ(moe_layer_count(a), 23);
+  EXPECT_FALSE(a.moe->gated);
+  // llama.cpp's n_params for nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 (every tensor).
+  EXPECT_EQ(count_params(a).total, 31'577'940'288);
+  // One expert: up and down, 2 x 2,688 x 1,856; the router 128 x 2,688 and its 128 biases.
+  EXPECT_EQ(expert_params(a), 2LL * 2'688 * 1'856);
+  EXPECT_EQ(router_params(a), 128LL * 2'688 + 128);
+  // The dense kind holds the 6 layers without a block.
+  EXPECT_DOUBLE_EQ(shape_dims(a).mlp_share, 0.0);
+  // Nemotron 3 Super's latent experts are refused, naming the key.
+  try {
+    (void)io::parse_hf_config(
+        with(text, "\"n_shared_experts\": 1", "\"n_shared_experts\": 1, \"moe_latent_size\": 1024"),
+        "super");
+    FAIL() << "latent experts were read";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("moe_latent_size"), std::string::npos);
+  }
 }
 
 }  // namespace

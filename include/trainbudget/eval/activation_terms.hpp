@@ -29,6 +29,7 @@ namespace tb {
   shape.eager = attention == AttentionImpl::kEager;
   shape.dropout = dropout > 0.0;
   shape.moe_layer = moe_layer;
+  if (moe_layer) shape.mlp_share = 1.0;  // every MoE layer has its block
   return shape;
 }
 

@@ -28,8 +28,9 @@ struct StepDims {
   double attention_share{1};
   double g_kh{0}, g_vh{0}, g_dk{0}, g_dv{0}, g_conv{0};
   LinearMixer g_mixer{LinearMixer::kGatedDelta};
-  // The share of the decoder layers with an MLP (or MoE block) after the token mixer (1 but for
-  // ModelArchitecture::mlp_free_layers): the MLP's rows, kernels and norm at that share.
+  // The share of the dense decoder layers with an MLP after the token mixer (1 but for
+  // ModelArchitecture::mlp_free_layers; an MoE layer's rows, with_step, 1): the MLP's rows,
+  // kernels and norm at that share.
   double mlp_share{1};
   double head_share{1};      // the share of the s positions that get logits (Layout::logits_share)
   double norm_stats{1};      // fp32 statistics per token of one norm: RMSNorm 1, LayerNorm 2

@@ -131,6 +131,9 @@ struct MoeSpec {
   bool router_bias{false};        // bias on the router linear
   bool router_score_bias{false};  // DeepSeek-V3 e_score_correction_bias (num_experts values)
   bool expert_bias{false};  // biased expert matrices (gpt-oss gate_up_proj_bias, down_proj_bias)
+  // Gated experts (gate and up, then down); false: up, the activation, down for the routed and
+  // the shared experts alike (Nemotron 3's relu2 experts, NemotronHExperts).
+  bool gated{true};
   // Qwen2-MoE's shared_expert_gate: a hidden -> 1 linear (no bias) whose sigmoid scales the
   // shared expert's output.
   bool shared_expert_gate{false};
@@ -243,7 +246,7 @@ struct ModelArchitecture {
   // Qwen3.5: mtp_use_dedicated_embeddings false), and their decoder layer attends fully.
   bool mtp_shares_embeddings{false};
   std::optional<LinearAttentionSpec> linear_attention;  // Gated DeltaNet layers (above)
-  // Decoder layers with a token mixer and no MLP after it (nor the MLP's norm): the last
+  // Decoder layers with a token mixer and no MLP or MoE block after it (nor its norm): the last
   // mlp_free_layers of the stack. Nemotron-H's blocks are one sublayer each (its
   // hybrid_override_pattern: M a Mamba-2 mixer, * attention, - an MLP); io pairs each MLP with a
   // mixer into one decoder layer and leaves the mixers beyond the MLPs' count without one. Every
