@@ -113,10 +113,9 @@ json verl_script_overrides(std::string_view text) {
                                                                    : "";
       // one_step_off_ppo_megatron_trainer names both: the trainer and the Megatron actor.
       if (!name.empty()) {
-        out["defaults"] =
-            one_step_off && name.find(kOneStepOffConfig.substr(0, 12)) == std::string::npos
-                ? json::array({kOneStepOffConfig, name})
-                : json::array({name});
+        out["defaults"] = one_step_off && name.find("one_step_off") == std::string::npos
+                              ? json::array({kOneStepOffConfig, name})
+                              : json::array({name});
       }
       continue;
     }

@@ -58,14 +58,13 @@ Memory layer_memory(const StepDims& d, const ModelProfile& p, const Layout& l, b
   // h-wide tensors are split over tp only under sequence parallelism.
   const double hidden = d.h / (l.parallel.sequence_parallel ? tp : 1.0);
   const double q = d.a * d.d / tp;
-  const double norms = d.post_norms ? 4.0 : (d.shared_norm ? 1.0 : 2.0);
-  for (int i = 0; i < static_cast<int>(norms); ++i) norm(m, d.norm, hidden, e, compiled);
-  // A layer without an MLP has no pre-MLP norm (mlp_share < 1: Nemotron-H's mixer-only blocks).
-  if (d.mlp_share < 1.0 && !d.shared_norm) {
-    Memory missing;
-    norm(missing, d.norm, hidden, e, compiled);
-    m.add(-(1.0 - d.mlp_share) * missing.bytes, -(1.0 - d.mlp_share) * missing.kernels);
-  }
+  // The layer's norms; the pre-MLP one only in the share of layers with an MLP (mlp_share < 1:
+  // Nemotron-H's mixer-only blocks).
+  const double norms = (d.post_norms ? 4.0 : (d.shared_norm ? 1.0 : 2.0)) -
+                       (d.shared_norm ? 0.0 : 1.0 - d.mlp_share);
+  Memory one_norm;
+  norm(one_norm, d.norm, hidden, e, compiled);
+  m.add(one_norm.bytes * norms, one_norm.kernels * norms);
   // The attention-only kernels, in the share of layers that attend (StepDims::linear_share).
   Memory attend;
   if (d.qk_norm) {

@@ -461,10 +461,8 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
     r.logprobs += r.reference_swap;
     r.round = round_seconds(r, r.generation);
   }
-  if (r.off_policy_steps > 0) {
-    const Seconds trainer = r.logprobs + r.update + r.idle_offload;
-    r.exposed_generation = std::max(Seconds{0.0}, r.generation - trainer);
-  }
+  // What the trainer waits for: the round less the round without generation (round_seconds).
+  if (r.off_policy_steps > 0) r.exposed_generation = r.round - round_seconds(r, Seconds{0.0});
   r.passes_length = at_mean ? mean : job.rollout.max_completion_length;
   if (!at_mean && mean < job.rollout.max_completion_length) {
     r.assumptions.push_back(Note::of(NoteCode::kPaddedPasses, {},

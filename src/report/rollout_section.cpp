@@ -53,7 +53,7 @@ std::optional<Section> rollout_section(const Estimate& e) {
           "trains on the last, so the round is the weight sync and the longer of generation {} "
           "and the trainer's {} (the trainer waits {} for generation)",
           m.device.id, r.off_policy_steps, r.off_policy_steps == 1 ? "" : "s", secs(r.generation),
-          secs(r.logprobs + r.update + r.idle_offload), secs(r.exposed_generation)));
+          secs(r.round - r.sync - r.exposed_generation), secs(r.exposed_generation)));
     }
     if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
       // The engine's host work between decode steps: its part of the decode and the band's reach.

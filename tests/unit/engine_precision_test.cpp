@@ -14,6 +14,7 @@
 namespace tb {
 namespace {
 
+using rollout_jobs::first_key;
 using rollout_jobs::grpo;
 using rollout_jobs::on;
 using rollout_jobs::run;
@@ -43,14 +44,6 @@ TEST(EnginePrecision, Fp8WeightsAreTheLinearLayersInAByte) {
 }
 
 TEST(EnginePrecision, OnlyBf16OrFp8AndOnlyForAnEngine) {
-  const auto first_key = [](const api::FieldMap& values) -> std::string {
-    try {
-      (void)api::parse_estimate_request(values);
-    } catch (const InvalidRequest& e) {
-      return e.problems().front().field;
-    }
-    return "";
-  };
   const std::string m = "llama-3.1-8b";
   EXPECT_EQ(first_key({{"model", m}, {"trainer", "grpo"}, {"vllm_precision", "fp8"}}),
             "vllm_precision");  // generate(): no engine

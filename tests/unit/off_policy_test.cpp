@@ -14,6 +14,7 @@
 namespace tb {
 namespace {
 
+using rollout_jobs::first_key;
 using rollout_jobs::grpo;
 using rollout_jobs::on;
 using rollout_jobs::run;
@@ -58,15 +59,6 @@ TEST(Rollout, ServerPoolTakesItsOwnShare) {
   const RolloutCost lower = *on(run(job)).rollout;
   EXPECT_NEAR(lower.kv_capacity.value(), 0.8 * m.allocatable.value() - lower.engine_weights.value(),
               1.0);
-}
-
-std::string first_key(const api::FieldMap& values) {
-  try {
-    (void)api::parse_estimate_request(values);
-  } catch (const InvalidRequest& e) {
-    return e.problems().front().field;
-  }
-  return "";
 }
 
 TEST(Rollout, OffPolicyNeedsAServerOfItsOwn) {

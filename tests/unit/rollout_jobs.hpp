@@ -2,8 +2,12 @@
 // on one named device.
 #pragma once
 
+#include <string>
+
 #include "test_models.hpp"
+#include "trainbudget/api/request.hpp"
 #include "trainbudget/eval/estimate.hpp"
+#include "trainbudget/spec/error.hpp"
 
 namespace tb::rollout_jobs {
 
@@ -22,6 +26,16 @@ inline const MachineEstimate& on(const Estimate& e) { return e.primary.machines.
 
 inline Estimate run(const TrainingJob& job, const char* device = "h100-sxm") {
   return estimate(job, {testing_models::builtin_machine(device)});
+}
+
+// The field a request's first problem names, or "" when it parses.
+inline std::string first_key(const api::FieldMap& values) {
+  try {
+    (void)api::parse_estimate_request(values);
+  } catch (const InvalidRequest& e) {
+    return e.problems().front().field;
+  }
+  return "";
 }
 
 }  // namespace tb::rollout_jobs

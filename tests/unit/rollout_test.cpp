@@ -16,6 +16,7 @@
 namespace tb {
 namespace {
 
+using rollout_jobs::first_key;
 using rollout_jobs::grpo;
 using rollout_jobs::kKvPerToken;
 using rollout_jobs::on;
@@ -309,15 +310,6 @@ TEST(Rollout, ACacheTooSmallForTheBatchDecodesInWaves) {
 }
 
 api::EstimateRequest parse(api::FieldMap values) { return api::parse_estimate_request(values); }
-
-std::string first_key(const api::FieldMap& values) {
-  try {
-    (void)parse(values);
-  } catch (const InvalidRequest& e) {
-    return e.problems().front().field;
-  }
-  return "";
-}
 
 TEST(RolloutRequest, EachRowIsCheckedAgainstTheTrainerAndEngine) {
   EXPECT_EQ(first_key({{"model", "llama-3.1-8b"}, {"num_generations", "4"}}), "num_generations");
