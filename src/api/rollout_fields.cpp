@@ -37,6 +37,11 @@ std::string shares() { return "(0, 1]"; }
 std::string tp_sizes() { return "1..64"; }
 std::string server_devices() { return "1..4096"; }
 std::string off_policy() { return "0..64"; }
+std::string multipliers() { return "a number in [1, 64]"; }
+std::string batch_counts() { return "1..64 generation batches"; }
+std::string turn_counts() { return "1..1024 turns"; }
+std::string observation_lengths() { return "0..1048576 tokens"; }
+std::string environment_waits() { return "a number of seconds in [0, 86400]"; }
 std::string vllm_precisions() { return "bf16|fp8"; }
 std::string models() { return "a config.json, a folder or a preset id"; }
 std::string reward_models() { return "a config.json, a folder, a preset id, or function"; }
@@ -251,6 +256,56 @@ const std::array kRolloutFields{
           [](V v, R r) {
             r.job.rollout.off_policy_steps =
                 static_cast<int>(checks::whole(v, "off_policy_steps", 0.0, 64.0));
+          },
+          "job"},
+    Field{"generation_batch_multiplier", FieldType::kNumber, "X", "x the step's prompts", "1",
+          "grpo: dynamic sampling (DAPO): each generation batch holds this many times the prompts "
+          "a step trains on (NeMo RL's grpo.batch_multiplier; verl's data.gen_batch_size over "
+          "data.train_batch_size), the groups whose rewards all agree dropped after it",
+          multipliers,
+          [](V v, R r) {
+            r.job.rollout.generation_batch_multiplier =
+                parse_number_in(v, "generation_batch_multiplier", 1.0, 64.0, true);
+          },
+          "job"},
+    Field{"generation_batches", FieldType::kInteger, "N", "batches", "1",
+          "grpo: dynamic sampling (DAPO): the generation batches a step runs, one after another, "
+          "until enough groups have rewards that differ: the mean a run logs (NeMo RL's "
+          "dynamic_sampling_num_gen_batches, verl's num_gen_batches); the log-probs and the update "
+          "run on the step's batch alone",
+          batch_counts,
+          [](V v, R r) {
+            r.job.rollout.generation_batches =
+                static_cast<int>(checks::whole(v, "generation_batches", 1.0, 64.0));
+          },
+          "job"},
+    Field{"rollout_turns", FieldType::kInteger, "N", "turns", "1",
+          "grpo, rloo: multi-turn rollouts (an agent calling tools: NeMo RL's "
+          "grpo.max_rollout_turns, verl's multi_turn): the turns a completion takes; the "
+          "completion lengths count the model's tokens over all of them",
+          turn_counts,
+          [](V v, R r) {
+            r.job.rollout.rollout_turns =
+                static_cast<int>(checks::whole(v, "rollout_turns", 1.0, 1024.0));
+          },
+          "job"},
+    Field{"observation_tokens", FieldType::kInteger, "TOKENS", "tokens a turn", "0",
+          "grpo, rloo: multi-turn: the tokens the environment returns after each turn but the "
+          "last (a tool's output), prefilled into the sequence and trained through, masked from "
+          "the loss; the sequence trained on grows by them",
+          observation_lengths,
+          [](V v, R r) {
+            r.job.rollout.observation_tokens =
+                checks::whole(v, "observation_tokens", 0.0, 1048576.0);
+          },
+          "job"},
+    Field{"environment_seconds", FieldType::kNumber, "SECONDS", "s a turn", "0",
+          "grpo, rloo: the environment's work after each turn on a completion's path (a tool "
+          "call, a sandbox running the tests), waited for turn by turn",
+          environment_waits,
+          [](V v, R r) {
+            r.job.rollout.environment_seconds =
+                parse_number_in(v, "environment_seconds", 0.0, 86400.0, true);
           },
           "job"},
     Field{"value_model", FieldType::kText, "MODEL", "", "",

@@ -150,6 +150,17 @@ void read_verl(const json& cfg, TrainingConfig& out) {
         "train_batch_size a multiple of ppo_mini_batch_size, both x n a multiple of the "
         "data-parallel ranks");
   }
+  // DAPO's dynamic sampling (recipe/dapo's trainer; main_ppo's dataloader takes the same key,
+  // ppo/ray_trainer.py): each generation batch of data.gen_batch_size prompts, the groups whose
+  // rewards all agree dropped (algorithm.filter_groups) until train_batch_size remain. How many
+  // such batches a step takes is the run's (num_gen_batches): one is priced.
+  if (r.at("data.gen_batch_size") != nullptr) {
+    const double generated = static_cast<double>(r.count("data.gen_batch_size", 1));
+    r.set("generation_batch_multiplier",
+          text_of(std::max(1.0, generated * static_cast<double>(n) / static_cast<double>(batch))),
+          "data.gen_batch_size / data.train_batch_size");
+  }
+  (void)r.flag("algorithm.filter_groups.enable", false);
   std::int64_t micro = 0;
   std::string micro_from = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu";
   if (r.flag("actor_rollout_ref.actor.use_dynamic_bsz", false)) {

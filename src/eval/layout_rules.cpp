@@ -25,7 +25,8 @@ bool broken(LayoutRule rule, const ModelProfile& p, const Layout& l) noexcept {
     case LayoutRule::kHeads:
       return p.has_architecture && !divides(x.tp, p.heads);
     case LayoutRule::kKvHeads:
-      return p.has_architecture && p.kv_heads > 0 && !divides(x.tp, p.kv_heads);
+      return p.has_architecture && p.kv_heads > 0 && !divides(x.tp, p.kv_heads) &&
+             !(p.tp_beyond_kv_heads && divides(p.kv_heads, x.tp));
     case LayoutRule::kLayers:
       return p.has_architecture && static_cast<std::int64_t>(x.pp) * x.virtual_stages > layers;
     case LayoutRule::kVirtualStages:
@@ -109,10 +110,11 @@ Problem words(LayoutRule rule, const ModelProfile& p, const Layout& l) {
               "a divisor of the attention heads"};
     case LayoutRule::kKvHeads:
       return {"tp",
-              fmt::format("{} does not divide the model's {} key/value heads (Megatron-LM "
-                          "requires num_query_groups % tp == 0)",
-                          x.tp, p.kv_heads),
-              "a divisor of the key/value heads"};
+              fmt::format("{} does not divide the model's {} key/value heads{}", x.tp, p.kv_heads,
+                          p.tp_beyond_kv_heads ? " and is not a multiple of them" : ""),
+              p.tp_beyond_kv_heads ? "a divisor or a multiple of the key/value heads"
+                                   : "a divisor of the key/value heads (framework megatron: "
+                                     "or a multiple)"};
     case LayoutRule::kLayers:
       return {"pp",
               fmt::format("pp x virtual_stages = {} x {} chunks is more than the model's {} "

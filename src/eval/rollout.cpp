@@ -14,6 +14,7 @@
 #include "trainbudget/model/weight_storage.hpp"
 #include "trainbudget/spec/error.hpp"
 #include "trainbudget/spec/training_setup.hpp"
+#include "vllm_host.hpp"
 
 namespace tb {
 namespace {
@@ -21,57 +22,6 @@ namespace {
 // Every weight handed to the engine in 16 bits (TRL loads vLLM in the policy's dtype and
 // copies each parameter into it after each update: _move_model_to_vllm / update_named_param).
 constexpr double kEngineWeightBytes = 2.0;
-
-// vLLM's host work between two decode steps: scheduling, preparing the next step's inputs, the
-// sampled tokens' copy to the host and turning them into outputs (detokenized, with their
-// log-probs). Without async scheduling the engine does it while the device waits. The vLLM team
-// measured 5-13 ms of it a decode step (vllm-project/vllm RFC #6854, "Multi-Step Scheduling",
-// 2024: "5-13ms of GPU bubble"); the low end is taken. NeMo RL runs the V1 engine in its own
-// process (VLLM_ENABLE_V1_MULTIPROCESSING=0, nemo_rl/models/generation/vllm.py at v0.3.0) with
-// none of the overlaps that came later (async_scheduling), so every stage it lists stays serial.
-constexpr Seconds kVllmHostStep{5e-3};
-// The band's ends for it: none, where the engine overlaps it with the device's step (vLLM's
-// async scheduling, vllm-project/vllm PR #19970), and the high end of RFC #6854's range.
-constexpr Seconds kVllmHostStepHigh{13e-3};
-
-// That host work by stage, in ms a decode step, from WukLab's breakdown of the V0 engine
-// (Srivatsa, Li, Zhang & Zhang 2024, "Can Scheduling Overhead Dominate LLM Inference
-// Performance? A Study of CPU Scheduling Overhead on Two Popular LLM Inference Systems",
-// figure 4: vLLM 0.5.4, Llama 3 8B on an A6000, 1,024-token prompts and outputs; read off the
-// figure's bars): scheduling (the blocks' metadata, deciding the batch, marking blocks),
-// preparing the next step's inputs (input tensors, sampling metadata, block swapping) and
-// processing the outputs (detokenizing, building them for the user, freeing finished groups).
-// Its 1.5 ms of statistics logging is left out: vLLM's LLM() turns the statistics off
-// (`disable_log_stats`), and the RL frameworks run the engine through it.
-constexpr double kHostScheduleMs = 3.9;
-constexpr double kHostInputsMs = 9.3;
-constexpr double kHostOutputsMs = 7.6;
-
-// The shares of the host work between decode steps that the device waits for and that run
-// beside its next step.
-struct HostSplit {
-  double waits{1.0};
-  double beside{0.0};
-};
-
-// By the vLLM release: V0 from 0.6.0 processes a step's outputs while the device runs the next
-// (async output processing, vllm-project/vllm PR #7049; on by default on CUDA unless
-// enforce_eager, which neither TRL nor NeMo RL sets), so only scheduling and the inputs wait,
-// until V1 became the default engine in 0.8.0. Before 0.6 every stage waits, and so it does
-// under V1 in the trainer's process: TRL's colocated engine (external_launcher turns V1's
-// multiprocessing off, vllm/config/parallel.py) and NeMo RL's (VLLM_ENABLE_V1_MULTIPROCESSING=0).
-// NeMo RL's async_engine runs V1's AsyncLLM instead (nemo_rl/models/generation/vllm/
-// vllm_worker_async.py at v0.5.0, AsyncLLM.from_engine_args), whose engine core always loops in a
-// process of its own (vllm/v1/engine/async_llm.py: EngineCoreClient.make_async_mp_client) while
-// the outputs are processed in the caller's: the same split.
-HostSplit host_split(const RolloutSpec& rl) {
-  const std::optional<std::array<int, 2>>& version = rl.vllm_version;
-  const bool async_output = rl.vllm_async_engine || (version && (*version)[0] == 0 &&
-                                                     (*version)[1] >= 6 && (*version)[1] < 8);
-  if (!async_output) return {};
-  const double all = kHostScheduleMs + kHostInputsMs + kHostOutputsMs;
-  return {(kHostScheduleMs + kHostInputsMs) / all, kHostOutputsMs / all};
-}
 
 // vLLM's decode priced in this many equal spans of its steps, each at the width and context of
 // its middle step (the integral of the step time over a shrinking batch, by the midpoint rule).
@@ -157,6 +107,9 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t spg = generation_steps(rl, layout.grad_accum);
   const std::int64_t per_device = layout.micro_batch * spg;
   out.generation_steps = spg;
+  // Dynamic sampling: a generation batch of generation_batch_multiplier x the step's prompts.
+  const auto generated = static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(per_device * layout.dp()) * rl.generation_batch_multiplier));
   // Each generation batch is trained on num_iterations times, as spg / grad_accum optimizer
   // steps each time.
   out.updates = static_cast<double>(rl.num_iterations) * static_cast<double>(spg) /
@@ -174,16 +127,17 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
       // over the devices' engines of tp each. Without tp x pp, dp is the devices: an engine
       // decodes its tp processes' completions.
       out.engines = std::max(1, layout.devices / tp);
-      out.completions =
-          std::max<std::int64_t>(1, (per_device * dp + out.engines - 1) / out.engines);
+      out.completions = std::max<std::int64_t>(1, (generated + out.engines - 1) / out.engines);
       break;
     case RolloutEngine::kServer:
       out.engines = std::max(1, rl.vllm_server_devices / tp);
-      out.completions =
-          std::max<std::int64_t>(1, (per_device * dp + out.engines - 1) / out.engines);
+      out.completions = std::max<std::int64_t>(1, (generated + out.engines - 1) / out.engines);
       break;
   }
   const std::int64_t prompt = rl.max_prompt_length;
+  // Multi-turn: the environment's observations in the sequence, counted as prompt where the
+  // cache is held, joining the decode's context as its steps go.
+  const std::int64_t observed = observation_total(rl);
   const std::int64_t completion = rl.max_completion_length;
   const std::int64_t mean = mean_completion(rl);
   out.mean_length = mean;
@@ -214,11 +168,11 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   // batch holds at most the peak of its live tokens (CompletionLengths::peak_held). generate()
   // pads a finished row and keeps decoding it, so every row's cache grows to the longest. One
   // sequence must fit at its cap.
-  const Bytes one_sequence = per_token * static_cast<double>(prompt + completion);
+  const Bytes one_sequence = per_token * static_cast<double>(prompt + completion + observed);
   out.kv_needed =
       rl.engine == RolloutEngine::kGenerate
           ? per_token * (static_cast<double>(prompt) + longest) * static_cast<double>(batch)
-          : per_token * lengths.peak_held(batch, static_cast<double>(prompt)) /
+          : per_token * lengths.peak_held(batch, static_cast<double>(prompt + observed)) /
                 static_cast<double>(tp);
   // In fp8 (vllm_fp8): the linear weights a byte each, the rest in bf16 (weight_storage).
   out.engine_weights =
@@ -290,7 +244,9 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const std::int64_t prefills =
       rl.engine == RolloutEngine::kGenerate ? out.completions : out.prompts;
   out.prefill = serve.prefill * static_cast<double>(prefills);
-  const auto context_at = [&](double t) { return prompt + static_cast<std::int64_t>(t); };
+  const auto context_at = [&](double t) {
+    return prompt + static_cast<std::int64_t>(t * (1.0 + static_cast<double>(observed) / longest));
+  };
   // vLLM's step: the device's work, the host work it waits for, and the host work beside it
   // (the longer of that and the device's). The band prices none of it and RFC #6854's high end.
   struct Host {
@@ -377,6 +333,15 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     out.generation_low = out.prefill + decode_low;
     out.generation_high = out.prefill + decode_high;
   }
+  // Each observation prefilled into its own sequence (vLLM's prefix cache holds what came
+  // before it); the environment's turns and the step's generation batches (finish_generation).
+  if (observed > 0) {
+    out.observation_prefill =
+        serve_one(job, machine, batch, rl.observation_tokens, rl.observation_tokens + 1, tp)
+            .prefill *
+        static_cast<double>((rl.rollout_turns - 1) * out.completions);
+  }
+  finish_generation(out, rl);
   out.decode_tokens_per_s = out.decode.count() > 0.0
                                 ? static_cast<double>(out.completions * mean) / out.decode.count()
                                 : 0.0;
@@ -439,8 +404,9 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
       packed && packs_padded_to_longest(job.rollout, layout, job.setup.framework);
   if (mean < job.rollout.max_completion_length && packed && !pipeline_padded) {
     Layout shorter = layout;
-    shorter.seq_len = job.rollout.max_prompt_length + mean;
-    if (shorter.logits_positions > 0) shorter.logits_positions = mean + 1;
+    const std::int64_t observed = observation_total(job.rollout);
+    shorter.seq_len = job.rollout.max_prompt_length + mean + observed;
+    if (shorter.logits_positions > 0) shorter.logits_positions = mean + observed + 1;
     at_mean = evaluate(profile, shorter, cluster);
   }
   // What offload_between_phases takes off the device while the engine generates: the first
@@ -477,7 +443,8 @@ RolloutCost apply_rollout(const TrainingJob& job, const Recipe& recipe, const Mo
   // micro-batches of them where a step consumes grad_accum, and its sequences hold the mean
   // completion where the step's counted the longest.
   const double longest = static_cast<double>(layout.seq_len);
-  const double held = static_cast<double>(job.rollout.max_prompt_length + mean);
+  const double held =
+      static_cast<double>(job.rollout.max_prompt_length + mean + observation_total(job.rollout));
   step.at_utilization = r.round * step.time.steps * static_cast<double>(layout.grad_accum) /
                         static_cast<double>(r.generation_steps) * (longest / held);
   step.at_peak = step.at_utilization;

@@ -38,8 +38,8 @@ bool packs_padded_to_longest(const RolloutSpec& rl, const Layout& layout,
                              Framework framework) noexcept {
   const bool pads = rl.pipeline_pads_packs.value_or(framework == Framework::kMegatron);
   if (!pads || layout.parallel.pp <= 1) return false;
-  const std::int64_t mean = rl.max_prompt_length + mean_completion(rl);
-  const std::int64_t pack = layout.micro_batch * (rl.max_prompt_length + rl.max_completion_length);
+  const std::int64_t mean = rl.max_prompt_length + mean_completion(rl) + observation_total(rl);
+  const std::int64_t pack = layout.micro_batch * trained_seq_len(rl);
   return 2 * mean > pack;
 }
 
@@ -47,6 +47,28 @@ Seconds round_seconds(const RolloutCost& r, Seconds generation, double passes_sc
   const Seconds trainer = (r.logprobs + r.update) * passes_scale + r.idle_offload;
   if (r.off_policy_steps > 0) return r.sync + std::max(generation, trainer);
   return generation + trainer + r.sync;
+}
+
+// A multi-turn completion's path holds each turn's wait for the environment (a tool call, the
+// sandbox running the tests) and its observations' prefill between turns: the longest
+// completion's path, with its decode, is the generation's (NeMo RL's
+// run_async_multi_turn_rollout, nemo_rl/experience/rollouts.py at v0.5.0: each sample through its
+// turns on its own, the engine batching their steps; its run_multi_turn_rollout steps a batch's
+// turns together, each turn as long as the batch's longest, which this leaves out). Under dynamic
+// sampling the step's generation batches run one after another (NeMo RL's grpo_train at v0.5.0:
+// `dynamic_sampling_num_gen_batches` batches from the dataloader, each generated whole before its
+// groups are filtered; verl's recipe/dapo dapo_ray_trainer.py `num_gen_batches`).
+void finish_generation(RolloutCost& r, const RolloutSpec& rl) noexcept {
+  r.rollout_turns = rl.rollout_turns;
+  r.observation_tokens = observation_total(rl);
+  r.environment = Seconds{rl.environment_seconds * static_cast<double>(rl.rollout_turns)};
+  r.generation_batches = rl.generation_batches;
+  r.generation_batch_multiplier = rl.generation_batch_multiplier;
+  const Seconds turns = r.observation_prefill + r.environment;
+  const double batches = rl.generation_batches;
+  r.generation = (r.generation + turns) * batches;
+  r.generation_low = (r.generation_low + turns) * batches;
+  r.generation_high = (r.generation_high + turns) * batches;
 }
 
 }  // namespace tb

@@ -342,10 +342,19 @@ void add_step_time(const ModelProfile& p, const Layout& l, const ClusterProfile&
         (l.recompute == Recompute::kFull ? 4.0 + 2.0 * rerun : 4.0) + (regather ? 1.0 : 0.0);
     const Bytes msg{tokens * d.h * e};
     const Seconds each = comm.time(Collective::kAllReduce, msg, g, f);
-    const Seconds once = each * (per_layer * layers);
+    Seconds once = each * (per_layer * layers);
+    Bytes moved = msg * (per_layer * layers);
+    // tp beyond the key/value heads (tp_beyond_kv_heads): an attention layer also all-gathers
+    // linear_qkv's output forward, and reduce-scatters its gradient backward.
+    if (d.a_kv > 0.0 && x.tp > d.a_kv) {
+      const Bytes qkv{tokens * (d.a + 2.0 * d.a_kv) * d.d * e};
+      const double calls =
+          (l.recompute == Recompute::kFull ? 2.0 + rerun : 2.0) * layers * d.attention_share;
+      once += comm.time(Collective::kAllGather, qkv, g, f) * calls;
+      moved += qkv * calls;
+    }
     const double hidden = l.overlap_tp >= 0.0 ? l.overlap_tp : c.overlap.tp;
-    add(term(CommKind::kTensor), once * m, t.compute, hidden, msg * (per_layer * layers * m),
-        group_link(f, g));
+    add(term(CommKind::kTensor), once * m, t.compute, hidden, moved * m, group_link(f, g));
     const double shown = 1.0 - std::clamp(hidden, 0.0, 1.0);
     tp_forward = each * (2.0 * shown);
     tp_backward = each * ((per_layer - 2.0) * shown);

@@ -286,6 +286,7 @@ void add_architecture(const TrainingJob& job, ModelProfile& p) {
   p.attention_kernel = resolved_setup(job.setup, 0).attention_kernel.value_or(fw.attention_kernel);
   p.dp_bucket_bytes = dp_bucket_bytes(job.setup.framework);
   p.sp_linear_keeps_shard = sp_linear_keeps_shard(job.setup.framework);
+  p.tp_beyond_kv_heads = tp_beyond_kv_heads(job.setup.framework);
   if (arch.vision && job.setup.images.encoder_sequences() > 0) vision_load(job, p);
 }
 

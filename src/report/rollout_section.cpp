@@ -55,6 +55,21 @@ std::optional<Section> rollout_section(const Estimate& e) {
           m.device.id, r.off_policy_steps, r.off_policy_steps == 1 ? "" : "s", secs(r.generation),
           secs(r.round - r.sync - r.exposed_generation), secs(r.exposed_generation)));
     }
+    if (r.generation_batches > 1 || r.generation_batch_multiplier > 1.0) {
+      out.text(fmt::format(
+          "{}: dynamic sampling: {} generation batch{} a step, each of {:g} x the step's prompts; "
+          "the log-probs and the update run on the step's batch alone",
+          m.device.id, r.generation_batches, r.generation_batches == 1 ? "" : "es",
+          r.generation_batch_multiplier));
+    }
+    if (r.rollout_turns > 1) {
+      out.text(
+          fmt::format("{}: {} turns a completion: its {} observation tokens prefilled ({}) and the "
+                      "environment's "
+                      "{} on the longest completion's path, in generation",
+                      m.device.id, r.rollout_turns, r.observation_tokens,
+                      secs(r.observation_prefill), secs(r.environment)));
+    }
     if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
       // The engine's host work between decode steps: its part of the decode and the band's reach.
       const std::string beside =

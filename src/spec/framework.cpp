@@ -221,6 +221,13 @@ double dp_bucket_bytes(Framework id) noexcept {
   }
 }
 
+// Megatron-Core from f7dfb99 (December 2025, "Support TP greater than num_kv_heads by supporting
+// QKV activation sub-sharding"; transformer_config.py: num_query_groups a multiple or a divisor
+// of tp): linear_qkv stays split over tp, its output is all-gathered and each rank keeps one
+// key/value head and its share of the query heads (attention.py). The other profiles split the
+// key/value projections by head (DTensor's ColwiseParallel, DeepSpeed's AutoTP).
+bool tp_beyond_kv_heads(Framework id) noexcept { return id == Framework::kMegatron; }
+
 bool sp_linear_keeps_shard(Framework id) noexcept {
   switch (id) {
     case Framework::kGeneric:

@@ -280,5 +280,27 @@ TEST(VerlConfig, OneStepOffPolicyRunsTheRolloutOnItsOwnDevices) {
   EXPECT_EQ(m.values.at("framework"), "megatron");
 }
 
+// DAPO's dynamic sampling (recipe/dapo, tests/special_e2e/run_dapo.sh at b178a3c in short):
+// generation batches of gen_batch_size prompts for a step of train_batch_size.
+TEST(VerlConfig, DapoGenerationBatchIsGenBatchSizeOverTrainBatchSize) {
+  const std::string script =
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \\\n"
+      "    data.train_batch_size=32 data.gen_batch_size=96 \\\n"
+      "    algorithm.filter_groups.enable=True actor_rollout_ref.rollout.n=16 \\\n"
+      "    actor_rollout_ref.actor.ppo_mini_batch_size=32 \\\n"
+      "    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 \\\n"
+      "    actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=8\n";
+  const TrainingConfig c = read(script);
+  EXPECT_EQ(c.values.at("generation_batch_multiplier"), "3");
+  EXPECT_FALSE(listed(c.unknown, "filter_groups"));
+  // Without gen_batch_size, no field.
+  const TrainingConfig plain = read(
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_batch_size=32 "
+      "actor_rollout_ref.rollout.n=16 actor_rollout_ref.actor.ppo_mini_batch_size=32 "
+      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.rollout.name=vllm "
+      "trainer.n_gpus_per_node=8\n");
+  EXPECT_EQ(plain.values.count("generation_batch_multiplier"), 0U);
+}
+
 }  // namespace
 }  // namespace tb::api

@@ -109,6 +109,17 @@ struct RolloutCost {
   // and the generation the trainer waits for beyond its own passes (0 when they hide it).
   int off_policy_steps{0};
   Seconds exposed_generation{0.0};
+  // Dynamic sampling (RolloutSpec::generation_batches): the generation batches a step runs, each
+  // of generation_batch_multiplier x the step's prompts; generation counts them all.
+  int generation_batches{1};
+  double generation_batch_multiplier{1.0};
+  // Multi-turn rollouts (RolloutSpec::rollout_turns): the observations' prefill and the
+  // environment's turns on the longest completion's path, both in generation; the tokens a
+  // sequence holds after generation (prompt, the model's tokens and the observations).
+  int rollout_turns{1};
+  Seconds observation_prefill{0.0};
+  Seconds environment{0.0};
+  std::int64_t observation_tokens{0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
   std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
   // Which length priced what: decode steps run to the longest (max_completion_length); the
@@ -159,6 +170,11 @@ struct RolloutCost {
 // so a round is the sync and the longer of the two (nemo_rl/algorithms/grpo.py at v0.5.0,
 // async_grpo_train; async_utils.py, AsyncTrajectoryCollector: targets weight version + 1 ..
 // + max_trajectory_age_steps, a batch at a time).
+// The generation's last terms, added to its priced prefill and decode (and to their band): the
+// observations' prefill and the environment's turns of a multi-turn rollout, then the step's
+// generation batches under dynamic sampling, one after another.
+void finish_generation(RolloutCost& r, const RolloutSpec& rl) noexcept;
+
 [[nodiscard]] Seconds round_seconds(const RolloutCost& r, Seconds generation,
                                     double passes_scale = 1.0) noexcept;
 

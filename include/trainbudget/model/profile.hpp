@@ -136,6 +136,7 @@ struct ModelProfile {
   AttentionKernel attention_kernel{AttentionKernel::kFlash2};
   double dp_bucket_bytes{25.0 * 1024 * 1024};  // the data-parallel gradient bucket
   bool sp_linear_keeps_shard{true};            // sp_linear_keeps_shard(framework)
+  bool tp_beyond_kv_heads{false};              // tp_beyond_kv_heads(framework)
 };
 
 // Trainable parameters of the job: every parameter (full), the adapters (LoRA/QLoRA: counted

@@ -167,6 +167,9 @@ struct FrameworkProfile {
 // Whether, under sequence parallelism, a column-parallel linear keeps only its sequence shard
 // of the input and gathers it again in backward (docs/time.md, "Communication as it runs").
 [[nodiscard]] bool sp_linear_keeps_shard(Framework id) noexcept;
+// Whether tensor parallelism may exceed the key/value heads, tp a multiple of them (docs/scale.md,
+// "Tensor parallelism over few key/value heads").
+[[nodiscard]] bool tp_beyond_kv_heads(Framework id) noexcept;
 [[nodiscard]] const FrameworkProfile& framework_profile(Framework id);
 
 // Throw InvalidRequest naming the field (framework, loss, logits_dtype, norm) and its accepted

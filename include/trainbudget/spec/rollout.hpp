@@ -56,6 +56,22 @@ struct RolloutSpec {
   // server generates the next batch while the trainer trains on the last (eval/rollout.hpp,
   // round_seconds).
   int off_policy_steps{0};
+  // Dynamic sampling (DAPO: NeMo RL's grpo.use_dynamic_sampling, verl's algorithm.filter_groups):
+  // a generation batch holds generation_batch_multiplier x the prompts a step trains on (NeMo
+  // RL's grpo.batch_multiplier; verl's data.gen_batch_size over data.train_batch_size), and a
+  // step generates generation_batches of them one after another until enough groups have
+  // rewards that differ (the count a run logs: NeMo RL's dynamic_sampling_num_gen_batches,
+  // verl's num_gen_batches). The passes after generation run on the step's batch alone.
+  double generation_batch_multiplier{1.0};
+  int generation_batches{1};
+  // Multi-turn rollouts (an agent calling tools: NeMo RL's grpo.max_rollout_turns with NeMo Gym
+  // environments, verl's multi_turn): a completion is rollout_turns turns of the model's tokens
+  // (max_ and mean_completion_length count them all), each turn but the last followed by
+  // observation_tokens the environment returns, prefilled into the sequence, after
+  // environment_seconds of its work (a tool call, a sandbox's tests).
+  int rollout_turns{1};
+  std::int64_t observation_tokens{0};
+  double environment_seconds{0.0};
   // The vLLM release the engine runs, {major, minor}; unset: a V1 release in the trainer's own
   // process (TRL >= 0.23, NeMo RL). Decides which of the engine's host work between decode
   // steps the device waits for (eval/rollout.cpp, host_split).
@@ -143,9 +159,16 @@ inline constexpr std::int64_t kPpoRolloutChunk = 64;
   return r.completion_logits.value_or(!ppo) ? completion + 1 : 0;
 }
 
-// The sequence online RL trains on: each prompt and its completion.
+// The environment's tokens in a multi-turn completion: observation_tokens after every turn but
+// the last (0 for one turn).
+[[nodiscard]] constexpr std::int64_t observation_total(const RolloutSpec& r) noexcept {
+  return r.rollout_turns > 1 ? (r.rollout_turns - 1) * r.observation_tokens : 0;
+}
+
+// The sequence online RL trains on: each prompt, its completion and, over several turns, the
+// environment's observations between them (masked from the loss, not from the passes).
 [[nodiscard]] constexpr std::int64_t trained_seq_len(const RolloutSpec& r) noexcept {
-  return r.max_prompt_length + r.max_completion_length;
+  return r.max_prompt_length + r.max_completion_length + observation_total(r);
 }
 
 }  // namespace tb
