@@ -357,7 +357,11 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       if (name.starts_with("meta-llama-")) name = name.substr(5);
       // Qwen's dated re-releases (Qwen3-4B-Instruct-2507, Qwen3-30B-A3B-Thinking-2507) keep the
       // architecture and count of the first release: a trailing -MMYY goes too, as does a
-      // dtype re-upload's -bf16 (unsloth/gpt-oss-20b-BF16, the same weights unpacked).
+      // dtype re-upload's -bf16 or -fp16 (unsloth/gpt-oss-20b-BF16, the same weights unpacked;
+      // casperhansen/llama-3-70b-fp16), a bitsandbytes copy's -bnb-nf4 (the same weights stored
+      // in NF4, which the config's own load_in_4bit says: hugging-quants'
+      // Meta-Llama-3.1-405B-BNB-NF4-BF16), and axolotl's -linearized Llama 4 (its experts as
+      // one nn.Linear each, the same parameters: llama4_linearized_experts).
       const auto dated = [](std::string_view n) {
         return n.size() > 5 && n[n.size() - 5] == '-' &&
                std::all_of(n.end() - 4, n.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -369,7 +373,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
           cut = true;
         }
         for (const std::string_view suffix :
-             {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking", "-bf16"}) {
+             {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking", "-bf16", "-fp16",
+              "-bnb-nf4", "-linearized"}) {
           if (name.size() > suffix.size() && name.ends_with(suffix)) {
             name.resize(name.size() - suffix.size());
             cut = true;

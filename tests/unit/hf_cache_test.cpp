@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "scratch_dir.hpp"
 #include "trainbudget/io/hardware_loader.hpp"
@@ -164,6 +166,29 @@ TEST_F(HfCache, NotCachedFallsBackToThePresetThatCarriesTheRepoId) {
   EXPECT_FALSE(io::hf_cached_snapshot("meta-llama/Llama-3.1-8B").has_value());
   const ModelSource m = io::load_model("meta-llama/Llama-3.1-8B", io::data_dir() / "models");
   EXPECT_EQ(m.kind, "preset");
+}
+
+// Copies of a preset's checkpoint under other names, offline: a dtype re-upload (-fp16), a
+// bitsandbytes NF4 copy (-bnb-nf4) and axolotl's linearized Llama 4 read as the preset, said so.
+TEST_F(HfCache, RenamedCopiesReadAsThePresetTheyCopy) {
+  setenv("HF_HUB_OFFLINE", "1", 1);
+  const fs::path presets = io::data_dir() / "models";
+  for (const auto& [copy, preset] : {
+           std::pair{"casperhansen/llama-3-70b-fp16", "llama-3-70b"},
+           std::pair{"hugging-quants/Meta-Llama-3.1-405B-BNB-NF4-BF16", "llama-3.1-405b"},
+           std::pair{"axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16",
+                     "llama-4-scout"},
+           std::pair{"axolotl-quants/Llama-4-Maverick-17B-128E-Linearized-bnb-nf4-bf16",
+                     "llama-4-maverick"},
+       }) {
+    const ModelSource m = io::load_model(copy, presets, io::ModelPaths::kFetch);
+    EXPECT_EQ(m.kind, "preset") << copy;
+    EXPECT_EQ(m.name, io::load_model(preset, presets).name) << copy;
+    ASSERT_EQ(m.warnings.size(), 1U) << copy;
+    EXPECT_NE(m.warnings[0].find(std::string{"read as the preset "} + preset), std::string::npos)
+        << m.warnings[0];
+  }
+  unsetenv("HF_HUB_OFFLINE");
 }
 
 TEST(HfCacheDir, FollowsHuggingfaceHubsVariables) {
