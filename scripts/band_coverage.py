@@ -5,7 +5,8 @@ Usage: python3 scripts/band_coverage.py build/ci/tests/trainbudget_tests
 
 Reads the reference-case test's "[ band in|out ]" lines (tests/unit/reference_cases_test.cpp):
 for every training-clock figure of tests/cases (a step, the run's hours, tokens/s, MFU, HFU),
-whether the published value lies inside the machine's time band, and the band's width.
+whether the published value lies inside the machine's time band, and the band's width; and,
+apart, the same for every online RL round ("[ rl band ... ]" lines).
 """
 import re
 import statistics
@@ -35,6 +36,17 @@ def half(rs, label):
 if "--list" in sys.argv:
     for r in rows:
         print(f"{'in ' if r[2] else 'OUT'} {r[0]} {r[1]}: {r[4]:.4g} in [{r[5]:.4g}, {r[6]:.4g}]")
+rl = []
+for line in out.splitlines():
+    m = re.match(r"\[ rl band (in|out)\s*\] (\S+)\.toml (\S+): published (\S+) in \[(\S+), (\S+)\] "
+                 r"\(width (\S+) %\)", line)
+    if m:
+        where, name, key, pub, lo, hi, width = m.groups()
+        rl.append((name, key, where == "in", float(width), float(pub), float(lo), float(hi)))
+if "--list" in sys.argv:
+    for r in rl:
+        print(f"{'in ' if r[2] else 'OUT'} {r[0]} {r[1]}: {r[4]:.4g} in [{r[5]:.4g}, {r[6]:.4g}]")
 half([r for r in rows if not r[0].startswith("heldout_")], "reference")
 half([r for r in rows if r[0].startswith("heldout_")], "held-out")
 half(rows, "all")
+half(rl, "online RL rounds (docs/rl.md)")

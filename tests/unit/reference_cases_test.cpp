@@ -96,14 +96,27 @@ const nlohmann::json* at_path(const nlohmann::json& root, const std::string& pat
 
 // A training-clock figure (a step, the run's hours, a rate) and the machine's time band: whether
 // the published figure falls inside the band, printed for scripts/band_coverage.py (docs/time.md,
-// "Band"). A rate reads the band inverted.
+// "Band"). A rate reads the band inverted. An online RL round is printed apart (docs/rl.md).
 void print_band(const nlohmann::json& j, const fs::path& file, const std::string& key,
                 double published, double actual) {
   const std::string prefix = "machines.";
-  if (key.rfind(prefix, 0) != 0 || key.find("rollout") != std::string::npos) return;
+  if (key.rfind(prefix, 0) != 0) return;
   const std::size_t dot = key.find('.', prefix.size());
   if (dot == std::string::npos) return;
   const std::string machine = key.substr(0, dot);
+  // An online RL round: the machine's band is the round's own (eval/estimate.cpp).
+  if (key.ends_with(".rollout.time.round_seconds")) {
+    const nlohmann::json* low = at_path(j, machine + ".time.band.low_seconds");
+    const nlohmann::json* high = at_path(j, machine + ".time.band.high_seconds");
+    if (low == nullptr || high == nullptr || !low->is_number() || !high->is_number()) return;
+    const double from = low->get<double>();
+    const double to = high->get<double>();
+    std::printf("[ rl band %-4s] %s %s: published %.6g in [%.6g, %.6g] (width %.1f %%)\n",
+                published >= from && published <= to ? "in" : "out", file.filename().c_str(),
+                key.c_str(), published, from, to, (to - from) / actual * 100.0);
+    return;
+  }
+  if (key.find("rollout") != std::string::npos) return;
   const std::string metric = key.substr(dot + 1);
   const bool rate =
       metric == "time.mfu" || metric == "time.hfu" || metric == "time.tokens_per_second";
