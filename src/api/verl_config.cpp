@@ -213,8 +213,10 @@ void read_verl(const json& cfg, TrainingConfig& out) {
           "trainer.total_training_steps x train_batch_size x n x (prompt + response)");
   }
 
-  // The rollout: verl's hybrid engine colocates vLLM (or SGLang, priced as vLLM) with the actor,
-  // asleep while the actor trains when free_cache_engine.
+  // The rollout: verl's hybrid engine colocates vLLM (or SGLang or TensorRT-LLM, priced as vLLM)
+  // with the actor, asleep while the actor trains when free_cache_engine (TensorRT-LLM's rollout
+  // releases and resumes its memory the same way: verl/workers/rollout/trtllm_rollout/
+  // trtllm_async_rollout.md at b178a3c, "hybrid engine colocate mode ... resume()/release()").
   if (r.at("actor_rollout_ref.rollout.name") == nullptr) {
     out.unknown.push_back(
         "actor_rollout_ref.rollout.name (not set; verl requires it: vllm assumed)");
@@ -222,7 +224,7 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   const std::string engine = r.text("actor_rollout_ref.rollout.name", "vllm");
   if (engine == "hf") {
     r.set("rollout_engine", "generate", "actor_rollout_ref.rollout.name");
-  } else if (engine == "vllm" || engine == "sglang") {
+  } else if (engine == "vllm" || engine == "sglang" || engine == "trtllm") {
     const bool off = one_step_off_defaults(cfg);
     if (off) {
       // The one-step off-policy trainer: the rollout on devices of its own (rollout.nnodes x
@@ -265,7 +267,8 @@ void read_verl(const json& cfg, TrainingConfig& out) {
           "algorithm.rollout_correction.bypass_mode (verl recomputes old log-probs unless set)");
   } else {
     throw VerlReader::bad("actor_rollout_ref.rollout.name",
-                          fmt::format("'{}' is not modelled", excerpt(engine)), "vllm|sglang|hf");
+                          fmt::format("'{}' is not modelled", excerpt(engine)),
+                          "vllm|sglang|trtllm|hf");
   }
 
   // The reference: loaded for a KL loss or a KL reward.

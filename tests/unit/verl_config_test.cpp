@@ -244,6 +244,24 @@ TEST(VerlConfig, WhatItCannotPriceIsRefused) {
   EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
                           "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 3\n"),
                InvalidRequest);
+  // An engine no profile prices.
+  EXPECT_THROW((void)read("algorithm.adv_estimator: grpo\n"
+                          "actor_rollout_ref.rollout.name: lmdeploy\n"
+                          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n"),
+               InvalidRequest);
+}
+
+// TensorRT-LLM's rollout (examples/grpo_trainer/run_qwen2-7b_math_trtllm.sh at b178a3c):
+// colocated, releasing its memory while the actor trains, priced as vLLM.
+TEST(VerlConfig, TensorRtLlmRolloutIsColocatedAsVllmIs) {
+  const TrainingConfig c = read(
+      "algorithm.adv_estimator: grpo\n"
+      "actor_rollout_ref.rollout.name: trtllm\n"
+      "actor_rollout_ref.rollout.gpu_memory_utilization: 0.6\n"
+      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n");
+  EXPECT_EQ(c.values.at("rollout_engine"), "colocate");
+  EXPECT_EQ(c.values.at("vllm_gpu_memory_utilization"), "0.6");
+  EXPECT_EQ(c.values.at("vllm_enable_sleep_mode"), "true");
 }
 
 // verl's one-step off-policy trainer (verl/experimental/one_step_off_policy at b178a3c, its
