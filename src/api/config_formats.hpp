@@ -9,6 +9,7 @@
 #include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -145,6 +146,11 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
 // A torchtune model builder's name (torchtune.models.*, without lora_/qlora_) as a preset id;
 // empty when none is known.
 [[nodiscard]] std::string_view torchtune_preset(std::string_view builder);
+// torchtune's generic llama2 builder (and llama2_classifier) from the dimensions its config gives,
+// as a config.json's text (torchtune_llama2.cpp); none when one it needs is missing.
+[[nodiscard]] std::optional<std::string> torchtune_llama2_config(const json& args);
+// Whether `key` is one of those dimensions (or the builder's norm_eps and rope_base).
+[[nodiscard]] bool torchtune_llama2_dimension(std::string_view key);
 // The PPO recipe's keys (torchtune_ppo.cpp), which read_torchtune leaves to read_torchtune_ppo.
 [[nodiscard]] bool torchtune_ppo_key(const std::string& key);
 // A PPO recipe config (it names policy_model) as --trainer ppo; `policy_preset` is the preset the

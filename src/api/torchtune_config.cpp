@@ -124,7 +124,19 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
         method = "lora";
         name = name.substr(5);
       }
-      if (const std::string_view preset = torchtune_preset(name); !preset.empty()) {
+      // The generic builder carries its dimensions in the config (torchtune_llama2.cpp).
+      const bool generic = name == "llama2";
+      if (generic) {
+        if (const auto config = torchtune_llama2_config(v)) {
+          out.values["model"] = *config;
+          out.mapped.push_back(fmt::format("{}._component_ and its dimensions -> model", key));
+        } else {
+          r.unknown(
+              fmt::format("{}._component_={} (its vocab_size, num_layers, num_heads, "
+                          "embed_dim and max_seq_len are needed)",
+                          key, excerpt(component)));
+        }
+      } else if (const std::string_view preset = torchtune_preset(name); !preset.empty()) {
         out.values["model"] = std::string{preset};
         out.mapped.push_back(fmt::format("{}._component_ -> model", key));
       } else {
@@ -135,7 +147,7 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
       std::vector<std::string> targets;
       std::vector<std::string> mlp;  // after the attention modules, as torchtune lists them
       for (const auto& [mk, mv] : v.items()) {
-        if (mk == "_component_") continue;
+        if (mk == "_component_" || (generic && torchtune_llama2_dimension(mk))) continue;
         if (mk == "lora_attn_modules" && mv.is_array()) {
           for (const json& m : mv) {
             const std::string t = m.is_string() ? m.get<std::string>() : "";
@@ -167,7 +179,8 @@ void read_torchtune(const json& cfg, TrainingConfig& out, const std::filesystem:
             out.values["dora"] = "true";
             out.mapped.push_back("model.use_dora -> dora");
           }
-        } else if (mk == "lora_alpha" || mk == "image_size") {
+        } else if (mk == "lora_alpha" || mk == "image_size" ||
+                   (mk == "attn_dropout" && mv.is_number() && mv.get<double>() == 0.0)) {
           r.none("model." + mk);  // image_size: the vision builders' tile side (560)
         } else if (mk == "decoder_trainable" || mk == "encoder_trainable" ||
                    mk == "fusion_trainable") {

@@ -115,8 +115,14 @@ void read_torchtune_ppo(const json& cfg, const std::string& policy_preset, Reade
     const bool classifier = m.is_object() &&
                             text_at(m, "_component_", "") == "torchtune.modules.classifier_model" &&
                             text_at(m, "num_classes", "") == "1";
-    if (classifier && !policy_preset.empty() &&
-        torchtune_preset(builder) == std::string_view{policy_preset}) {
+    // Or the generic llama2_classifier with the policy's own dimensions (torchtune_llama2.cpp).
+    const bool generic =
+        m.is_object() &&
+        text_at(m, "_component_", "") == "torchtune.models.llama2.llama2_classifier" &&
+        text_at(m, "num_classes", "") == "1" &&
+        torchtune_llama2_config(m) == std::optional{policy_preset};
+    if (generic || (classifier && !policy_preset.empty() &&
+                    torchtune_preset(builder) == std::string_view{policy_preset})) {
       out.mapped.push_back(
           "reward_and_value_model (a one-output classifier on the policy's builder) -> "
           "value_model, reward_model (their default, the policy's architecture)");

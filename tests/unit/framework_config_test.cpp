@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "scratch_dir.hpp"
@@ -194,6 +195,37 @@ TEST(FrameworkConfig, TorchtuneBitsandbytesOptimizersAndOptimizerInBackward) {
       "/nonexistent");
   EXPECT_EQ(fused.values.at("recipe"), "pure-bf16-adam");
   EXPECT_EQ(fused.values.at("optimizer_kernel"), "in-backward");
+}
+
+// torchtune's generic llama2 builder (its llama2/1B_* recipes): the dimensions in the config are
+// the model, as a config.json of model_type llama; the MLP's width by torchtune's default,
+// scale_hidden_dim_for_mlp(2048) = 256 x ceil(4 x int(4096 / 3) / 256) = 5632, untied.
+TEST(FrameworkConfig, TorchtuneGenericLlama2BuilderIsItsDimensions) {
+  const std::string dims =
+      "  vocab_size: 32000\n  num_layers: 22\n  num_heads: 32\n  num_kv_heads: 4\n"
+      "  max_seq_len: 2048\n";
+  const TrainingConfig c = parse_training_config(
+      "model:\n  _component_: torchtune.models.llama2.llama2\n" + dims +
+          "  embed_dim: 2048\n  attn_dropout: 0.0\n  norm_eps: 1e-5\nbatch_size: 2\n",
+      "/nonexistent");
+  const nlohmann::json model = nlohmann::json::parse(c.values.at("model"));
+  EXPECT_EQ(model.at("model_type"), "llama");
+  EXPECT_EQ(model.at("hidden_size"), 2048);
+  EXPECT_EQ(model.at("intermediate_size"), 5632);
+  EXPECT_EQ(model.at("num_key_value_heads"), 4);
+  EXPECT_EQ(model.at("num_hidden_layers"), 22);
+  EXPECT_EQ(model.at("tie_word_embeddings"), false);
+  EXPECT_TRUE(std::none_of(c.unknown.begin(), c.unknown.end(), [](const std::string& u) {
+    return u.find("model.") != std::string::npos;
+  }));
+  // A dimension missing: no model, and the note says which are needed.
+  const TrainingConfig partial = parse_training_config(
+      "model:\n  _component_: torchtune.models.llama2.llama2\n" + dims + "batch_size: 2\n",
+      "/nonexistent");
+  EXPECT_FALSE(partial.values.contains("model"));
+  EXPECT_TRUE(std::any_of(partial.unknown.begin(), partial.unknown.end(), [](const std::string& u) {
+    return u.find("embed_dim and max_seq_len are needed") != std::string::npos;
+  }));
 }
 
 // YAML 1.1 integers with digit separators, as PyYAML reads them (axolotl's, LLaMA-Factory's).
