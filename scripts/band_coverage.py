@@ -15,13 +15,23 @@ import sys
 
 out = subprocess.run([sys.argv[1], "--gtest_filter=Cases/*"], capture_output=True,
                      text=True).stdout
-rows = []
-for line in out.splitlines():
-    m = re.match(r"\[ band (in|out)\s*\] (\S+)\.toml (\S+): published (\S+) in \[(\S+), (\S+)\] "
-                 r"\(width (\S+) %\)", line)
-    if m:
-        where, name, key, pub, lo, hi, width = m.groups()
-        rows.append((name, key, where == "in", float(width), float(pub), float(lo), float(hi)))
+
+
+def band_rows(tag):
+    """The "[ <tag> in|out ]" lines: (case, key, inside, width %, published, low, high)."""
+    found = []
+    for line in out.splitlines():
+        m = re.match(r"\[ " + tag + r" (in|out)\s*\] (\S+)\.toml (\S+): published (\S+) in "
+                     r"\[(\S+), (\S+)\] \(width (\S+) %\)", line)
+        if m:
+            where, name, key, pub, lo, hi, width = m.groups()
+            found.append((name, key, where == "in", float(width), float(pub), float(lo),
+                          float(hi)))
+    return found
+
+
+rows = band_rows("band")
+rl = band_rows("rl band")
 
 
 def half(rs, label):
@@ -34,17 +44,7 @@ def half(rs, label):
 
 
 if "--list" in sys.argv:
-    for r in rows:
-        print(f"{'in ' if r[2] else 'OUT'} {r[0]} {r[1]}: {r[4]:.4g} in [{r[5]:.4g}, {r[6]:.4g}]")
-rl = []
-for line in out.splitlines():
-    m = re.match(r"\[ rl band (in|out)\s*\] (\S+)\.toml (\S+): published (\S+) in \[(\S+), (\S+)\] "
-                 r"\(width (\S+) %\)", line)
-    if m:
-        where, name, key, pub, lo, hi, width = m.groups()
-        rl.append((name, key, where == "in", float(width), float(pub), float(lo), float(hi)))
-if "--list" in sys.argv:
-    for r in rl:
+    for r in rows + rl:
         print(f"{'in ' if r[2] else 'OUT'} {r[0]} {r[1]}: {r[4]:.4g} in [{r[5]:.4g}, {r[6]:.4g}]")
 half([r for r in rows if not r[0].startswith("heldout_")], "reference")
 half([r for r in rows if r[0].startswith("heldout_")], "held-out")
