@@ -68,6 +68,13 @@ ClusterProfile cluster_of(const TrainingJob& job, const MachineChoice& choice,
   if (d.memory_bandwidth) c.memory_bandwidth = *d.memory_bandwidth;
   if (d.first_touch_bandwidth) c.first_touch_bandwidth = *d.first_touch_bandwidth;
   c.kernels = choice.kernels;
+  if (choice.system != nullptr) {
+    // A host CPU slower than the x86 one PyTorch's eager dispatch was measured on (pytorch/
+    // pytorch issue #41383) takes longer to issue each kernel. The compiled and fused figures
+    // were measured on a GB200's Grace (data/kernels/blackwell.toml): they stay as they are.
+    c.host_cpu_time = choice.system->host_cpu_time;
+    c.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)] *= c.host_cpu_time;
+  }
   if (!d.gemm_table.empty()) c.gemm_table = &d.gemm_table;
   c.utilization = job.utilization.value_or(0.0);
   c.overlap = job.overlap;

@@ -253,9 +253,12 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     Seconds waits;
     Seconds beside;
   };
+  // Measured on x86 hosts; a slower host CPU (cluster.host_cpu_time) takes longer over it.
   const HostSplit split = host_split(rl);
-  const Host engine_host{kVllmHostStep * split.waits, kVllmHostStep * split.beside};
-  const Host host_high{kVllmHostStepHigh * split.waits, kVllmHostStepHigh * split.beside};
+  const Seconds host_step = kVllmHostStep * cluster.host_cpu_time;
+  const Seconds host_step_high = kVllmHostStepHigh * cluster.host_cpu_time;
+  const Host engine_host{host_step * split.waits, host_step * split.beside};
+  const Host host_high{host_step_high * split.waits, host_step_high * split.beside};
   const auto engine_step = [](Seconds device, const Host& h) {
     return std::max(device, h.beside) + h.waits;
   };

@@ -32,6 +32,8 @@ constexpr Range kLatencyRange{0.01, 1e6};
 constexpr Range kBusbwFractionRange{0.05, 1.5};
 // Host memory of a node, GB: a TPU pod's "node" is its whole ICI domain (8960 hosts' worth).
 constexpr Range kHostMemoryRange{1e-3, 1e9};
+// A host CPU's time for the same framework work over the reference x86 host's: 0.1x to 20x.
+constexpr Range kCpuTimeRange{0.1, 20.0};
 // A measured message: 1 B to 1 TB; its time: 1 ns to an hour.
 constexpr Range kMessageRange{1.0, 1e12};
 constexpr Range kSecondsRange{1e-9, 3600.0};
@@ -229,7 +231,7 @@ System build_system(const TomlTable& root, const std::string& origin) {
   }
   if (const TomlTable* host = top.object("host", false)) {
     Reader r(*host, "host", problems);
-    r.allow_only({"pcie_gb_per_s", "memory_gb", "devices_per_link", "source"});
+    r.allow_only({"pcie_gb_per_s", "memory_gb", "devices_per_link", "cpu_time_ratio", "source"});
     if (auto bw = r.positive("pcie_gb_per_s", false, kBandwidthRange)) {
       s.fabric.host.bandwidth = BytesPerSecond{*bw * kGiga};
     }
@@ -242,6 +244,7 @@ System build_system(const TomlTable& root, const std::string& origin) {
         s.fabric.devices_per_host_link = static_cast<int>(*shared);
       }
     }
+    if (auto ratio = r.positive("cpu_time_ratio", false, kCpuTimeRange)) s.host_cpu_time = *ratio;
     s.host_source = r.string("source", true);
   }
   if (const TomlTable* measured = top.object("measured", false)) {
@@ -326,6 +329,7 @@ std::string system_toml(const System& s) {
       out += line("memory_gb", number(s.host_memory.value() / kGiga));
     if (s.fabric.devices_per_host_link > 1)
       out += line("devices_per_link", fmt::format("{}", s.fabric.devices_per_host_link));
+    if (s.host_cpu_time != 1.0) out += line("cpu_time_ratio", number(s.host_cpu_time));
     out += line("source", toml_string(s.host_source));
   }
   if (const MeasuredFabric* m = s.measured.get()) {

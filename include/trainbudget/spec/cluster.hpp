@@ -76,6 +76,9 @@ struct ClusterProfile {
   FlopsPerSecond rate_16;
   double gemm_efficiency_16{1.0};
   bool fp8_linears{false};  // the linear layers' GEMMs run in fp8 (Transformer Engine's recipe)
+  // The system's host CPU time over the reference x86 host's (System::host_cpu_time): the
+  // kernels' eager dispatch below already carries it; an inference engine's host work takes it.
+  double host_cpu_time{1.0};
   // The device class's kernel figures (data/kernels); compute_units 0 and no attention table
   // price every kernel at the GEMM ceiling and the bandwidth, as a datasheet would.
   KernelCosts kernels;

@@ -30,6 +30,10 @@ struct System {
   LinkInfo scale_out;
   std::string host_source;
   Bytes host_memory;  // per node; 0 unknown
+  // The host CPU's time for the same single-threaded framework work (PyTorch's per-op dispatch,
+  // an inference engine's Python between decode steps) over the x86 host's the dispatch and
+  // engine figures were measured on ([host] cpu_time_ratio; docs/systems.md). 1: such a host.
+  double host_cpu_time{1.0};
   // What `measure --fabric` timed ([measured] in the file); fabric.measured points at it.
   std::shared_ptr<const MeasuredFabric> measured;
 
