@@ -224,12 +224,23 @@ ModelPreset parse_model_preset(std::string_view text, const std::string& origin,
     if (v && !(*v >= 0.0 && *v < 1.0)) r.fail(fmt::format("{}: {} must be in [0, 1)", key, *v));
     return v.value_or(0.0);
   };
-  r.allow_only({"name", "hf_repo", "source", "note", "published_params",
-                "published_params_tolerance", "published_active_params",
+  r.allow_only({"name", "hf_repo", "hf_aliases", "aliases_source", "source", "note",
+                "published_params", "published_params_tolerance", "published_active_params",
                 "published_active_tolerance", "published_active_excludes_input_embedding",
                 "published_params_include_mtp", "config"});
   p.name = r.string("name", true);
   p.hf_repo = r.string("hf_repo", true);
+  if (const auto* aliases = root.array("hf_aliases")) {
+    for (const TomlValue& v : *aliases) {
+      const std::string* repo = v.as_string();
+      if (repo == nullptr || repo->find('/') == std::string::npos) {
+        problems.push_back("hf_aliases: each is a repo id, \"owner/name\"");
+        break;
+      }
+      p.hf_aliases.push_back(*repo);
+    }
+    p.aliases_source = r.string("aliases_source", true);
+  }
   p.source = r.string("source", true);
   p.note = r.text("note", "");
   p.published_params = positive("published_params", true).value_or(0);
@@ -361,7 +372,8 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       // casperhansen/llama-3-70b-fp16), a bitsandbytes copy's -bnb-nf4 (the same weights stored
       // in NF4, which the config's own load_in_4bit says: hugging-quants'
       // Meta-Llama-3.1-405B-BNB-NF4-BF16), and axolotl's -linearized Llama 4 (its experts as
-      // one nn.Linear each, the same parameters: llama4_linearized_experts).
+      // one nn.Linear each, the same parameters: llama4_linearized_experts) and -dequantized
+      // gpt-oss (its MXFP4 experts stored in bf16, what trainers load anyway).
       const auto dated = [](std::string_view n) {
         return n.size() > 5 && n[n.size() - 5] == '-' &&
                std::all_of(n.end() - 4, n.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -374,7 +386,7 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
         }
         for (const std::string_view suffix :
              {"-instruct", "-chat", "-hf", "-it", "-pt", "-base", "-thinking", "-bf16", "-fp16",
-              "-bnb-nf4", "-linearized"}) {
+              "-bnb-nf4", "-linearized", "-dequantized"}) {
           if (name.size() > suffix.size() && name.ends_with(suffix)) {
             name.resize(name.size() - suffix.size());
             cut = true;
@@ -405,14 +417,29 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
           fmt::format("'{}' {} the preset {} ({}){}", excerpt(spec), lead, id, repo, tail));
       return m;
     };
+    const char* not_here = unreachable ? "is not in the local Hugging Face cache and the Hub "
+                                         "could not be reached; read as"
+                           : offline   ? "is not in the local Hugging Face cache (HF_HUB_OFFLINE "
+                                         "is set); read as"
+                                       : "is not in the local Hugging Face cache; read as";
+    // The preset that lists a repo as of its own architecture and count (hf_aliases; the
+    // evidence is the preset's aliases_source): by the whole repo id, or for a folder by the
+    // repo's name after the owner.
+    const auto aliased = [&](std::string_view name, bool by_name) -> std::optional<std::string> {
+      for (const std::string& id : ids) {
+        const ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+        for (const std::string& alias : p.hf_aliases) {
+          const std::string a = lower(alias);
+          if ((by_name ? a.substr(a.find('/') + 1) : a) == lower(name)) return id;
+        }
+      }
+      return std::nullopt;
+    };
+    constexpr std::string_view kAliasTail =
+        ", whose architecture and count it has (docs/models.md)";
+    if (const auto id = aliased(spec, false)) return read_as(*id, not_here, kAliasTail);
     if (const auto id = shared(spec, false)) {
-      return read_as(*id,
-                     unreachable ? "is not in the local Hugging Face cache and the Hub could not "
-                                   "be reached; read as"
-                     : offline   ? "is not in the local Hugging Face cache (HF_HUB_OFFLINE is "
-                                   "set); read as"
-                                 : "is not in the local Hugging Face cache; read as",
-                     ", whose name it shares: the same architecture");
+      return read_as(*id, not_here, ", whose name it shares: the same architecture");
     }
     // A folder that is not here, named as its Hub repo (verl's and LLaMA-Factory's examples
     // download to $HOME/models/Qwen2-7B-Instruct): read by that name as above, said so.
@@ -421,6 +448,9 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
       while (!leaf.empty() && leaf.back() == '/') leaf.remove_suffix(1);
       leaf = leaf.substr(leaf.rfind('/') + 1);
       if (!leaf.empty() && leaf.find('$') == std::string_view::npos) {
+        if (const auto id = aliased(leaf, true)) {
+          return read_as(*id, "is not a folder here; read by its name as", kAliasTail);
+        }
         if (const auto id = shared(fmt::format("/{}", leaf), true)) {
           return read_as(*id, "is not a folder here; read by its name as",
                          ": the same architecture");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -170,9 +171,19 @@ TEST_F(HfCache, NotCachedFallsBackToThePresetThatCarriesTheRepoId) {
 
 // Copies of a preset's checkpoint under other names, offline: a dtype re-upload (-fp16), a
 // bitsandbytes NF4 copy (-bnb-nf4) and axolotl's linearized Llama 4 read as the preset, said so.
+// `repo`, offline and not in the cache, reads as the preset `preset`, with one warning saying so.
+void expect_read_as(const char* repo, const char* preset) {
+  const fs::path presets = io::data_dir() / "models";
+  const ModelSource m = io::load_model(repo, presets, io::ModelPaths::kFetch);
+  EXPECT_EQ(m.kind, "preset") << repo;
+  EXPECT_EQ(m.name, io::load_model(preset, presets).name) << repo;
+  ASSERT_EQ(m.warnings.size(), 1U) << repo;
+  EXPECT_NE(m.warnings[0].find(std::string{"read as the preset "} + preset), std::string::npos)
+      << m.warnings[0];
+}
+
 TEST_F(HfCache, RenamedCopiesReadAsThePresetTheyCopy) {
   setenv("HF_HUB_OFFLINE", "1", 1);
-  const fs::path presets = io::data_dir() / "models";
   for (const auto& [copy, preset] : {
            std::pair{"casperhansen/llama-3-70b-fp16", "llama-3-70b"},
            std::pair{"hugging-quants/Meta-Llama-3.1-405B-BNB-NF4-BF16", "llama-3.1-405b"},
@@ -181,12 +192,31 @@ TEST_F(HfCache, RenamedCopiesReadAsThePresetTheyCopy) {
            std::pair{"axolotl-quants/Llama-4-Maverick-17B-128E-Linearized-bnb-nf4-bf16",
                      "llama-4-maverick"},
        }) {
-    const ModelSource m = io::load_model(copy, presets, io::ModelPaths::kFetch);
-    EXPECT_EQ(m.kind, "preset") << copy;
-    EXPECT_EQ(m.name, io::load_model(preset, presets).name) << copy;
-    ASSERT_EQ(m.warnings.size(), 1U) << copy;
-    EXPECT_NE(m.warnings[0].find(std::string{"read as the preset "} + preset), std::string::npos)
-        << m.warnings[0];
+    expect_read_as(copy, preset);
+  }
+  unsetenv("HF_HUB_OFFLINE");
+}
+
+// A repo a preset lists in hf_aliases (its evidence in aliases_source) reads as that preset,
+// said so; axolotl's -dequantized gpt-oss (bf16 experts, what trainers load) by its name.
+TEST_F(HfCache, AliasesAndDequantizedCopiesReadAsTheirPreset) {
+  setenv("HF_HUB_OFFLINE", "1", 1);
+  const fs::path presets = io::data_dir() / "models";
+  for (const auto& [copy, preset] : {
+           std::pair{"openai/gpt-oss-safeguard-20b", "gpt-oss-20b"},
+           std::pair{"MistralAI/Magistral-Small-2506", "mistral-small-24b"},
+           std::pair{"mistralai/Devstral-Small-2507", "mistral-small-24b"},
+           std::pair{"axolotl-ai-co/gpt-oss-120b-dequantized", "gpt-oss-120b"},
+       }) {
+    expect_read_as(copy, preset);
+  }
+  // Every alias names one preset, never another preset's own repo.
+  std::map<std::string, std::string> owner;
+  for (const io::ModelPreset& p : io::load_model_presets(presets)) owner[p.hf_repo] = p.id;
+  for (const io::ModelPreset& p : io::load_model_presets(presets)) {
+    for (const std::string& alias : p.hf_aliases) {
+      EXPECT_TRUE(owner.emplace(alias, p.id).second) << alias << " in " << p.id;
+    }
   }
   unsetenv("HF_HUB_OFFLINE");
 }

@@ -19,6 +19,11 @@ struct ModelPreset {
   std::string id;  // the file name without .toml
   std::string name;
   std::string hf_repo;
+  // Other repos of the same architecture and count (a fine-tune, a re-release, a renamed copy),
+  // each named in `aliases_source` with the evidence that it is the same: read as this preset,
+  // said so, when they are not in the cache and the Hub is not asked.
+  std::vector<std::string> hf_aliases;
+  std::string aliases_source;
   std::string source;  // where the published figures come from
   std::string note;    // optional: what the published figure covers, how it was checked
   ModelArchitecture architecture;
