@@ -52,6 +52,25 @@ void solve_rank(EstimateRequest& r, EstimateResult& out) {
        ""});
 }
 
+// Targets of another family's module names that this model lacks, while another target
+// matches: PEFT skips them (skipped_lora_targets), and so does the estimate, said so.
+void skip_missing_targets(EstimateRequest& r, EstimateResult& out) {
+  if (!uses_adapters(r.job.method)) return;
+  const std::vector<std::string> skipped =
+      skipped_lora_targets(*r.job.model.architecture, r.job.lora);
+  if (skipped.empty()) return;
+  std::erase_if(r.job.lora.targets, [&](const std::string& t) {
+    return std::find(skipped.begin(), skipped.end(), t) != skipped.end();
+  });
+  out.warnings.push_back(
+      {"lora_targets",
+       fmt::format("{} {} no layer of this {} model: skipped, as PEFT skips a target module "
+                   "that is not there while another is; adapters on {}",
+                   fmt::join(skipped, ", "), skipped.size() == 1 ? "names" : "name",
+                   r.job.model.architecture->model_type, fmt::join(r.job.lora.targets, ", ")),
+       ""});
+}
+
 }  // namespace
 
 void attach_systems(const std::string& system, const HardwareCatalog& catalog,
@@ -350,6 +369,7 @@ void Session::resolve_model(EstimateRequest& r, EstimateResult& out) const {
   }
   r.job.params = static_cast<double>(r.job.model.counts->total);
   for (const std::string& w : r.job.model.warnings) out.warnings.push_back({"model", w, ""});
+  skip_missing_targets(r, out);
   if (r.has("trainable_fraction") && r.job.method != Method::kFreeze) solve_rank(r, out);
   if (r.job.objective == Objective::kPpo) {
     r.job.value_model = critic_model(r.value_model, "value_model", out);

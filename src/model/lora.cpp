@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -136,6 +137,32 @@ InvalidRequest adapter_overflow(const LoraSpec& spec) {
                         "a smaller rank or fewer targets");
 }
 }  // namespace
+
+std::vector<std::string> skipped_lora_targets(const ModelArchitecture& arch, const LoraSpec& spec) {
+  // Module names of the families' attention and MLP layers (transformers' Llama, GPT-NeoX,
+  // GPT-2, Falcon, Phi-3, Mixtral): a list written for one family names them in another.
+  static constexpr std::array<std::string_view, 14> kCommonModuleNames{
+      "q_proj",    "k_proj",   "v_proj",       "o_proj",          "gate_proj", "up_proj",
+      "down_proj", "qkv_proj", "gate_up_proj", "query_key_value", "c_attn",    "dense_h_to_4h",
+      "w1",        "w3"};
+  const std::vector<LinearLayer> linears = model_linears(arch);
+  const auto matches = [&](const std::string& t) {
+    return std::any_of(linears.begin(), linears.end(), [&](const LinearLayer& l) {
+      return targeted(l, t, arch.vision.has_value());
+    });
+  };
+  std::vector<std::string> skipped;
+  bool any = false;
+  for (const std::string& t : spec.targets) {
+    if (matches(t)) {
+      any = true;
+    } else if (std::find(kCommonModuleNames.begin(), kCommonModuleNames.end(), t) !=
+               kCommonModuleNames.end()) {
+      skipped.push_back(t);
+    }
+  }
+  return any ? skipped : std::vector<std::string>{};
+}
 
 std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch, const LoraSpec& spec) {
   if (spec.rank < 1) {

@@ -112,6 +112,22 @@ TEST(Lora, BadTargetsAndRanksNameTheFlag) {
   EXPECT_THROW((void)lora_trainable_params(a, spec(8, "lm_head")), InvalidArgument);
 }
 
+// A list written for Llama on a latent-attention model (axolotl's GLM-4.7-Flash examples: q_proj,
+// v_proj, k_proj, o_proj): PEFT skips the names the model lacks while o_proj matches, and so do
+// the estimate's adapters; a name no family has stays an error, as does a list that matches none.
+TEST(Lora, AnotherFamilysModuleNamesAreSkippedWhileOneMatches) {
+  const ModelArchitecture a = fixture("deepseek-v3.json");
+  EXPECT_EQ(skipped_lora_targets(a, spec(8, "q_proj,v_proj,k_proj,o_proj")),
+            (std::vector<std::string>{"q_proj", "v_proj", "k_proj"}));
+  EXPECT_TRUE(skipped_lora_targets(a, spec(8, "q_prj,o_proj")).empty());
+  EXPECT_THROW((void)lora_trainable_params(a, spec(8, "q_prj,o_proj")), InvalidArgument);
+  EXPECT_TRUE(skipped_lora_targets(a, spec(8, "q_proj,v_proj")).empty());
+  EXPECT_THROW((void)lora_trainable_params(a, spec(8, "q_proj,v_proj")), InvalidArgument);
+  // Llama has them all: nothing skipped.
+  EXPECT_TRUE(
+      skipped_lora_targets(fixture("llama-2-7b-hf.json"), spec(8, "q_proj,o_proj")).empty());
+}
+
 TEST(Qlora, DoubleQuantizationIs0_127BitsPerWeight) {
   // QLoRA §3: 8/64 + 32/(64 x 256) = 0.127 bits per parameter with double quantization,
   // 32/64 = 0.5 bits without.

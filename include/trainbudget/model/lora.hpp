@@ -28,6 +28,15 @@ struct AdaptedLinear {
 [[nodiscard]] std::vector<AdaptedLinear> lora_adapters(const ModelArchitecture& arch,
                                                        const LoraSpec& spec);
 
+// The targets of `spec` that PEFT would skip: a module name common to other families (q_proj,
+// k_proj, v_proj, ...; `kCommonModuleNames` in lora.cpp) that this architecture lacks, while
+// another target matches (peft/tuners/tuners_utils.py inject_adapter raises only when no target
+// matches any module: a latent-attention model has no q_proj, and a list written for Llama puts
+// adapters on its o_proj alone). Any other target that matches nothing stays an error in
+// lora_adapters() (a typo).
+[[nodiscard]] std::vector<std::string> skipped_lora_targets(const ModelArchitecture& arch,
+                                                            const LoraSpec& spec);
+
 // Hu et al. 2021 (LoRA), §4.1: W + BA with B in R^{out x r}, A in R^{r x in}: r (in + out)
 // parameters per adapted matrix; PEFT's default bias="none" adds none. Summed over
 // lora_adapters(); equals peft's print_trainable_parameters() "trainable params".
