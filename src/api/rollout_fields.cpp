@@ -205,6 +205,12 @@ const std::array kRolloutFields{
           "in the trainer's process, as TRL and NeMo RL run it), for all of it; default: as "
           "from 0.8",
           versions, [](V v, R r) { r.job.rollout.vllm_version = vllm_release(v); }, "job"},
+    Field{"greedy_baseline", FieldType::kFlag, "", "", "",
+          "grpo: ReMax's baseline (verl's algorithm.adv_estimator remax): after the sampled "
+          "batch, one greedy completion per prompt, generated as a batch of its own and scored, "
+          "not trained on",
+          accepted::flags,
+          [](V v, R r) { r.job.rollout.greedy_baseline = flag(v, "greedy_baseline"); }, "job"},
     Field{"vllm_async_engine", FieldType::kFlag, "", "", "",
           "colocate, server: the engine runs vLLM's AsyncLLM (NeMo RL's vllm_cfg.async_engine), "
           "its V1 core in a process of its own: a decode step waits for scheduling and the "

@@ -30,6 +30,9 @@ std::string trainer_of(const std::string& estimator) {
         "grpo_vectorized", "optimal_token_baseline", "tir_optimal_token_baseline"}) {
     if (estimator == grpo) return "grpo";
   }
+  // ReMax: a baseline from a greedy completion per prompt (greedy_baseline, read_verl) instead of
+  // the group's mean; the step is GRPO's.
+  if (estimator == "remax") return "grpo";
   if (estimator == "rloo" || estimator == "rloo_vectorized") return "rloo";
   // GAE: a critic (the value model) trained beside the actor, PPO's four roles.
   if (estimator == "gae") return "ppo";
@@ -103,13 +106,15 @@ void read_verl(const json& cfg, TrainingConfig& out) {
   const std::string estimator = r.text("algorithm.adv_estimator", "gae");
   const std::string trainer = trainer_of(estimator);
   if (trainer.empty()) {
-    throw VerlReader::bad("algorithm.adv_estimator",
-                          fmt::format("'{}' is not modelled", excerpt(estimator)),
-                          "gae|grpo|rloo|reinforce_plus_plus|reinforce_plus_plus_baseline|opo|"
-                          "grpo_passk|gpg|grpo_vectorized|rloo_vectorized|optimal_token_baseline|"
-                          "tir_optimal_token_baseline");
+    throw VerlReader::bad(
+        "algorithm.adv_estimator", fmt::format("'{}' is not modelled", excerpt(estimator)),
+        "gae|grpo|rloo|remax|reinforce_plus_plus|reinforce_plus_plus_baseline|opo|"
+        "grpo_passk|gpg|grpo_vectorized|rloo_vectorized|optimal_token_baseline|"
+        "tir_optimal_token_baseline");
   }
   r.set("trainer", trainer, "algorithm.adv_estimator");
+  // ReMax: GRPO's step, with the greedy baseline's generation (ray_trainer.py, gen_max).
+  if (estimator == "remax") r.set("greedy_baseline", "true", "algorithm.adv_estimator (remax)");
   // ppo_megatron_trainer.yaml (a script's --config-name, an overlay's defaults) sets the actor's
   // strategy to megatron; ppo_trainer.yaml to fsdp.
   const std::string strategy =

@@ -262,6 +262,30 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   const auto engine_step = [](Seconds device, const Host& h) {
     return std::max(device, h.beside) + h.waits;
   };
+  // vLLM replays CUDA graphs and drops a sequence when it ends: the width of step t is the
+  // batch's completions still running, rows x P(length > t), each holding prompt + t tokens.
+  // Priced in kDecodeSegments equal spans of the steps, each at its middle. Each step also waits
+  // for the engine's host work (kVllmHostStep), or for its waiting share, the rest running
+  // beside the device's step (host_split).
+  struct Decoded {
+    Seconds mid{0.0};
+    Seconds low{0.0};
+    Seconds high{0.0};
+  };
+  const auto vllm_decode = [&](std::int64_t rows) {
+    Decoded d;
+    const double span = longest / kDecodeSegments;
+    for (int j = 0; j < kDecodeSegments; ++j) {
+      const double t = span * (j + 0.5);
+      const auto width = std::clamp<std::int64_t>(
+          std::llround(static_cast<double>(rows) * lengths.survival(t)), 1, rows);
+      const Seconds device = serve_one(job, machine, width, prompt, context_at(t), tp).step;
+      d.mid += engine_step(device, engine_host) * span;
+      d.low += device * span;
+      d.high += engine_step(device, host_high) * span;
+    }
+    return d;
+  };
   Seconds decode_low{0.0};
   Seconds decode_high{0.0};
   if (rl.engine != RolloutEngine::kGenerate) {
@@ -283,22 +307,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     out.decode = std::max(at_width, out.decode_host) * (longest * static_cast<double>(out.chunks));
     out.decode_steps_run = completion * out.chunks;
   } else {
-    // vLLM replays CUDA graphs and drops a sequence when it ends: the width of step t is the
-    // batch's completions still running, batch x P(length > t), each holding prompt + t tokens.
-    // Priced in kDecodeSegments equal spans of the steps, each at its middle.
-    // Each step also waits for the engine's host work (kVllmHostStep), or for its waiting
-    // share, the rest running beside the device's step (host_split).
-    Seconds decode{0.0};
-    const double span = longest / kDecodeSegments;
-    for (int j = 0; j < kDecodeSegments; ++j) {
-      const double t = span * (j + 0.5);
-      const auto width = std::clamp<std::int64_t>(
-          std::llround(static_cast<double>(batch) * lengths.survival(t)), 1, batch);
-      const Seconds device = serve_one(job, machine, width, prompt, context_at(t), tp).step;
-      decode += engine_step(device, engine_host) * span;
-      decode_low += device * span;
-      decode_high += engine_step(device, host_high) * span;
-    }
+    const Decoded run = vllm_decode(batch);
+    const Seconds decode = run.mid;
+    decode_low = run.low;
+    decode_high = run.high;
     out.decode = decode * static_cast<double>(out.chunks);
     decode_low *= static_cast<double>(out.chunks);
     decode_high *= static_cast<double>(out.chunks);
@@ -335,6 +347,28 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   if (rl.engine != RolloutEngine::kGenerate) {
     out.generation_low = out.prefill + decode_low;
     out.generation_high = out.prefill + decode_high;
+  }
+  // ReMax's greedy batch: one completion per prompt, prefilled and decoded after the sampled
+  // batch, its lengths as the sampled ones'.
+  // generate() decodes its rows to the longest, as above.
+  if (rl.greedy_baseline) {
+    Decoded greedy;
+    if (rl.engine == RolloutEngine::kGenerate) {
+      const Seconds at_width =
+          serve_one(job, machine, out.prompts, prompt, context_at(longest / 2.0), tp).step +
+          Seconds{step.time.kernels_forward * cluster.kernels.launch_gap_s};
+      greedy.mid = std::max(at_width, out.decode_host) * longest;
+      greedy.low = greedy.mid;
+      greedy.high = greedy.mid;
+    } else {
+      greedy = vllm_decode(out.prompts);
+    }
+    const Seconds prefill =
+        out.prefill / static_cast<double>(prefills) * static_cast<double>(out.prompts);
+    out.baseline_generation = prefill + greedy.mid;
+    out.generation += out.baseline_generation;
+    out.generation_low += prefill + greedy.low;
+    out.generation_high += prefill + greedy.high;
   }
   // Each observation prefilled into its own sequence (vLLM's prefix cache holds what came
   // before it); the environment's turns and the step's generation batches (finish_generation).

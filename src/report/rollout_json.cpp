@@ -76,6 +76,7 @@ ordered_json rollout_json(const MachineEstimate& m) {
         {"observation_tokens", r.observation_tokens},
         {"observation_prefill_seconds", r.observation_prefill.count()},
         {"environment_seconds", r.environment.count()},
+        {"baseline_generation_seconds", r.baseline_generation.count()},
         {"generation_seconds", r.generation.count()},
         {"generation_low_seconds", r.generation_low.count()},
         {"generation_high_seconds", r.generation_high.count()},

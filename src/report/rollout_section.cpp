@@ -70,6 +70,12 @@ std::optional<Section> rollout_section(const Estimate& e) {
                       m.device.id, r.rollout_turns, r.observation_tokens,
                       secs(r.observation_prefill), secs(r.environment)));
     }
+    if (r.baseline_generation.count() > 0.0) {
+      out.text(
+          fmt::format("{}: ReMax's greedy baseline: one completion a prompt after the "
+                      "sampled batch, {} of the generation",
+                      m.device.id, secs(r.baseline_generation)));
+    }
     if (r.engine != RolloutEngine::kGenerate && r.decode_steps_run > 0) {
       // The engine's host work between decode steps: its part of the decode and the band's reach.
       const std::string beside =

@@ -1,6 +1,7 @@
-// Dynamic sampling and multi-turn rollouts (docs/rl.md, "Dynamic sampling", "Multi-turn
-// rollouts"): the generation batches a step runs and their size, the environment's turns and
-// observations; against hand-derived relations between the round's parts.
+// Dynamic sampling, ReMax's greedy baseline and multi-turn rollouts (docs/rl.md, "Dynamic
+// sampling", "ReMax", "Multi-turn rollouts"): the generation batches a step runs and their size,
+// the environment's turns and observations; against hand-derived relations between the round's
+// parts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,6 +55,35 @@ TEST(DynamicSampling, BatchesRunOneAfterAnother) {
   EXPECT_NEAR(three.generation_high.count(), 3.0 * one.generation_high.count(), 1e-9);
   EXPECT_NEAR((three.round - one.round).count(), 2.0 * one.generation.count(), 1e-9);
   EXPECT_DOUBLE_EQ(three.update.count(), one.update.count());
+}
+
+// ReMax (verl's adv_estimator remax): after the sampled batch, one greedy completion per prompt
+// as a batch of its own. With one completion a prompt the greedy batch is the sampled one again:
+// generation exactly doubles; with more, the greedy batch is narrower and costs less than it.
+TEST(GreedyBaseline, OneGreedyCompletionAPromptAfterTheSampledBatch) {
+  TrainingJob job = colocated();
+  job.rollout.num_generations = 1;
+  const RolloutCost sampled = *on(run(job)).rollout;
+  job.rollout.greedy_baseline = true;
+  const RolloutCost remax = *on(run(job)).rollout;
+  EXPECT_DOUBLE_EQ(sampled.baseline_generation.count(), 0.0);
+  EXPECT_NEAR(remax.baseline_generation.count(), sampled.generation.count(), 1e-12);
+  EXPECT_NEAR(remax.generation.count(), 2.0 * sampled.generation.count(), 1e-12);
+  EXPECT_NEAR(remax.generation_low.count(), 2.0 * sampled.generation_low.count(), 1e-12);
+  EXPECT_NEAR(remax.generation_high.count(), 2.0 * sampled.generation_high.count(), 1e-12);
+  // The baseline is scored, not trained on: the passes after generation are the same.
+  EXPECT_DOUBLE_EQ(remax.logprobs.count(), sampled.logprobs.count());
+  EXPECT_DOUBLE_EQ(remax.update.count(), sampled.update.count());
+  job.rollout.num_generations = 8;
+  job.rollout.greedy_baseline = false;
+  const RolloutCost eight = *on(run(job)).rollout;
+  job.rollout.greedy_baseline = true;
+  const RolloutCost eight_remax = *on(run(job)).rollout;
+  EXPECT_EQ(eight_remax.prompts * 8, eight_remax.completions);
+  EXPECT_GT(eight_remax.baseline_generation.count(), 0.0);
+  EXPECT_LT(eight_remax.baseline_generation.count(), eight.generation.count());
+  EXPECT_NEAR(eight_remax.generation.count(),
+              eight.generation.count() + eight_remax.baseline_generation.count(), 1e-12);
 }
 
 TEST(MultiTurn, TheEnvironmentsTurnsAndObservationsJoinTheRound) {

@@ -214,7 +214,8 @@ TEST(VerlConfig, TokenBudgetMicroBatchesNeedNotDivide) {
 }
 
 // Every estimator but GAE runs without a critic and advantages from the rewards alone: GRPO's
-// step (GPG, OPO, the optimal token baseline) or RLOO's; ReMax's greedy baseline is not priced.
+// step (GPG, OPO, the optimal token baseline) or RLOO's; ReMax GRPO's with its greedy baseline's
+// generation; an estimator verl does not have is refused.
 TEST(VerlConfig, CriticFreeEstimatorsCostGrposStep) {
   const std::string rest = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4\n";
   for (const char* e : {"gpg", "opo", "grpo_passk", "optimal_token_baseline"}) {
@@ -223,7 +224,10 @@ TEST(VerlConfig, CriticFreeEstimatorsCostGrposStep) {
         << e;
   }
   EXPECT_EQ(read("algorithm.adv_estimator: rloo_vectorized\n" + rest).values.at("trainer"), "rloo");
-  EXPECT_THROW((void)read("algorithm.adv_estimator: remax\n" + rest), InvalidRequest);
+  const TrainingConfig remax = read("algorithm.adv_estimator: remax\n" + rest);
+  EXPECT_EQ(remax.values.at("trainer"), "grpo");
+  EXPECT_EQ(remax.values.at("greedy_baseline"), "true");
+  EXPECT_THROW((void)read("algorithm.adv_estimator: remix\n" + rest), InvalidRequest);
 }
 
 TEST(VerlConfig, WhatItCannotPriceIsRefused) {

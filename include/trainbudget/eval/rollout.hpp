@@ -120,6 +120,9 @@ struct RolloutCost {
   Seconds observation_prefill{0.0};
   Seconds environment{0.0};
   std::int64_t observation_tokens{0};
+  // ReMax (RolloutSpec::greedy_baseline): the greedy batch's prefill and decode, one completion
+  // per prompt after the sampled batch; in generation (and its band's ends, each at its own).
+  Seconds baseline_generation{0.0};
   double decode_tokens_per_s{0.0};  // per engine, all its completions together
   std::int64_t chunks{1};           // PPO: the generation batch in chunks, one after another
   // Which length priced what: decode steps run to the longest (max_completion_length); the

@@ -70,6 +70,11 @@ struct RolloutSpec {
   // observation_tokens the environment returns, prefilled into the sequence, after
   // environment_seconds of its work (a tool call, a sandbox's tests).
   int rollout_turns{1};
+  // ReMax's baseline (Li et al. 2023, "ReMax: A Simple, Effective, and Efficient Reinforcement
+  // Learning Method for Aligning Large Language Models"; verl's algorithm.adv_estimator remax):
+  // after the sampled batch, one greedy completion per prompt, generated as a batch of its own
+  // (verl's ray_trainer.py: gen_baseline_batch with do_sample false) and scored, never trained on.
+  bool greedy_baseline{false};
   std::int64_t observation_tokens{0};
   double environment_seconds{0.0};
   // The vLLM release the engine runs, {major, minor}; unset: a V1 release in the trainer's own

@@ -18,7 +18,7 @@ python3 -m verl.trainer.main_ppo \
     critic.model.path="$HOME/models/Qwen2.5-3B-Instruct" \
     critic.ppo_micro_batch_size_per_gpu=8 \
     reward_model.enable=True \
-    reward_model.model.path="$HOME/models/FsfairX-LLaMA3-RM-v0.1" \
+    reward_model.model.path="$HOME/models/Skywork-Reward-V2-Llama-3.2-3B" \
     reward_model.micro_batch_size_per_gpu=16 \
     trainer.n_gpus_per_node=8 \
     trainer.nnodes=1 $@
