@@ -286,6 +286,14 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     }
     return d;
   };
+  // generate()'s decode of `rows` to the longest, each step the longer of the device's (at the
+  // middle context, a launch gap a kernel) and the host's issuing (out.decode_host, set below).
+  const auto generate_decode = [&](std::int64_t rows) {
+    const Seconds at_width =
+        serve_one(job, machine, rows, prompt, context_at(longest / 2.0), tp).step +
+        Seconds{step.time.kernels_forward * cluster.kernels.launch_gap_s};
+    return std::max(at_width, out.decode_host) * longest;
+  };
   Seconds decode_low{0.0};
   Seconds decode_high{0.0};
   if (rl.engine != RolloutEngine::kGenerate) {
@@ -298,13 +306,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
     // policy eagerly: a step is a forward pass as the clock prices one (docs/time.md, "pass"),
     // the device's work plus a launch gap a kernel (on a CPU the op's own framework cost), or
     // the host's time to issue the kernels one by one when longer (eager PyTorch's dispatch).
-    const double kernels = step.time.kernels_forward;
     out.decode_host =
-        Seconds{kernels * cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
-    const Seconds at_width =
-        serve_one(job, machine, batch, prompt, context_at(longest / 2.0), tp).step +
-        Seconds{kernels * cluster.kernels.launch_gap_s};
-    out.decode = std::max(at_width, out.decode_host) * (longest * static_cast<double>(out.chunks));
+        Seconds{step.time.kernels_forward *
+                cluster.kernels.dispatch_s[static_cast<std::size_t>(Dispatch::kEager)]};
+    out.decode = generate_decode(batch) * static_cast<double>(out.chunks);
     out.decode_steps_run = completion * out.chunks;
   } else {
     const Decoded run = vllm_decode(batch);
@@ -350,14 +355,10 @@ RolloutCost rollout_cost(const TrainingJob& job, const Layout& layout,
   }
   // ReMax's greedy batch: one completion per prompt, prefilled and decoded after the sampled
   // batch, its lengths as the sampled ones'.
-  // generate() decodes its rows to the longest, as above.
   if (rl.greedy_baseline) {
     Decoded greedy;
     if (rl.engine == RolloutEngine::kGenerate) {
-      const Seconds at_width =
-          serve_one(job, machine, out.prompts, prompt, context_at(longest / 2.0), tp).step +
-          Seconds{step.time.kernels_forward * cluster.kernels.launch_gap_s};
-      greedy.mid = std::max(at_width, out.decode_host) * longest;
+      greedy.mid = generate_decode(out.prompts);
       greedy.low = greedy.mid;
       greedy.high = greedy.mid;
     } else {

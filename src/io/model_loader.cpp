@@ -337,9 +337,13 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
     if (id == wanted) return from_preset(load_model_preset(presets_dir / (id + ".toml")), id);
   }
   if (spec.find('/') != std::string::npos && spec.size() <= 256) {
-    for (const std::string& id : ids) {
-      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
-      if (lower(p.hf_repo) == wanted) return from_preset(std::move(p), id);
+    // Every preset, read once for the lookups below (by repo, by alias, by shared name).
+    std::vector<ModelPreset> presets;
+    presets.reserve(ids.size());
+    for (const std::string& id : ids)
+      presets.push_back(load_model_preset(presets_dir / (id + ".toml")));
+    for (const ModelPreset& p : presets) {
+      if (lower(p.hf_repo) == wanted) return from_preset(p, p.id);
     }
     // Not here: the Hub's config.json, fetched into the cache (the CLI only; offline, or with
     // the endpoint out of reach, a preset of the same name below is the answer, said so).
@@ -399,20 +403,20 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
     // is the name in other case.
     const auto shared = [&](std::string_view name, bool by_id) -> std::optional<std::string> {
       const std::string wanted_name = base_name(name);
-      for (const std::string& id : ids) {
-        if (by_id && id == lower(name.substr(name.find('/') + 1))) return id;
-        const ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      for (const ModelPreset& p : presets) {
+        if (by_id && p.id == lower(name.substr(name.find('/') + 1))) return p.id;
         if (p.hf_repo.find('/') != std::string::npos && base_name(p.hf_repo) == wanted_name) {
-          return id;
+          return p.id;
         }
       }
       return std::nullopt;
     };
     // That preset, with a warning: "'spec' <lead> the preset <id> (<repo>)<tail>".
     const auto read_as = [&](const std::string& id, std::string_view lead, std::string_view tail) {
-      ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      const ModelPreset& p = *std::find_if(presets.begin(), presets.end(),
+                                           [&](const ModelPreset& q) { return q.id == id; });
       const std::string repo = p.hf_repo;
-      ModelSource m = from_preset(std::move(p), id);
+      ModelSource m = from_preset(p, id);
       m.warnings.push_back(
           fmt::format("'{}' {} the preset {} ({}){}", excerpt(spec), lead, id, repo, tail));
       return m;
@@ -426,11 +430,10 @@ ModelSource load_model(const std::string& spec, const fs::path& presets_dir, Mod
     // evidence is the preset's aliases_source): by the whole repo id, or for a folder by the
     // repo's name after the owner.
     const auto aliased = [&](std::string_view name, bool by_name) -> std::optional<std::string> {
-      for (const std::string& id : ids) {
-        const ModelPreset p = load_model_preset(presets_dir / (id + ".toml"));
+      for (const ModelPreset& p : presets) {
         for (const std::string& alias : p.hf_aliases) {
           const std::string a = lower(alias);
-          if ((by_name ? a.substr(a.find('/') + 1) : a) == lower(name)) return id;
+          if ((by_name ? a.substr(a.find('/') + 1) : a) == lower(name)) return p.id;
         }
       }
       return std::nullopt;
